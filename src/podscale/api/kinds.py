@@ -1,0 +1,290 @@
+"""The kind registry: every kind podscale serves, with the metadata discovery reports for it.
+
+This is the single source of truth the API server's routes, the discovery documents, kubectl-style
+short-name resolution and the CLI are generated from; its neighbours ``podscale.api.defaults`` and
+``podscale.api.conversion`` dispatch on the same (apiVersion, kind) pairs. The values mirror what
+``kubectl api-resources -o wide`` prints against a v1.35 cluster, restricted to the resources and
+subresources podscale actually serves (pods there also have ``exec``, ``log``... which we do not).
+
+``Scale`` (autoscaling/v1) is registered as a kind but is not a top-level resource: it only
+exists as the ``/scale`` subresource of the workload kinds, so resource lookups never return it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = [
+    "ALL_VERBS",
+    "KindInfo",
+    "Subresource",
+    "all_kinds",
+    "find_resource",
+    "kind_for",
+    "preferred_version",
+    "resource_for",
+    "served_group_versions",
+]
+
+# Verbs as discovery lists them: alphabetical, exactly the strings kubectl prints.
+ALL_VERBS: Final = (
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+)
+# Namespaces cannot be deleted in bulk: upstream's namespace REST storage has no DeleteCollection.
+_NAMESPACE_VERBS: Final = ("create", "delete", "get", "list", "patch", "update", "watch")
+# status and scale subresources only support reads and writes of the one object.
+_SUBRESOURCE_VERBS: Final = ("get", "patch", "update")
+
+
+@dataclass(frozen=True)
+class Subresource:
+    """One served subresource (``deployments/scale``), as discovery describes it.
+
+    ``group``/``version``/``kind`` name the object the subresource reads and writes; for status
+    it is the parent kind, for scale it is ``autoscaling/v1 Scale`` whatever the parent's group.
+    """
+
+    name: str
+    group: str
+    version: str
+    kind: str
+    verbs: tuple[str, ...] = _SUBRESOURCE_VERBS
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    """API metadata of one kind in one group/version.
+
+    ``plural`` is the resource name used in URLs; ``top_level`` is False only for kinds that exist
+    solely as a subresource (Scale). ``preferred`` marks the group's preferred version, which is
+    also the storage version for kinds served in several versions.
+    """
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    singular: str
+    short_names: tuple[str, ...]
+    namespaced: bool
+    verbs: tuple[str, ...]
+    subresources: tuple[Subresource, ...]
+    categories: tuple[str, ...]
+    list_kind: str
+    preferred: bool = True
+    top_level: bool = True
+
+    @property
+    def api_version(self) -> str:
+        """The ``apiVersion`` field value: bare version for the core group ("v1", "apps/v1")."""
+        return self.version if not self.group else f"{self.group}/{self.version}"
+
+    @property
+    def group_version(self) -> tuple[str, str]:
+        return (self.group, self.version)
+
+    def subresource(self, name: str) -> Subresource | None:
+        """The served subresource ``name`` ("status", "scale"), or None."""
+        return next((sub for sub in self.subresources if sub.name == name), None)
+
+
+def _status(group: str, version: str, kind: str) -> Subresource:
+    return Subresource("status", group, version, kind)
+
+
+_SCALE: Final = Subresource("scale", "autoscaling", "v1", "Scale")
+
+
+def _workload(kind: str, plural: str, short: str) -> KindInfo:
+    return KindInfo(
+        group="apps",
+        version="v1",
+        kind=kind,
+        plural=plural,
+        singular=kind.lower(),
+        short_names=(short,),
+        namespaced=True,
+        verbs=ALL_VERBS,
+        subresources=(_status("apps", "v1", kind), _SCALE),
+        categories=("all",),
+        list_kind=f"{kind}List",
+    )
+
+
+def _hpa(version: str, preferred: bool) -> KindInfo:
+    return KindInfo(
+        group="autoscaling",
+        version=version,
+        kind="HorizontalPodAutoscaler",
+        plural="horizontalpodautoscalers",
+        singular="horizontalpodautoscaler",
+        short_names=("hpa",),
+        namespaced=True,
+        verbs=ALL_VERBS,
+        subresources=(_status("autoscaling", version, "HorizontalPodAutoscaler"),),
+        categories=("all",),
+        list_kind="HorizontalPodAutoscalerList",
+        preferred=preferred,
+    )
+
+
+# Discovery order: the core group first, then named groups in the apiserver's priority order
+# (apps before autoscaling); within a group the preferred version comes first.
+_KINDS: Final[tuple[KindInfo, ...]] = (
+    KindInfo(
+        group="",
+        version="v1",
+        kind="Event",
+        plural="events",
+        singular="event",
+        short_names=("ev",),
+        namespaced=True,
+        verbs=ALL_VERBS,
+        subresources=(),
+        categories=(),
+        list_kind="EventList",
+    ),
+    KindInfo(
+        group="",
+        version="v1",
+        kind="Namespace",
+        plural="namespaces",
+        singular="namespace",
+        short_names=("ns",),
+        namespaced=False,
+        verbs=_NAMESPACE_VERBS,
+        subresources=(_status("", "v1", "Namespace"),),
+        categories=(),
+        list_kind="NamespaceList",
+    ),
+    KindInfo(
+        group="",
+        version="v1",
+        kind="Node",
+        plural="nodes",
+        singular="node",
+        short_names=("no",),
+        namespaced=False,
+        verbs=ALL_VERBS,
+        subresources=(_status("", "v1", "Node"),),
+        categories=(),
+        list_kind="NodeList",
+    ),
+    KindInfo(
+        group="",
+        version="v1",
+        kind="Pod",
+        plural="pods",
+        singular="pod",
+        short_names=("po",),
+        namespaced=True,
+        verbs=ALL_VERBS,
+        subresources=(_status("", "v1", "Pod"),),
+        categories=("all",),
+        list_kind="PodList",
+    ),
+    _workload("Deployment", "deployments", "deploy"),
+    _workload("ReplicaSet", "replicasets", "rs"),
+    _workload("StatefulSet", "statefulsets", "sts"),
+    _hpa("v2", preferred=True),
+    _hpa("v1", preferred=False),
+    KindInfo(
+        group="autoscaling",
+        version="v1",
+        kind="Scale",
+        plural="",
+        singular="",
+        short_names=(),
+        namespaced=True,
+        verbs=(),
+        subresources=(),
+        categories=(),
+        list_kind="",
+        preferred=False,
+        top_level=False,
+    ),
+)
+
+_BY_KIND: Final = {(info.api_version, info.kind): info for info in _KINDS}
+_BY_RESOURCE: Final = {
+    (info.group, info.version, info.plural): info for info in _KINDS if info.top_level
+}
+
+
+def all_kinds() -> list[KindInfo]:
+    """Every registered kind in discovery order, Scale included."""
+    return list(_KINDS)
+
+
+def kind_for(api_version: str, kind: str) -> KindInfo:
+    """The kind ``kind`` in ``api_version`` ("apps/v1"); KeyError naming both if not served."""
+    try:
+        return _BY_KIND[(api_version, kind)]
+    except KeyError:
+        raise KeyError(f'no kind "{kind}" is registered for version "{api_version}"') from None
+
+
+def resource_for(group: str, version: str, plural: str) -> KindInfo:
+    """The top-level resource ``plural`` in ``group``/``version``; KeyError if not served."""
+    try:
+        return _BY_RESOURCE[(group, version, plural)]
+    except KeyError:
+        gv = version if not group else f"{group}/{version}"
+        raise KeyError(f'the server doesn\'t have a resource type "{plural}" in "{gv}"') from None
+
+
+def find_resource(name: str) -> list[KindInfo]:
+    """Resolve a user-typed resource name the way kubectl does.
+
+    Matches plural, singular, short name or kind case-insensitively; ``name`` may be qualified
+    with a version and/or group (``hpa.v1.autoscaling``, ``deployments.apps``). The preferred
+    version of a group comes first, so ``result[0]`` is what kubectl would pick.
+    """
+    lowered = name.strip().lower()
+    base, _, qualifier = lowered.partition(".")
+    version, group = _split_qualifier(qualifier)
+    matches = [
+        info
+        for info in _KINDS
+        if info.top_level
+        and base in (info.plural, info.singular, info.kind.lower(), *info.short_names)
+        and (group is None or info.group == group)
+        and (version is None or info.version == version)
+    ]
+    return sorted(matches, key=lambda info: not info.preferred)
+
+
+def _split_qualifier(qualifier: str) -> tuple[str | None, str | None]:
+    """Split "v1.autoscaling" / "apps" / "" into (version, group); None means "any"."""
+    if not qualifier:
+        return None, None
+    head, _, rest = qualifier.partition(".")
+    served_versions = {info.version for info in _KINDS}
+    if head in served_versions and rest:
+        return head, rest
+    return None, qualifier
+
+
+def served_group_versions() -> list[tuple[str, str]]:
+    """(group, version) pairs in discovery order; each group's preferred version first."""
+    seen: list[tuple[str, str]] = []
+    for info in _KINDS:
+        if info.group_version not in seen:
+            seen.append(info.group_version)
+    return seen
+
+
+def preferred_version(group: str) -> str:
+    """The preferred (and storage) version of ``group``; KeyError if the group is not served."""
+    for info in _KINDS:
+        if info.group == group and info.preferred:
+            return info.version
+    raise KeyError(f'the server could not find the requested group "{group}"')

@@ -1,0 +1,1 @@
+"""The ``podscale`` command line (``podscale.cli.main``)."""

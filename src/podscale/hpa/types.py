@@ -1,0 +1,190 @@
+"""The decision engine's value types and the one pluggable part, ``MetricsSource``.
+
+Everything here is plain data: the replica calculator (``calculator``), the normalizer
+(``normalize``) and the whole decision (``decide``) take and return these. Nothing in
+``podscale.hpa`` performs I/O or reads a clock; ``now`` always arrives as a parameter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
+
+__all__ = [
+    "CalculationTrace",
+    "Config",
+    "Event",
+    "History",
+    "MetricError",
+    "MetricProposal",
+    "MetricsSource",
+    "MetricsUnavailable",
+    "PodMetric",
+    "Recommendation",
+    "ScaleEvent",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PodMetric:
+    """One pod's sample: ``value`` in milli-units, taken at ``timestamp`` over ``window``."""
+
+    value: int
+    timestamp: datetime
+    window: timedelta
+
+
+class MetricsUnavailable(Exception):
+    """A metrics source could not answer (upstream: the metrics client returned an error).
+
+    Its message is the source's own, e.g. ``no metrics returned from resource metrics API``;
+    the calculator wraps it the way upstream's ReplicaCalculator does.
+    """
+
+
+class MetricError(Exception):
+    """A metric could not be turned into a replica count.
+
+    The message reads like upstream's ReplicaCalculator error, e.g.
+    ``unable to get metrics for resource cpu: no metrics returned from resource metrics API``.
+    """
+
+
+class MetricsSource(Protocol):
+    """Where metric values come from; mirrors upstream's ``MetricsClient``.
+
+    Implementations raise ``MetricsUnavailable`` when they cannot answer. All values are
+    milli-units; timestamps are the source's, not the caller's clock.
+    """
+
+    def resource_metric(
+        self, resource: str, namespace: str, selector: str, container: str | None
+    ) -> tuple[dict[str, PodMetric], datetime]: ...
+
+    def pods_metric(
+        self,
+        metric_name: str,
+        namespace: str,
+        selector: str,
+        metric_selector: dict[str, Any] | None,
+    ) -> tuple[dict[str, PodMetric], datetime]: ...
+
+    def object_metric(
+        self,
+        metric_name: str,
+        namespace: str,
+        described_object: dict[str, Any],
+        metric_selector: dict[str, Any] | None,
+    ) -> tuple[int, datetime]: ...
+
+    def external_metric(
+        self, metric_name: str, namespace: str, metric_selector: dict[str, Any] | None
+    ) -> tuple[list[int], datetime]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Controller-wide settings (kube-controller-manager's ``--horizontal-pod-autoscaler-*``)."""
+
+    tolerance: float = 0.1
+    cpu_initialization_period: timedelta = timedelta(minutes=5)
+    initial_readiness_delay: timedelta = timedelta(seconds=30)
+    downscale_stabilization: timedelta = timedelta(minutes=5)
+    scale_up_limit_factor: float = 2.0
+    scale_up_limit_minimum: float = 4.0
+    feature_gates: frozenset[str] = DEFAULT_FEATURE_GATES
+
+
+@dataclass(frozen=True, slots=True)
+class Recommendation:
+    """An unstabilized recommendation, as upstream's ``timestampedRecommendation``."""
+
+    replicas: int
+    timestamp: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleEvent:
+    """A past rescale, as upstream's ``timestampedScaleEvent``.
+
+    ``replica_change`` is always positive: the size of the step in its direction.
+    ``outdated`` marks a slot that a later event may reuse.
+    """
+
+    replica_change: int
+    timestamp: datetime
+    outdated: bool = False
+
+
+@dataclass(slots=True)
+class History:
+    """What the controller remembers about one HPA between syncs.
+
+    Upstream keeps these in memory, keyed by HPA; podscale passes them explicitly so the
+    engine stays pure and the controller may persist them. Building blocks update the
+    lists of the History they are given; ``decide`` works on a copy and returns it.
+    """
+
+    recommendations: list[Recommendation] = field(default_factory=list)
+    scale_up_events: list[ScaleEvent] = field(default_factory=list)
+    scale_down_events: list[ScaleEvent] = field(default_factory=list)
+
+    def copy(self) -> History:
+        return History(
+            list(self.recommendations), list(self.scale_up_events), list(self.scale_down_events)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CalculationTrace:
+    """How one metric's proposal came about: the machine-readable part of the decision trace.
+
+    Pod sets map a pod name to why it was set aside (``"deleted"``, ``"failed"``,
+    ``"pending"``, ``"not ready"``, ``"inside cpu initialization period"``, ...).
+    ``usage_ratio`` is current/target before rebalancing and ``rebalanced_ratio`` after
+    missing and unready pods were filled in (``None`` when no rebalancing happened).
+    ``outcome`` names the branch that produced the count (e.g. ``"within tolerance"``,
+    ``"direction flipped after rebalancing"``, ``"scaled by ratio"``).
+    """
+
+    metric: str
+    target_type: str
+    current_value: int
+    target_value: int
+    usage_ratio: float
+    tolerances: tuple[float, float]
+    within_tolerance: bool
+    ready_pod_count: int = 0
+    ignored_pods: dict[str, str] = field(default_factory=dict)
+    unready_pods: dict[str, str] = field(default_factory=dict)
+    missing_pods: tuple[str, ...] = ()
+    rebalanced_ratio: float | None = None
+    outcome: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MetricProposal:
+    """One metric's proposed replica count (upstream: a ``computeReplicasForMetric`` result).
+
+    ``utilization`` is the current average utilization in percent (Resource and
+    ContainerResource utilization targets only); ``raw_value`` the current value in milli
+    units (the average per pod, or the object's/external total as upstream reports it).
+    """
+
+    replicas: int
+    utilization: int | None
+    raw_value: int
+    timestamp: datetime | None
+    trace: CalculationTrace
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A Kubernetes Event the controller would emit about the HPA."""
+
+    type: str  # "Normal" | "Warning"
+    reason: str
+    message: str
