@@ -32,6 +32,8 @@ from podscale.hpa.types import Config, History, Recommendation
 __all__ = [
     "LIMIT_MESSAGES",
     "STABILIZATION_MESSAGES",
+    "clamp_to_rate_limit",
+    "legacy_scale_up_limit",
     "limit_by_policies",
     "limit_legacy",
     "stabilize_recommendation",
@@ -105,9 +107,7 @@ def limit_legacy(
     the upper bound the reason names whichever of max replicas and the limit is lower
     (``TooManyReplicas`` on a tie).
     """
-    limit = int(
-        max(config.scale_up_limit_factor * float(current_replicas), config.scale_up_limit_minimum)
-    )
+    limit = legacy_scale_up_limit(current_replicas, config=config)
     if max_replicas > limit:
         upper, upper_reason = limit, "ScaleUpLimit"
     else:
@@ -117,6 +117,16 @@ def limit_legacy(
     if desired_replicas > upper:
         return upper, upper_reason
     return desired_replicas, "DesiredWithinRange"
+
+
+def legacy_scale_up_limit(current_replicas: int, *, config: Config) -> int:
+    """Upstream's calculateScaleUpLimit: ``max(factor * current, minimum)``, truncated.
+
+    Guards against a bogus usage report causing a runaway scale-up when no behavior is set.
+    """
+    return int(
+        max(config.scale_up_limit_factor * float(current_replicas), config.scale_up_limit_minimum)
+    )
 
 
 def stabilize_with_behavior(
@@ -173,17 +183,44 @@ def limit_by_policies(
 ) -> tuple[int, str]:
     """Bound a stabilized count by min/max and the behavior's rate limits.
 
-    Only the direction of travel is limited: going up, by the lower of ``max_replicas``
-    and the scale-up limit (never below ``current_replicas``); going down, by the higher of
-    ``min_replicas`` and the scale-down limit (never above ``current_replicas``). The
-    reason names the binding bound, preferring ``TooManyReplicas``/``TooFewReplicas`` on a
-    tie; an unchanged count is ``DesiredWithinRange`` even outside [min, max], as upstream
-    (the caller handles an out-of-range current size before normalizing).
+    Only the direction of travel is limited, by the policies of that direction
+    (``scale_up_limit`` / ``scale_down_limit``); see ``clamp_to_rate_limit`` for the rest.
     """
+    rate_limit: int | None = None
     if desired_replicas > current_replicas:
         rules = behavior.get("scaleUp") or {}
-        limit = scale_up_limit(current_replicas, rules=rules, history=history, now=now)
-        limit = max(limit, current_replicas)
+        rate_limit = scale_up_limit(current_replicas, rules=rules, history=history, now=now)
+    elif desired_replicas < current_replicas:
+        rules = behavior.get("scaleDown") or {}
+        rate_limit = scale_down_limit(current_replicas, rules=rules, history=history, now=now)
+    return clamp_to_rate_limit(
+        desired_replicas,
+        current_replicas=current_replicas,
+        min_replicas=min_replicas,
+        max_replicas=max_replicas,
+        rate_limit=rate_limit,
+    )
+
+
+def clamp_to_rate_limit(
+    desired_replicas: int,
+    *,
+    current_replicas: int,
+    min_replicas: int,
+    max_replicas: int,
+    rate_limit: int | None,
+) -> tuple[int, str]:
+    """Clamp ``desired_replicas`` to min/max and the policies' ``rate_limit`` for its direction.
+
+    Going up the bound is the lower of ``max_replicas`` and the rate limit (never below
+    ``current_replicas``); going down, the higher of ``min_replicas`` and the rate limit
+    (never above ``current_replicas``). The reason names the binding bound, preferring
+    ``TooManyReplicas``/``TooFewReplicas`` on a tie; an unchanged count is
+    ``DesiredWithinRange`` even outside [min, max], as upstream (the caller handles an
+    out-of-range current size before normalizing). ``rate_limit`` is unused then.
+    """
+    if desired_replicas > current_replicas:
+        limit = max(current_replicas if rate_limit is None else rate_limit, current_replicas)
         if max_replicas > limit:
             upper, reason = limit, "ScaleUpLimit"
         else:
@@ -191,9 +228,7 @@ def limit_by_policies(
         if desired_replicas > upper:
             return upper, reason
     elif desired_replicas < current_replicas:
-        rules = behavior.get("scaleDown") or {}
-        limit = scale_down_limit(current_replicas, rules=rules, history=history, now=now)
-        limit = min(limit, current_replicas)
+        limit = min(current_replicas if rate_limit is None else rate_limit, current_replicas)
         if min_replicas < limit:
             lower, reason = limit, "ScaleDownLimit"
         else:

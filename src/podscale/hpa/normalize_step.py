@@ -16,7 +16,8 @@ from podscale.hpa import conditions as c
 from podscale.hpa.normalize import (
     LIMIT_MESSAGES,
     STABILIZATION_MESSAGES,
-    limit_by_policies,
+    clamp_to_rate_limit,
+    legacy_scale_up_limit,
     limit_legacy,
     stabilize_recommendation,
     stabilize_with_behavior,
@@ -109,21 +110,10 @@ def normalize_desired_replicas(
             config=config,
         )
         if direction == "up":
-            rate_limit = int(
-                max(config.scale_up_limit_factor * current_replicas, config.scale_up_limit_minimum)
-            )
+            rate_limit = legacy_scale_up_limit(current_replicas, config=config)
     else:
-        limited, limit_reason = limit_by_policies(
-            stabilized,
-            current_replicas=current_replicas,
-            min_replicas=min_replicas,
-            max_replicas=max_replicas,
-            behavior=behavior,
-            history=history,
-            now=now,
-        )
+        # limit_by_policies, unrolled so the trace keeps each policy's proposal.
         if direction != "none":
-            # Recomputed from the same inputs limit_by_policies used, for the trace only.
             rules = behavior["scaleUp" if direction == "up" else "scaleDown"]
             sign = 1 if direction == "up" else -1
             proposals = policy_proposals(
@@ -134,6 +124,13 @@ def normalize_desired_replicas(
             )
             select_policy = str(rules.get("selectPolicy", "Max"))
             policies = _policy_traces(proposals)
+        limited, limit_reason = clamp_to_rate_limit(
+            stabilized,
+            current_replicas=current_replicas,
+            min_replicas=min_replicas,
+            max_replicas=max_replicas,
+            rate_limit=rate_limit,
+        )
     limited_flag = "True" if limited != stabilized else "False"
     sync.condition(c.SCALING_LIMITED, limited_flag, limit_reason, LIMIT_MESSAGES[limit_reason])
     limit_trace = LimitTrace(

@@ -20,7 +20,6 @@ the longest period. Percent arithmetic runs in IEEE doubles exactly like upstrea
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -146,7 +145,7 @@ def _mark_outdated(events: list[ScaleEvent], *, cutoff: datetime) -> None:
     # Events are frozen values; flagging one means swapping in a flagged copy.
     for index, event in enumerate(events):
         if event.timestamp < cutoff and not event.outdated:
-            events[index] = dataclasses.replace(event, outdated=True)
+            events[index] = ScaleEvent(event.replica_change, event.timestamp, outdated=True)
 
 
 def policy_proposals(

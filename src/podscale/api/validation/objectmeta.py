@@ -60,6 +60,12 @@ _MANAGED_FIELDS_OPERATIONS: Final = frozenset({"Apply", "Update"})
 _FIELD_MANAGER_MAX_LENGTH: Final = 128
 
 
+def _generation(meta: Mapping[str, Any]) -> int:
+    # Field types are the decoder's job (upstream rejects them with a 400 before validation).
+    value = meta.get("generation", 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def validate_nonnegative(value: int, path: FieldPath) -> list[FieldError]:
     return [invalid(path, value, IS_NEGATIVE)] if value < 0 else []
 
@@ -189,7 +195,7 @@ def _validate_common(
             )
     elif namespace:
         errors.append(forbidden(path.child("namespace"), "not allowed on this type"))
-    errors.extend(validate_nonnegative(int(meta.get("generation", 0)), path.child("generation")))
+    errors.extend(validate_nonnegative(_generation(meta), path.child("generation")))
     errors.extend(validate_labels(meta.get("labels"), path.child("labels")))
     errors.extend(validate_annotations(meta.get("annotations"), path.child("annotations")))
     errors.extend(
@@ -259,8 +265,8 @@ def validate_object_meta_update(
                 path.child("resourceVersion"), resource_version, "must be specified for an update"
             )
         )
-    new_generation = int(new.get("generation", 0))
-    if new_generation < int(old.get("generation", 0)):
+    new_generation = _generation(new)
+    if new_generation < _generation(old):
         errors.append(invalid(path.child("generation"), new_generation, "must not be decremented"))
     for key, zero in (
         ("name", ""),

@@ -164,6 +164,7 @@ _STANDARD_RESOURCES: Final = frozenset(
         "requests.cpu",
         "requests.memory",
         "requests.ephemeral-storage",
+        "storage",
         "requests.storage",
         "limits.cpu",
         "limits.memory",
@@ -180,6 +181,20 @@ _STANDARD_RESOURCES: Final = frozenset(
     }
 )
 _CONTAINER_RESOURCES: Final = frozenset({"cpu", "memory", "ephemeral-storage"})
+# Counted resources: a fractional quantity of these is meaningless (helper.IsIntegerResourceName).
+_INTEGER_RESOURCES: Final = _STANDARD_RESOURCES - {
+    "cpu",
+    "memory",
+    "ephemeral-storage",
+    "storage",
+    "requests.cpu",
+    "requests.memory",
+    "requests.ephemeral-storage",
+    "requests.storage",
+    "limits.cpu",
+    "limits.memory",
+    "limits.ephemeral-storage",
+}
 _HUGEPAGES: Final = "hugepages-"
 
 
@@ -235,7 +250,9 @@ def _parse_resource_list(
             continue
         if quantity.sign() < 0:
             errors.append(invalid(item, str(quantity), "must be greater than or equal to 0"))
-        elif _is_extended_resource(name) and quantity.milli_value() % 1000:
+        elif (name in _INTEGER_RESOURCES or _is_extended_resource(name)) and (
+            quantity.milli_value() % 1000
+        ):
             errors.append(invalid(item, str(quantity), "must be an integer"))
         parsed[name] = quantity
     return parsed, errors
@@ -433,7 +450,20 @@ def _validate_pod_metadata_and_spec(pod: Mapping[str, Any]) -> list[FieldError]:
 
 def validate_pod(pod: Mapping[str, Any]) -> list[FieldError]:
     """A Pod being created."""
-    return _validate_pod_metadata_and_spec(pod)
+    errors = _validate_pod_metadata_and_spec(pod)
+    spec = pod.get("spec") or {}
+    spec_path = FieldPath("spec")
+    if spec.get("ephemeralContainers"):
+        # Only the ephemeralcontainers subresource (not served by podscale) may add them.
+        errors.append(forbidden(spec_path.child("ephemeralContainers"), "cannot be set on create"))
+    if spec.get("nodeName") and spec.get("schedulingGates"):
+        errors.append(
+            forbidden(
+                spec_path.child("nodeName"),
+                "cannot be set until all schedulingGates have been cleared",
+            )
+        )
+    return errors
 
 
 def _munged_spec(new: Mapping[str, Any], old: Mapping[str, Any]) -> dict[str, Any]:
@@ -481,6 +511,17 @@ def validate_pod_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[
                 forbidden(spec_path.child(key), "pod updates may not add or remove containers")
             )
             return errors
+        # Upstream re-checks images here, repeating the create-time errors (the Status
+        # aggregate drops the duplicate messages).
+        for i, container in enumerate(new_list):
+            image = str(container.get("image", ""))
+            image_path = spec_path.child(key).index(i).child("image")
+            if not image:
+                errors.append(required(image_path))
+            if image != image.strip():
+                errors.append(
+                    invalid(image_path, image, "must not have leading or trailing whitespace")
+                )
     deadline = new_spec.get("activeDeadlineSeconds")
     old_deadline = old_spec.get("activeDeadlineSeconds")
     deadline_path = spec_path.child("activeDeadlineSeconds")

@@ -255,6 +255,14 @@ def test_container_ports(ports: list[dict[str, Any]], expected: list[str]) -> No
             ],
         ),
         (
+            {"requests": {"pods": "500m"}},
+            [
+                'r.requests[pods]: Invalid value: "pods": must be a standard resource for '
+                "containers",
+                'r.requests[pods]: Invalid value: "500m": must be an integer',
+            ],
+        ),
+        (
             {"requests": {"pods": "1"}},
             ['r.requests[pods]: Invalid value: "pods": must be a standard resource for containers'],
         ),
@@ -285,6 +293,7 @@ def test_container_ports(ports: list[dict[str, Any]], expected: list[str]) -> No
         "negative",
         "unparsable-quantity",
         "unknown-resource",
+        "fractional-integer-resource",
         "non-container-resource",
         "extended-without-limit",
         "extended-request-not-limit",
@@ -487,3 +496,30 @@ def test_validate_pod_status_update(status: dict[str, Any], expected: list[str])
     old = {**_pod(), "status": {"qosClass": "BestEffort"}}
     new = {**_pod(), "status": {"qosClass": "BestEffort", **status}}
     assert [str(e) for e in validate_pod_status_update(new, old)] == expected
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        (
+            {"ephemeralContainers": [{"name": "debug", "image": "busybox"}]},
+            ["spec.ephemeralContainers: Forbidden: cannot be set on create"],
+        ),
+        (
+            {"nodeName": "node-1", "schedulingGates": [{"name": "example.com/wait"}]},
+            ["spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared"],
+        ),
+    ],
+    ids=["ephemeral-containers", "node-name-with-gates"],
+)
+def test_create_only_pod_rules(spec: dict[str, Any], expected: list[str]) -> None:
+    assert _messages(_pod(**spec)) == expected
+
+
+def test_pod_update_repeats_image_errors_like_upstream() -> None:
+    new = _updated(OLD_POD, containers=[_container(image=" nginx:2")])
+    whitespace = (
+        'spec.containers[0].image: Invalid value: " nginx:2": must not have leading or trailing '
+        "whitespace"
+    )
+    assert [str(e) for e in validate_pod_update(new, OLD_POD)] == [whitespace, whitespace]

@@ -146,7 +146,12 @@ def _messages(errors: list[FieldError]) -> list[str]:
         (_hpa(), []),
         (
             _hpa(minReplicas=0),
-            ["spec.minReplicas: Invalid value: 0: must be greater than or equal to 1"],
+            [
+                "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1",
+                # Upstream's validateMetrics adds this whatever the gate says.
+                "spec.metrics: Forbidden: must specify at least one Object or External metric to "
+                "support scaling to zero replicas",
+            ],
         ),
         (
             _hpa("autoscaling/v1", minReplicas=6),
@@ -289,7 +294,11 @@ def test_hpa_status_update_is_delegated() -> None:
     [
         (
             DEFAULT_FEATURE_GATES,
-            ["spec.minReplicas: Invalid value: 0: must be greater than or equal to 1"],
+            [
+                "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1",
+                "spec.metrics: Forbidden: must specify at least one Object or External metric to "
+                "support scaling to zero replicas",
+            ],
         ),
         (
             DEFAULT_FEATURE_GATES | {HPA_SCALE_TO_ZERO},
