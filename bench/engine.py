@@ -3,8 +3,9 @@
 Two workloads, as issue #2 asks:
   (a) a 10-pod HPA on one CPU utilization metric with upstream's default behavior;
   (b) a 100-pod HPA on three metrics: cpu, a Pods metric and an External metric.
-Each decision starts from a realistic history (a recommendation every 15 s over the last
-5 minutes, plus a few scale events), as a controller syncing every 15 s would hold.
+Each decision starts from what a controller syncing every 15 s holds in its steady state:
+a history with a recommendation every 15 s over the last 5 minutes plus a few scale
+events, and the HPA carrying the status its previous sync wrote.
 Time is virtual and fixed: the engine never reads the clock, so results are repeatable.
 
 Usage: python3 bench/engine.py [--seconds 2] [--repeat 5] [--json]
@@ -41,6 +42,13 @@ def _history(replicas: int) -> History:
     return History(recs, ups, [ScaleEvent(1, NOW - timedelta(minutes=8))])
 
 
+def _steady(hpa: dict[str, Any], **inputs: Any) -> Callable[[], Any]:
+    """A decide() call on ``hpa`` as it looks after one earlier sync wrote its status."""
+    first = decide(hpa, **inputs)
+    synced = {**hpa, "status": first.status}
+    return lambda: decide(synced, **inputs)
+
+
 def workload_a() -> Callable[[], Any]:
     """10 pods, cpu at 70% of request against a 50% target, default behavior."""
     count = 10
@@ -49,11 +57,14 @@ def workload_a() -> Callable[[], Any]:
         timestamp=NOW, resources={"cpu": {f"web-{i}": {"app": 70} for i in range(count)}}
     )
     hpa = make_hpa(metrics=[cpu_metric(50)], max_replicas=100, behavior={})
-    scale = make_scale(count)
-    history = _history(count)
-    config = Config()
-    return lambda: decide(
-        hpa, scale=scale, pods=pods, metrics=source, history=history, now=NOW, config=config
+    return _steady(
+        hpa,
+        scale=make_scale(count),
+        pods=pods,
+        metrics=source,
+        history=_history(count),
+        now=NOW,
+        config=Config(),
     )
 
 
@@ -86,11 +97,14 @@ def workload_b() -> Callable[[], Any]:
         },
     ]
     hpa = make_hpa(metrics=metrics, max_replicas=500, behavior={})
-    scale = make_scale(count)
-    history = _history(count)
-    config = Config()
-    return lambda: decide(
-        hpa, scale=scale, pods=pods, metrics=source, history=history, now=NOW, config=config
+    return _steady(
+        hpa,
+        scale=make_scale(count),
+        pods=pods,
+        metrics=source,
+        history=_history(count),
+        now=NOW,
+        config=Config(),
     )
 
 

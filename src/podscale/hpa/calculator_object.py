@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from podscale.hpa.calculator_math import INT64_MAX, ceil_to_int32, divide
 from podscale.hpa.pods import count_ready_pods
@@ -29,8 +28,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class ValueResult:
+class ValueResult(NamedTuple):
     """The outcome of a single-value calculation, before it becomes a ``MetricProposal``.
 
     ``reported_value`` is what upstream reports as the current value: the total for a

@@ -12,9 +12,8 @@ unready pods and refuses to act on a result that flips direction. The dispatcher
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from podscale.hpa.calculator_math import (
     ceil_to_int32,
@@ -28,8 +27,7 @@ from podscale.hpa.types import Config, MetricError, PodMetric
 __all__ = ["PodsResult", "calculate_plain_replicas", "calculate_utilization_replicas"]
 
 
-@dataclass(frozen=True, slots=True)
-class PodsResult:
+class PodsResult(NamedTuple):
     """The outcome of a per-pod calculation, before it becomes a ``MetricProposal``.
 
     ``current_value`` is the utilization percent (utilization targets) or the average

@@ -9,8 +9,7 @@ if every metric failed there is no proposal at all. ``decide`` calls ``combine_m
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from podscale.api.selectors import SelectorError, parse_selector
 from podscale.hpa import conditions as c
@@ -22,8 +21,7 @@ from podscale.hpa.types import Config, MetricsSource
 __all__ = ["MetricsResult", "check_selector", "combine_metrics"]
 
 
-@dataclass(frozen=True, slots=True)
-class MetricsResult:
+class MetricsResult(NamedTuple):
     replicas: int  # -1 when no usable proposal (upstream's sentinel)
     name: str
     statuses: list[dict[str, Any]] | None

@@ -97,12 +97,25 @@ def set_condition(
     The list is the decision's own working copy (``decide`` copies the HPA's conditions
     first), so mutating it keeps the caller's objects untouched.
     """
-    found = (i for i, cond in enumerate(conditions) if cond.get("type") == condition_type)
-    index = next(found, None)
-    if index is None:
-        index = len(conditions)
-        conditions.append({"type": condition_type})
+    index = next((i for i, cond in enumerate(conditions) if cond.get("type") == condition_type), -1)
+    if index < 0:
+        conditions.append(
+            {
+                "type": condition_type,
+                "status": status,
+                "lastTransitionTime": format_time(now),
+                "reason": reason,
+                "message": message,
+            }
+        )
+        return
     existing = conditions[index]
+    if (
+        existing.get("status") == status
+        and existing.get("reason") == reason
+        and existing.get("message") == message
+    ):
+        return  # the steady state: nothing to change, not even the transition time
     transition = existing.get("lastTransitionTime")
     if existing.get("status") != status or transition is None:
         transition = format_time(now)

@@ -196,7 +196,7 @@ def decide(
                 desired_replicas=int(old_status.get("desiredReplicas") or 0),
                 metric_statuses=metric_statuses,
                 last_scale_time=last_scale_time,
-                conditions=sync.conditions,
+                conditions=sync.final_conditions(),
             )
             trace = DecisionTrace(
                 branch="metrics: no usable proposal, no scaling",
@@ -275,7 +275,7 @@ def decide(
         desired_replicas=desired_replicas,
         metric_statuses=metric_statuses,
         last_scale_time=last_scale_time,
-        conditions=sync.conditions,
+        conditions=sync.final_conditions(),
     )
     trace = DecisionTrace(
         desired_replicas=desired_replicas,

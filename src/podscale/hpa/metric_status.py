@@ -11,9 +11,8 @@ the outcomes of all metrics.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from podscale.api.quantity import format_milli
 from podscale.hpa.calculator import calculate_replicas
@@ -33,8 +32,7 @@ _Propose = Callable[[], MetricProposal]
 _EMPTY_STATUS: Final[dict[str, Any]] = {"type": ""}
 
 
-@dataclass(frozen=True, slots=True)
-class MetricOutcome:
+class MetricOutcome(NamedTuple):
     """The controller-level result for one ``spec.metrics[i]``.
 
     On success ``replicas`` is set and ``error`` is ``None``; on failure ``replicas`` is

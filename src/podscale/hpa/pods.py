@@ -11,10 +11,9 @@ the sole consumer; the wall clock never enters: ``now`` is a parameter.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from podscale.hpa.calculator_math import quantity_milli
 from podscale.hpa.types import MetricError, PodMetric
@@ -34,8 +33,7 @@ ZERO_TIME: Final = datetime.min.replace(tzinfo=UTC)
 CPU: Final = "cpu"
 
 
-@dataclass(frozen=True, slots=True)
-class PodGroups:
+class PodGroups(NamedTuple):
     """How ``group_pods`` sorted the listed pods (upstream's four return values).
 
     ``ignored`` pods (deleted or failed) and ``unready`` pods map a name to the reason;
@@ -43,10 +41,10 @@ class PodGroups:
     but have no sample. Only ``ready_count`` pods contribute measured samples.
     """
 
-    ready_count: int = 0
-    unready: dict[str, str] = field(default_factory=dict)
-    missing: frozenset[str] = frozenset()
-    ignored: dict[str, str] = field(default_factory=dict)
+    ready_count: int
+    unready: dict[str, str]
+    missing: frozenset[str]
+    ignored: dict[str, str]
 
 
 @lru_cache(maxsize=4096)

@@ -7,7 +7,7 @@ copy's status conditions plus the event recorder, shared by the steps of ``decid
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -19,14 +19,29 @@ __all__ = ["SyncRecorder"]
 
 @dataclass(slots=True)
 class SyncRecorder:
-    """Working state of one decision; mirrors the mutable HPA copy upstream works on."""
+    """Conditions and events of one sync.
+
+    Upstream may set one condition several times in a sync (``AbleToScale`` goes
+    SucceededGetScale, then a stabilization reason, then SucceededRescale), but always
+    with the same status within that sync. So applying only each condition's last value,
+    in the order the conditions were first set, yields the same list and the same
+    ``lastTransitionTime``s as setting them one by one; it just does the work once.
+    """
 
     now: datetime
     conditions: list[dict[str, Any]]
     events: list[Event]
+    _pending: dict[str, tuple[str, str, str]] = field(default_factory=dict)
 
     def condition(self, kind: str, status: str, reason: str, message: str) -> None:
-        set_condition(self.conditions, kind, status, reason, message, now=self.now)
+        self._pending[kind] = (status, reason, message)
 
     def event(self, kind: str, reason: str, message: str) -> None:
         self.events.append(Event(kind, reason, message))
+
+    def final_conditions(self) -> list[dict[str, Any]]:
+        """The conditions with everything set so far applied (upstream's setCondition)."""
+        for kind, (status, reason, message) in self._pending.items():
+            set_condition(self.conditions, kind, status, reason, message, now=self.now)
+        self._pending.clear()
+        return self.conditions

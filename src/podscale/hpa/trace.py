@@ -11,9 +11,9 @@ from which recommendations, which policy limited the change, and the min/max cla
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from podscale.hpa.conditions import format_time
 from podscale.hpa.types import CalculationTrace, Recommendation
@@ -29,11 +29,10 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class MetricTrace:
+class MetricTrace(NamedTuple):
     """One ``spec.metrics[i]``: its proposal or its error."""
 
-    index: int
+    position: int  # the index in spec.metrics
     type: str
     name: str
     replicas: int | None
@@ -41,8 +40,7 @@ class MetricTrace:
     calculation: CalculationTrace | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class StabilizationTrace:
+class StabilizationTrace(NamedTuple):
     """What the stabilization window did to the combined proposal."""
 
     path: str  # "legacy" (no behavior) or "behavior"
@@ -54,8 +52,7 @@ class StabilizationTrace:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class PolicyTrace:
+class PolicyTrace(NamedTuple):
     """One scaling policy and the bound it alone would allow now."""
 
     type: str
@@ -64,8 +61,7 @@ class PolicyTrace:
     allows: int
 
 
-@dataclass(frozen=True, slots=True)
-class LimitTrace:
+class LimitTrace(NamedTuple):
     """The rate limit and min/max clamp applied after stabilization."""
 
     before: int
@@ -79,8 +75,7 @@ class LimitTrace:
     policies: tuple[PolicyTrace, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class DecisionTrace:
+class DecisionTrace(NamedTuple):
     """Every step of one decision, in the order the controller takes them."""
 
     hpa: str
@@ -100,7 +95,7 @@ class DecisionTrace:
     proposed_by: str = ""
     stabilization: StabilizationTrace | None = None
     limit: LimitTrace | None = None
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[str, ...] = ()
 
 
 def _plain(value: Any) -> Any:
@@ -108,9 +103,11 @@ def _plain(value: Any) -> Any:
         return format_time(value)
     if isinstance(value, timedelta):
         return value.total_seconds()
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a trace record
+        return {name: _plain(item) for name, item in zip(value._fields, value, strict=True)}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
@@ -184,7 +181,7 @@ def render_trace(trace: DecisionTrace) -> str:
         down, up = trace.tolerances
         out.append(f"  tolerance: scale-down {down:g}, scale-up {up:g}")
     for metric in trace.metrics:
-        head = f"  metric[{metric.index}] {metric.type}"
+        head = f"  metric[{metric.position}] {metric.type}"
         if metric.error is not None:
             out.append(f"{head}: invalid: {metric.error}")
             continue
