@@ -1,1 +1,52 @@
-"""Placeholder: filled in by the foundation work."""
+"""Kubernetes API types for podscale: the bottom layer, pure and I/O-free.
+
+- ``kinds``: the registry of served kinds (group, version, plural, short names, ...).
+- ``quantity``: ``resource.Quantity`` parsing, arithmetic and canonical formatting.
+- ``selectors``: label selectors (string form and ``LabelSelector``), parsing, matching.
+- ``defaults``: upstream defaulting; ``validation``: upstream validation (``validate``).
+- ``conversion``: lossless HPA autoscaling/v1 <-> autoscaling/v2 conversion.
+- ``field_errors``: ``FieldError`` and the 422 ``Status`` built from them.
+
+Objects are Kubernetes JSON (``dict``); nothing here changes an object it is given.
+"""
+
+from podscale.api.conversion import convert_hpa, hpa_v1_to_v2, hpa_v2_to_v1
+from podscale.api.defaults import apply_defaults
+from podscale.api.feature_gates import DEFAULT_FEATURE_GATES, parse_feature_gates
+from podscale.api.field_errors import FieldError, invalid_status
+from podscale.api.kinds import KindInfo, all_kinds, find_resource, kind_for, resource_for
+from podscale.api.quantity import Quantity, QuantityError, format_milli, parse_quantity
+from podscale.api.selectors import (
+    Selector,
+    SelectorError,
+    label_selector_to_string,
+    parse_selector,
+    selector_from_label_selector,
+)
+from podscale.api.validation import validate
+
+__all__ = [
+    "DEFAULT_FEATURE_GATES",
+    "FieldError",
+    "KindInfo",
+    "Quantity",
+    "QuantityError",
+    "Selector",
+    "SelectorError",
+    "all_kinds",
+    "apply_defaults",
+    "convert_hpa",
+    "find_resource",
+    "format_milli",
+    "hpa_v1_to_v2",
+    "hpa_v2_to_v1",
+    "invalid_status",
+    "kind_for",
+    "label_selector_to_string",
+    "parse_feature_gates",
+    "parse_quantity",
+    "parse_selector",
+    "resource_for",
+    "selector_from_label_selector",
+    "validate",
+]

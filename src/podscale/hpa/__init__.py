@@ -8,13 +8,14 @@ events) travels in ``History``. Modules, bottom up:
 - ``pods`` / ``calculator`` / ``tolerance``: one metric's replica proposal.
 - ``metric_status``: the controller's view of one metric (status entry, failure condition).
 - ``normalize`` / ``policies``: stabilization windows, scaling policies, min/max limits.
-- ``conditions``: condition reasons and messages; ``decide``: the whole sync.
+- ``conditions``: condition reasons and messages; ``decide``: the whole sync
+  (``combine``, ``normalize_step``, ``sync``, ``status``); ``rescale_failure``.
 - ``trace``: the decision trace; ``static_source`` and ``scenario``: fixed inputs.
 """
 
 from podscale.hpa.calculator import calculate_replicas
 from podscale.hpa.conditions import set_condition
-from podscale.hpa.decide import Decision, apply_rescale_failure, decide
+from podscale.hpa.decide import Decision, decide
 from podscale.hpa.normalize import (
     LIMIT_MESSAGES,
     STABILIZATION_MESSAGES,
@@ -30,6 +31,7 @@ from podscale.hpa.policies import (
     scale_up_limit,
     seed_history,
 )
+from podscale.hpa.rescale_failure import apply_rescale_failure
 from podscale.hpa.static_source import StaticMetricsSource
 from podscale.hpa.tolerance import tolerances_for
 from podscale.hpa.trace import DecisionTrace, render_trace, trace_to_dict

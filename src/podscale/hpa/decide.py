@@ -7,7 +7,7 @@ status with upstream's conditions, the events upstream would emit, the updated h
 and a ``DecisionTrace`` explaining every step. It combines the per-metric outcomes of
 ``metric_status`` (which wraps ``calculator``) and the normalization of ``normalize``.
 The controller shell (a later layer) writes the results; if the ``/scale`` update
-fails it calls ``apply_rescale_failure`` to get upstream's failure status and events.
+fails it calls ``rescale_failure.apply_rescale_failure`` for upstream's failure status.
 """
 
 from __future__ import annotations
@@ -23,12 +23,13 @@ from podscale.hpa import conditions as c
 from podscale.hpa.combine import combine_metrics
 from podscale.hpa.normalize_step import normalize_desired_replicas
 from podscale.hpa.policies import record_scale_event, seed_history
+from podscale.hpa.status import build_status, target_reference
 from podscale.hpa.sync import SyncRecorder
 from podscale.hpa.tolerance import tolerances_for
 from podscale.hpa.trace import DecisionTrace
 from podscale.hpa.types import Config, Event, History, MetricsSource
 
-__all__ = ["Decision", "apply_rescale_failure", "decide"]
+__all__ = ["Decision", "decide"]
 
 DEFAULT_METRICS: Final = (
     {
@@ -71,28 +72,6 @@ def _defaulted_behavior(behavior: dict[str, Any] | None) -> dict[str, Any] | Non
     }
 
 
-def _build_status(
-    *,
-    current_replicas: int,
-    desired_replicas: int,
-    metric_statuses: Sequence[dict[str, Any]] | None,
-    last_scale_time: str | None,
-    conditions: list[dict[str, Any]],
-) -> dict[str, Any]:
-    """setStatus: fields in Go's order, with Go's omitempty rules."""
-    status: dict[str, Any] = {}
-    if last_scale_time:
-        status["lastScaleTime"] = last_scale_time
-    if current_replicas:
-        status["currentReplicas"] = current_replicas
-    status["desiredReplicas"] = desired_replicas
-    if metric_statuses:
-        status["currentMetrics"] = list(metric_statuses)
-    if conditions:
-        status["conditions"] = conditions
-    return status
-
-
 def decide(
     hpa: dict[str, Any],
     *,
@@ -118,8 +97,6 @@ def decide(
     namespace = str(meta.get("namespace") or "default")
     spec = hpa.get("spec") or {}
     old_status = hpa.get("status") or {}
-    target_ref = spec.get("scaleTargetRef") or {}
-    reference = f"{target_ref.get('kind', '')}/{namespace}/{target_ref.get('name', '')}"
     sync = SyncRecorder(now, [dict(cond) for cond in old_status.get("conditions") or []], [])
     sync.condition(
         c.ABLE_TO_SCALE,
@@ -191,7 +168,7 @@ def decide(
             # Nothing usable: report current replicas and metrics, keep desiredReplicas.
             message = result.error or ""
             sync.event("Warning", "FailedComputeMetricsReplicas", message)
-            status = _build_status(
+            status = build_status(
                 current_replicas=current_replicas,
                 desired_replicas=int(old_status.get("desiredReplicas") or 0),
                 metric_statuses=metric_statuses,
@@ -216,7 +193,7 @@ def decide(
                 events=tuple(sync.events),
                 trace=trace,
                 error="failed to compute desired number of replicas based on listed metrics "
-                f"for {reference}: {message}",
+                f"for {target_reference(hpa)}: {message}",
                 metric_statuses=None if metric_statuses is None else tuple(metric_statuses),
             )
         error = result.error  # some metrics failed but scaling goes on (upstream's retErr)
@@ -270,7 +247,7 @@ def decide(
         last_scale_time = c.format_time(now)
     else:
         desired_replicas = current_replicas
-    status = _build_status(
+    status = build_status(
         current_replicas=current_replicas,
         desired_replicas=desired_replicas,
         metric_statuses=metric_statuses,
@@ -297,55 +274,3 @@ def decide(
         metric_statuses=None if metric_statuses is None else tuple(metric_statuses),
         history_without_rescale=history_without_rescale,
     )
-
-
-def apply_rescale_failure(
-    decision: Decision, hpa: dict[str, Any], *, error: str, now: datetime
-) -> Decision:
-    """The decision as upstream leaves it when the ``/scale`` update fails.
-
-    Emits ``FailedRescale``, sets ``AbleToScale=False`` / ``FailedUpdateScale``, reports
-    current replicas and metrics while keeping the old ``desiredReplicas`` and
-    ``lastScaleTime``, and forgets the scale event that never happened.
-    """
-    if not decision.rescale:
-        raise ValueError("apply_rescale_failure needs a decision that rescales")
-    old_status = hpa.get("status") or {}
-    conditions = [dict(cond) for cond in decision.status.get("conditions") or []]
-    c.set_condition(
-        conditions,
-        c.ABLE_TO_SCALE,
-        "False",
-        c.FAILED_UPDATE_SCALE,
-        f"the HPA controller was unable to update the target scale: {error}",
-        now=now,
-    )
-    events = [e for e in decision.events if e.reason != "SuccessfulRescale"]
-    events.append(
-        Event(
-            "Warning",
-            "FailedRescale",
-            f"New size: {decision.desired_replicas}; reason: {decision.reason}; error: {error}",
-        )
-    )
-    status = _build_status(
-        current_replicas=decision.current_replicas,
-        desired_replicas=int(old_status.get("desiredReplicas") or 0),
-        metric_statuses=decision.metric_statuses,
-        last_scale_time=old_status.get("lastScaleTime"),
-        conditions=conditions,
-    )
-    reference = _reference(hpa)
-    return dataclasses.replace(
-        decision,
-        status=status,
-        events=tuple(events),
-        history=decision.history_without_rescale or decision.history,
-        error=f"failed to rescale {reference}: {error}",
-    )
-
-
-def _reference(hpa: dict[str, Any]) -> str:
-    meta = hpa.get("metadata") or {}
-    ref = (hpa.get("spec") or {}).get("scaleTargetRef") or {}
-    return f"{ref.get('kind', '')}/{meta.get('namespace') or 'default'}/{ref.get('name', '')}"

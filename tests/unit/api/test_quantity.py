@@ -435,3 +435,58 @@ def test_arithmetic_and_ordering_agree_with_fractions(a: Quantity, b: Quantity) 
 def test_format_milli_agrees_with_from_milli(milli: int) -> None:
     assert format_milli(milli) == str(Quantity.from_milli(milli))
     assert Quantity.parse(format_milli(milli)).milli_value() == milli
+
+
+# Boundaries of the BinarySI slow path: capped above 2**63-1, decimal below exactly one.
+BINARY_SLOW_PATH = [
+    ("0.0009765625Ki", "1", "BinarySI"),  # exactly one: stays binary
+    ("0.00097656249Ki", "999999990n", "DecimalSI"),  # just below one
+    ("0.0009765626Ki", "1000000103n", "BinarySI"),  # just above one
+    ("8191.999999999999999Pi", "9223372036854775806874100094n", "BinarySI"),  # under the cap
+    ("7.99999999999999999999Ei", "9223372036854775807", "BinarySI"),  # rounds past it
+    ("8.0000000000000000001Ei", "9223372036854775807", "BinarySI"),  # over it
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "printed", "fmt"), BINARY_SLOW_PATH, ids=[t for t, _, _ in BINARY_SLOW_PATH]
+)
+def test_binary_slow_path_boundaries(text: str, printed: str, fmt: str) -> None:
+    quantity = parse_quantity(text)
+    assert str(quantity) == printed
+    assert quantity.format == fmt
+
+
+_FORMAT_NAMES = [
+    "BINARY_SI",
+    "DECIMAL_EXPONENT",
+    "DECIMAL_SI",
+    "ERR_FORMAT_WRONG",
+    "ERR_NUMERIC",
+    "ERR_SUFFIX",
+    "Format",
+    "QuantityError",
+    "format_milli",
+]
+
+
+@pytest.mark.parametrize("name", _FORMAT_NAMES, ids=_FORMAT_NAMES)
+def test_text_side_names_are_reexported(name: str) -> None:
+    import podscale.api.quantity as quantity
+    import podscale.api.quantity_format as quantity_format
+
+    assert name in quantity.__all__
+    assert getattr(quantity, name) is getattr(quantity_format, name)
+
+
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [("1500m", (1500, -3, "DecimalSI", "1500m")), ("12Ki", (12288, 0, "BinarySI", "12Ki"))],
+    ids=["decimal", "binary-echoed"],
+)
+def test_scan_quantity_needs_no_quantity_type(
+    text: str, triple: tuple[int, int, str, str | None]
+) -> None:
+    from podscale.api.quantity_format import scan_quantity
+
+    assert scan_quantity(text) == triple

@@ -6,6 +6,10 @@ Error texts follow upstream's lexer/parser (labels/selector.go), ``NewRequiremen
 
 from __future__ import annotations
 
+import ast
+import importlib
+import importlib.util
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -124,7 +128,7 @@ ERRORS = [
     (
         "k" * 64,
         f'unable to parse requirement: <nil>: Invalid value: "{"k" * 64}": '
-        "name part must be no more than 63 bytes",
+        "name part must be no more than 63 characters",
     ),
     (
         "a=b@c",
@@ -155,7 +159,18 @@ ERRORS = [
     (
         "a=" + "v" * 64,
         f'unable to parse requirement: values[0][a]: Invalid value: "{"v" * 64}": '
-        "must be no more than 63 bytes",
+        "must be no more than 63 characters",
+    ),
+    # Limits count UTF-8 bytes (Go's len) although the text says "characters".
+    (
+        "a=" + "é" * 32,
+        f'unable to parse requirement: values[0][a]: Invalid value: "{"é" * 32}": '
+        "must be no more than 63 characters; " + VALUE_REGEX_HELP,
+    ),
+    (
+        "p" * 254 + "/k",
+        f'unable to parse requirement: <nil>: Invalid value: "{"p" * 254}/k": '
+        "prefix part must be no more than 253 characters",
     ),
 ]
 
@@ -394,3 +409,51 @@ def test_canonical_strings_reparse_to_the_same_selector(
     for labels in label_sets:
         assert reparsed.matches(labels) == selector.matches(labels)
         assert selector.matches(labels) == all(r.matches(labels) for r in reqs)
+
+
+# -- module layout: the model and the parser are re-exported, and never import back -------
+
+_REEXPORTED = [
+    ("podscale.api.selector_model", "Requirement"),
+    ("podscale.api.selector_model", "Selector"),
+    ("podscale.api.selector_model", "SelectorError"),
+    ("podscale.api.selector_model", "new_requirement"),
+    ("podscale.api.selector_model", "selector_from_set"),
+    ("podscale.api.selector_model", "OPERATORS"),
+    ("podscale.api.selector_model", "BINARY_OPERATORS"),
+    ("podscale.api.selector_parser", "parse_selector"),
+]
+
+
+@pytest.mark.parametrize(("module", "name"), _REEXPORTED, ids=[n for _, n in _REEXPORTED])
+def test_public_names_are_reexported_from_selectors(module: str, name: str) -> None:
+    import podscale.api.selectors as selectors
+
+    assert name in selectors.__all__
+    assert getattr(selectors, name) is getattr(importlib.import_module(module), name)
+
+
+def _podscale_imports(module: str) -> set[str]:
+    spec = importlib.util.find_spec(module)
+    assert spec is not None
+    assert spec.origin is not None
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    return {
+        node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("podscale")
+    }
+
+
+_LOWER_MODULES = [
+    ("podscale.api.selector_model", {"podscale.api.names"}),
+    ("podscale.api.selector_parser", {"podscale.api.names", "podscale.api.selector_model"}),
+]
+
+
+@pytest.mark.parametrize(("module", "allowed"), _LOWER_MODULES, ids=[m for m, _ in _LOWER_MODULES])
+def test_lower_selector_modules_never_import_selectors_or_validation(
+    module: str, allowed: set[str]
+) -> None:
+    # selectors imports both, and validation.apps imports selectors: either edge is a cycle.
+    assert _podscale_imports(module) <= allowed

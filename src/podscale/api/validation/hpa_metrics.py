@@ -2,11 +2,13 @@
 
 ``hpa`` (the entry point) calls ``validate_metrics`` for ``spec.metrics`` and
 ``validate_cross_version_object_reference`` for ``spec.scaleTargetRef``; ``hpa_behavior``
-covers ``spec.behavior``. Name rules come from ``names``, quantities from ``podscale.api.quantity``.
+covers ``spec.behavior``. Each metric source's target, identifier and resource name are checked
+by ``hpa_metric_target`` (``read_quantity`` is re-exported from there); name rules come from
+``names``.
 
 Spec: upstream ``pkg/apis/autoscaling/validation/validation.go`` (``validateMetrics``,
-``validateMetricSpec``, the per-source validators, ``validateMetricTarget``,
-``validateMetricIdentifier``, ``ValidateCrossVersionObjectReference``, ``ValidateAPIVersion``).
+``validateMetricSpec``, the per-source validators, ``ValidateCrossVersionObjectReference``,
+``ValidateAPIVersion``).
 Objects are the v2-shaped JSON dicts; a missing non-pointer field reads as Go's zero value
 (``""``, ``0``, ``{}``) because that is what upstream's typed struct would hold.
 
@@ -31,12 +33,17 @@ from podscale.api.field_errors import (
     not_supported,
     required,
 )
-from podscale.api.quantity import Quantity, QuantityError, parse_quantity
-from podscale.api.validation.names import (
-    is_dns1123_label,
-    is_qualified_name,
-    validate_path_segment_name,
+from podscale.api.validation.hpa_metric_target import (
+    is_set,
+    read_mapping,
+    read_quantity,
+    read_text,
+    validate_container_resource_name,
+    validate_metric_identifier,
+    validate_metric_target,
+    validate_utilization_or_value,
 )
+from podscale.api.validation.names import is_dns1123_label, validate_path_segment_name
 
 __all__ = [
     "METRIC_SOURCE_TYPES",
@@ -57,34 +64,6 @@ _SOURCE_FIELDS: Final = {
     "ContainerResource": "containerResource",
 }
 METRIC_SOURCE_TYPES: Final = frozenset(_SOURCE_FIELDS)
-_TARGET_TYPES: Final = frozenset({"Utilization", "Value", "AverageValue"})
-
-# Resource-name tables used by upstream's validateContainerResourceName (core helpers).
-_STANDARD_CONTAINER_RESOURCES: Final = frozenset({"cpu", "memory", "ephemeral-storage"})
-_STANDARD_RESOURCES: Final = frozenset(
-    [
-        "cpu",
-        "memory",
-        "ephemeral-storage",
-        "storage",
-        "pods",
-        "services",
-        "replicationcontrollers",
-        "resourcequotas",
-        "secrets",
-        "configmaps",
-        "persistentvolumeclaims",
-        "services.nodeports",
-        "services.loadbalancers",
-        "requests.cpu",
-        "requests.memory",
-        "requests.storage",
-        "requests.ephemeral-storage",
-        "limits.cpu",
-        "limits.memory",
-        "limits.ephemeral-storage",
-    ]
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,26 +100,14 @@ def check_api_version(api_version: str, options: ReferenceOptions) -> str | None
     return None
 
 
-def _text(value: Any) -> str:
-    # Wrongly typed values are the decoder's business (a 400 upstream); validation only has
-    # to stay total, so anything that is not a string reads as its string form.
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else str(value)
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
 def validate_cross_version_object_reference(
     ref: Any, path: FieldPath, options: ReferenceOptions
 ) -> list[FieldError]:
     """``kind`` and ``name`` required and URL-safe, then the ``apiVersion`` group rule."""
-    ref = _mapping(ref)
+    ref = read_mapping(ref)
     errors: list[FieldError] = []
     for key in ("kind", "name"):
-        value = _text(ref.get(key))
+        value = read_text(ref.get(key))
         if not value:
             errors.append(required(path.child(key)))
         else:
@@ -148,74 +115,23 @@ def validate_cross_version_object_reference(
                 invalid(path.child(key), value, msg)
                 for msg in validate_path_segment_name(value, False)
             )
-    api_version = _text(ref.get("apiVersion"))
+    api_version = read_text(ref.get("apiVersion"))
     problem = check_api_version(api_version, options)
     if problem is not None:
         errors.append(invalid(path.child("apiVersion"), api_version, problem))
     return errors
 
 
-def read_quantity(raw: Any) -> Quantity | str:
-    """The quantity ``raw`` holds (JSON string or number), or the parse error's text."""
-    if not isinstance(raw, str | int | float) or isinstance(raw, bool):
-        raw = str(raw)
-    try:
-        return parse_quantity(raw)
-    except QuantityError as err:
-        return str(err)
-
-
-def _validate_positive_quantity(raw: Any, path: FieldPath) -> list[FieldError]:
-    value = read_quantity(raw)
-    if isinstance(value, str):
-        return [invalid(path, raw, value)]
-    # Upstream prints the Quantity itself, i.e. its String() form.
-    return [] if value.sign() == 1 else [invalid(path, str(value), "must be positive")]
-
-
-def _validate_metric_target(target: Mapping[str, Any], path: FieldPath) -> list[FieldError]:
-    errors: list[FieldError] = []
-    kind = _text(target.get("type"))
-    if not kind:
-        errors.append(required(path.child("type"), "must specify a metric target type"))
-    if kind not in _TARGET_TYPES:
-        errors.append(
-            invalid(path.child("type"), kind, "must be either Utilization, Value, or AverageValue")
-        )
-    for key in ("value", "averageValue"):
-        if target.get(key) is not None:
-            errors.extend(_validate_positive_quantity(target[key], path.child(key)))
-    utilization = target.get("averageUtilization")
-    if isinstance(utilization, int) and not isinstance(utilization, bool) and utilization < 1:
-        errors.append(
-            invalid(path.child("averageUtilization"), utilization, "must be greater than 0")
-        )
-    return errors
-
-
-def _validate_metric_identifier(metric: Any, path: FieldPath) -> list[FieldError]:
-    name = _text(_mapping(metric).get("name"))
-    if not name:
-        return [required(path.child("name"), "must specify a metric name")]
-    return [
-        invalid(path.child("name"), name, msg) for msg in validate_path_segment_name(name, False)
-    ]
-
-
-def _has(target: Mapping[str, Any], key: str) -> bool:
-    return target.get(key) is not None
-
-
 def _validate_object_source(
     source: Mapping[str, Any], path: FieldPath, options: ReferenceOptions
 ) -> list[FieldError]:
-    target = _mapping(source.get("target"))
+    target = read_mapping(source.get("target"))
     errors = validate_cross_version_object_reference(
         source.get("describedObject"), path.child("describedObject"), options
     )
-    errors += _validate_metric_identifier(source.get("metric"), path.child("metric"))
-    errors += _validate_metric_target(target, path.child("target"))
-    if not _has(target, "value") and not _has(target, "averageValue"):
+    errors += validate_metric_identifier(source.get("metric"), path.child("metric"))
+    errors += validate_metric_target(target, path.child("target"))
+    if not is_set(target, "value") and not is_set(target, "averageValue"):
         errors.append(
             required(
                 path.child("target", "averageValue"),
@@ -226,10 +142,10 @@ def _validate_object_source(
 
 
 def _validate_external_source(source: Mapping[str, Any], path: FieldPath) -> list[FieldError]:
-    target = _mapping(source.get("target"))
-    errors = _validate_metric_identifier(source.get("metric"), path.child("metric"))
-    errors += _validate_metric_target(target, path.child("target"))
-    has_value, has_average = _has(target, "value"), _has(target, "averageValue")
+    target = read_mapping(source.get("target"))
+    errors = validate_metric_identifier(source.get("metric"), path.child("metric"))
+    errors += validate_metric_target(target, path.child("target"))
+    has_value, has_average = is_set(target, "value"), is_set(target, "averageValue")
     if not has_value and not has_average:
         errors.append(
             required(
@@ -248,10 +164,10 @@ def _validate_external_source(source: Mapping[str, Any], path: FieldPath) -> lis
 
 
 def _validate_pods_source(source: Mapping[str, Any], path: FieldPath) -> list[FieldError]:
-    target = _mapping(source.get("target"))
-    errors = _validate_metric_identifier(source.get("metric"), path.child("metric"))
-    errors += _validate_metric_target(target, path.child("target"))
-    if not _has(target, "averageValue"):
+    target = read_mapping(source.get("target"))
+    errors = validate_metric_identifier(source.get("metric"), path.child("metric"))
+    errors += validate_metric_target(target, path.child("target"))
+    if not is_set(target, "averageValue"):
         errors.append(
             required(
                 path.child("target", "averageValue"), "must specify a positive target averageValue"
@@ -260,81 +176,34 @@ def _validate_pods_source(source: Mapping[str, Any], path: FieldPath) -> list[Fi
     return errors
 
 
-def _validate_utilization_or_value(target: Mapping[str, Any], path: FieldPath) -> list[FieldError]:
-    """The shared rule of Resource and ContainerResource: exactly one of the two targets."""
-    has_utilization, has_average = _has(target, "averageUtilization"), _has(target, "averageValue")
-    if not has_utilization and not has_average:
-        return [
-            required(
-                path.child("averageUtilization"),
-                "must set either a target raw value or a target utilization",
-            )
-        ]
-    if has_utilization and has_average:
-        return [
-            forbidden(
-                path.child("averageValue"),
-                "may not set both a target raw value and a target utilization",
-            )
-        ]
-    return []
-
-
 def _validate_resource_source(source: Mapping[str, Any], path: FieldPath) -> list[FieldError]:
-    target = _mapping(source.get("target"))
+    target = read_mapping(source.get("target"))
     errors: list[FieldError] = []
-    if not _text(source.get("name")):
+    if not read_text(source.get("name")):
         errors.append(required(path.child("name"), "must specify a resource name"))
-    errors += _validate_metric_target(target, path.child("target"))
-    return errors + _validate_utilization_or_value(target, path.child("target"))
-
-
-def _is_extended_resource_name(name: str) -> bool:
-    # Not native (no kubernetes.io domain), not "requests."-prefixed, and usable as a quota key.
-    if "kubernetes.io/" in name or name.startswith("requests."):
-        return False
-    return not is_qualified_name("requests." + name)
-
-
-def _validate_container_resource_name(name: str, path: FieldPath) -> list[FieldError]:
-    """Upstream core ``validateContainerResourceName``: a standard or extended resource."""
-    errors = [invalid(path, name, msg) for msg in is_qualified_name(name)]
-    if "/" not in name:
-        # The generic resource-name rule stops at a malformed name; the container rule
-        # below is appended regardless, as upstream does.
-        if not errors and (
-            name not in _STANDARD_RESOURCES
-            and not name.startswith(("hugepages-", "requests.hugepages-"))
-        ):
-            errors.append(
-                invalid(path, name, "must be a standard resource type or fully qualified")
-            )
-        if name not in _STANDARD_CONTAINER_RESOURCES and not name.startswith("hugepages-"):
-            errors.append(invalid(path, name, "must be a standard resource for containers"))
-    elif "kubernetes.io/" not in name and not _is_extended_resource_name(name):
-        errors.append(invalid(path, name, "doesn't follow extended resource name standard"))
-    return errors
+    errors += validate_metric_target(target, path.child("target"))
+    return errors + validate_utilization_or_value(target, path.child("target"))
 
 
 def _validate_container_resource_source(
     source: Mapping[str, Any], path: FieldPath
 ) -> list[FieldError]:
-    target = _mapping(source.get("target"))
+    target = read_mapping(source.get("target"))
     errors: list[FieldError] = []
-    name = _text(source.get("name"))
+    name = read_text(source.get("name"))
     if not name:
         errors.append(required(path.child("name"), "must specify a resource name"))
     else:
-        errors += _validate_container_resource_name(name, path.child("name"))
-    container = _text(source.get("container"))
+        errors += validate_container_resource_name(name, path.child("name"))
+    container = read_text(source.get("container"))
     if not container:
         errors.append(required(path.child("container"), "must specify a container"))
     else:
         errors += [
             invalid(path.child("container"), container, m) for m in is_dns1123_label(container)
         ]
-    errors += _validate_metric_target(target, path.child("target"))
-    return errors + _validate_utilization_or_value(target, path.child("target"))
+    errors += validate_metric_target(target, path.child("target"))
+    return errors + validate_utilization_or_value(target, path.child("target"))
 
 
 def _validate_source(
@@ -355,7 +224,7 @@ def _validate_metric_spec(
     spec: Mapping[str, Any], path: FieldPath, options: ReferenceOptions
 ) -> list[FieldError]:
     errors: list[FieldError] = []
-    kind = _text(spec.get("type"))
+    kind = read_text(spec.get("type"))
     if not kind:
         errors.append(required(path.child("type"), "must specify a metric source type"))
     if kind not in METRIC_SOURCE_TYPES:
@@ -364,7 +233,7 @@ def _validate_metric_spec(
     if present:
         # Upstream validates only the first populated source (in this fixed field order).
         first = present[0]
-        errors += _validate_source(first, _mapping(spec[first]), path.child(first), options)
+        errors += _validate_source(first, read_mapping(spec[first]), path.child(first), options)
     expected = _SOURCE_FIELDS.get(kind)
     if expected is None:
         # Upstream reports an unknown type a second time from its switch's default branch;
@@ -399,7 +268,7 @@ def validate_metrics(
     errors: list[FieldError] = []
     has_object_or_external = False
     for i, entry in enumerate(entries):
-        spec = _mapping(entry)
+        spec = read_mapping(entry)
         errors += _validate_metric_spec(spec, path.index(i), object_options)
         has_object_or_external |= spec.get("type") in ("Object", "External")
     if min_replicas == 0 and not has_object_or_external:

@@ -1,0 +1,136 @@
+"""Deployment validation (apps/v1): spec, rollout strategy, update and status update.
+
+``__init__.validate`` reaches these through ``apps``, which re-exports them. The selector,
+template, status-counter and int-or-percent rules shared with the other workloads come from
+``apps_workload``; metadata goes through ``objectmeta``. Spec: ``pkg/apis/apps/validation/
+validation.go`` (``ValidateDeployment*``, ``ValidateDeploymentStrategy``,
+``ValidateRollingUpdateDeployment``) plus the selector immutability of
+``pkg/registry/apps/deployment/strategy.go``.
+
+Contract: fields upstream always defaults read as their default when absent (replicas 1,
+strategy RollingUpdate with 25%/25%, progressDeadlineSeconds 600).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from podscale.api.field_errors import FieldError, FieldPath, forbidden, invalid, not_supported
+from podscale.api.validation.apps_workload import (
+    JSON,
+    SPEC,
+    TOO_MANY,
+    is_percent,
+    read_int,
+    read_int_or_percent,
+    validate_collision_count,
+    validate_int_or_percent,
+    validate_not_above,
+    validate_replica_set_template,
+    validate_selector_and_template,
+    validate_selector_immutable,
+    validate_status_counts,
+)
+from podscale.api.validation.objectmeta import (
+    validate_nonnegative,
+    validate_object_meta,
+    validate_object_meta_update,
+)
+
+__all__ = [
+    "validate_deployment",
+    "validate_deployment_status_update",
+    "validate_deployment_update",
+]
+
+_DEFAULT_ROLLING: Final = "25%"
+_DEFAULT_PROGRESS_DEADLINE: Final = 600
+
+
+def _validate_rolling_update(rolling: JSON, path: FieldPath) -> list[FieldError]:
+    unavailable = rolling.get("maxUnavailable", _DEFAULT_ROLLING)
+    surge = rolling.get("maxSurge", _DEFAULT_ROLLING)
+    errors = validate_int_or_percent(unavailable, path.child("maxUnavailable"))
+    errors.extend(validate_int_or_percent(surge, path.child("maxSurge")))
+    if read_int_or_percent(unavailable) == 0 and read_int_or_percent(surge) == 0:
+        errors.append(
+            invalid(path.child("maxUnavailable"), unavailable, "may not be 0 when `maxSurge` is 0")
+        )
+    if isinstance(unavailable, str) and is_percent(unavailable) and int(unavailable[:-1]) > 100:
+        errors.append(
+            invalid(path.child("maxUnavailable"), unavailable, "must not be greater than 100%")
+        )
+    return errors
+
+
+def _validate_strategy(strategy: JSON) -> list[FieldError]:
+    path = SPEC.child("strategy")
+    kind = strategy.get("type") or "RollingUpdate"
+    rolling = strategy.get("rollingUpdate")
+    if kind == "Recreate":
+        if rolling is not None:
+            return [
+                forbidden(
+                    path.child("rollingUpdate"),
+                    "may not be specified when strategy `type` is 'Recreate'",
+                )
+            ]
+        return []
+    if kind == "RollingUpdate":
+        return _validate_rolling_update(rolling or {}, path.child("rollingUpdate"))
+    return [not_supported(path, dict(strategy), ("Recreate", "RollingUpdate"))]
+
+
+def _validate_deployment_spec(spec: JSON) -> list[FieldError]:
+    errors = validate_nonnegative(read_int(spec, "replicas", 1), SPEC.child("replicas"))
+    errors.extend(validate_selector_and_template(spec, "deployment", validate_replica_set_template))
+    errors.extend(_validate_strategy(spec.get("strategy") or {}))
+    min_ready = read_int(spec, "minReadySeconds")
+    errors.extend(validate_nonnegative(min_ready, SPEC.child("minReadySeconds")))
+    if spec.get("revisionHistoryLimit") is not None:
+        errors.extend(
+            validate_nonnegative(
+                read_int(spec, "revisionHistoryLimit"), SPEC.child("revisionHistoryLimit")
+            )
+        )
+    deadline = read_int(spec, "progressDeadlineSeconds", _DEFAULT_PROGRESS_DEADLINE)
+    deadline_path = SPEC.child("progressDeadlineSeconds")
+    errors.extend(validate_nonnegative(deadline, deadline_path))
+    if deadline <= min_ready:
+        errors.append(invalid(deadline_path, deadline, "must be greater than minReadySeconds"))
+    return errors
+
+
+def validate_deployment(obj: JSON) -> list[FieldError]:
+    errors = validate_object_meta(obj.get("metadata") or {}, namespaced=True)
+    errors.extend(_validate_deployment_spec(obj.get("spec") or {}))
+    return errors
+
+
+def validate_deployment_update(new: JSON, old: JSON) -> list[FieldError]:
+    errors = validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})
+    errors.extend(_validate_deployment_spec(new.get("spec") or {}))
+    errors.extend(validate_selector_immutable(new, old))
+    return errors
+
+
+def validate_deployment_status_update(new: JSON, old: JSON) -> list[FieldError]:
+    errors = validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})
+    status = new.get("status") or {}
+    counts = ["observedGeneration", "replicas", "updatedReplicas", "readyReplicas"]
+    counts += ["availableReplicas", "unavailableReplicas"]
+    if status.get("collisionCount") is not None:
+        counts.append("collisionCount")
+    errors.extend(validate_status_counts(status, counts))
+    errors.extend(
+        validate_not_above(
+            status, ("updatedReplicas", "readyReplicas", "availableReplicas"), "replicas", TOO_MANY
+        )
+    )
+    errors.extend(
+        validate_not_above(
+            status, ("availableReplicas",), "readyReplicas", "cannot be greater than readyReplicas"
+        )
+    )
+    errors.extend(validate_collision_count(new, old))
+    return errors
