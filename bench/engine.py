@@ -1,7 +1,9 @@
 """Decision-engine throughput: how many ``decide()`` calls per second on one core.
 
-Two workloads, as issue #2 asks:
-  (a) a 10-pod HPA on one CPU utilization metric with upstream's default behavior;
+Workloads, as issue #2 asks:
+  (a) a 10-pod HPA on one CPU utilization metric with upstream's default behavior, spelled
+      out (``behavior: {}``, defaulted to upstream's policies: the behavior path);
+  (a') the same HPA with no ``behavior`` at all (upstream's legacy normalization path);
   (b) a 100-pod HPA on three metrics: cpu, a Pods metric and an External metric.
 Each decision starts from what a controller syncing every 15 s holds in its steady state:
 a history with a recommendation every 15 s over the last 5 minutes plus a few scale
@@ -49,14 +51,14 @@ def _steady(hpa: dict[str, Any], **inputs: Any) -> Callable[[], Any]:
     return lambda: decide(synced, **inputs)
 
 
-def workload_a() -> Callable[[], Any]:
-    """10 pods, cpu at 70% of request against a 50% target, default behavior."""
+def workload_a(behavior: dict[str, Any] | None = None) -> Callable[[], Any]:
+    """10 pods, cpu at 70% of request against a 50% target."""
     count = 10
     pods = [make_pod(f"web-{i}", now=NOW) for i in range(count)]
     source = StaticMetricsSource(
         timestamp=NOW, resources={"cpu": {f"web-{i}": {"app": 70} for i in range(count)}}
     )
-    hpa = make_hpa(metrics=[cpu_metric(50)], max_replicas=100, behavior={})
+    hpa = make_hpa(metrics=[cpu_metric(50)], max_replicas=100, behavior=behavior)
     return _steady(
         hpa,
         scale=make_scale(count),
@@ -75,7 +77,7 @@ def workload_b() -> Callable[[], Any]:
     pods = [make_pod(name, now=NOW) for name in names]
     source = StaticMetricsSource(
         timestamp=NOW,
-        resources={"cpu": {n: {"app": 40 + i % 30} for i, n in enumerate(names)}},
+        resources={"cpu": {n: {"app": 60 + i % 30} for i, n in enumerate(names)}},
         pods={"http_requests": {n: 9000 + 10 * (i % 50) for i, n in enumerate(names)}},
         externals={"queue_depth": [1_200_000, 800_000]},
     )
@@ -151,10 +153,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="rounds per workload")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args()
-    goals = {"a": 20_000, "b": 2_000}
+    goals = {"a": 20_000, "a-legacy": 20_000, "b": 2_000}
     results = {}
     for key, build, title in (
-        ("a", workload_a, "(a) 10 pods, cpu, default behavior"),
+        ("a", lambda: workload_a({}), "(a) 10 pods, cpu, default behavior"),
+        ("a-legacy", workload_a, "(a') 10 pods, cpu, no behavior (legacy path)"),
         ("b", workload_b, "(b) 100 pods, cpu + Pods + External"),
     ):
         rates = measure(build(), args.seconds, args.repeat)

@@ -97,7 +97,8 @@ def decide(
     namespace = str(meta.get("namespace") or "default")
     spec = hpa.get("spec") or {}
     old_status = hpa.get("status") or {}
-    sync = SyncRecorder(now, [dict(cond) for cond in old_status.get("conditions") or []], [])
+    # set_condition replaces condition dicts rather than editing them: a list copy suffices.
+    sync = SyncRecorder(now, list(old_status.get("conditions") or []), [])
     sync.condition(
         c.ABLE_TO_SCALE,
         "True",

@@ -83,11 +83,11 @@ def stabilize_recommendation(
     cutoff = now - config.downscale_stabilization
     highest = desired_replicas
     expired_slot: int | None = None
-    for index, recommendation in enumerate(history.recommendations):
-        if recommendation.timestamp < cutoff:
+    for index, (replicas, stamp) in enumerate(history.recommendations):
+        if stamp < cutoff:
             expired_slot = index
-        else:
-            highest = max(highest, recommendation.replicas)
+        elif replicas > highest:
+            highest = replicas
     _record(history, Recommendation(desired_replicas, now), slot=expired_slot)
     return highest
 
@@ -156,12 +156,14 @@ def stabilize_with_behavior(
     floor = desired_replicas
     ceiling = desired_replicas
     expired_slot: int | None = None
-    for index, recommendation in enumerate(history.recommendations):
-        if recommendation.timestamp > up_cutoff:
-            floor = min(floor, recommendation.replicas)
-        if recommendation.timestamp > down_cutoff:
-            ceiling = max(ceiling, recommendation.replicas)
-        if recommendation.timestamp < up_cutoff and recommendation.timestamp < down_cutoff:
+    # Hot loop (a controller keeps about one recommendation per sync in each window):
+    # plain comparisons rather than min()/max() calls.
+    for index, (replicas, stamp) in enumerate(history.recommendations):
+        if stamp > up_cutoff and replicas < floor:
+            floor = replicas
+        if stamp > down_cutoff and replicas > ceiling:
+            ceiling = replicas
+        if stamp < up_cutoff and stamp < down_cutoff:
             expired_slot = index
     # floor <= desired <= ceiling, so the envelope is never empty.
     stabilized = min(max(current_replicas, floor), ceiling)

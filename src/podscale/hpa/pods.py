@@ -68,8 +68,7 @@ def _ready_condition(status: Mapping[str, Any]) -> Mapping[str, Any] | None:
 def _cpu_unready_reason(
     status: Mapping[str, Any],
     sample: PodMetric,
-    now: datetime,
-    cpu_initialization_period: timedelta,
+    initializing_since: datetime,
     initial_readiness_delay: timedelta,
 ) -> str | None:
     """Why a cpu sample of a running pod must not count, or ``None`` when it does.
@@ -89,7 +88,8 @@ def _cpu_unready_reason(
     transition_text = condition.get("lastTransitionTime")
     last_transition = parse_time(transition_text) if transition_text else ZERO_TIME
     is_false = condition.get("status") == "False"
-    if start_time + cpu_initialization_period > now:
+    # Started after ``now - cpu_initialization_period``: still initializing.
+    if start_time > initializing_since:
         if is_false:
             return "not ready"
         if sample.timestamp < last_transition + sample.window:
@@ -116,6 +116,7 @@ def group_pods(
     only for ``resource == "cpu"`` (see ``_cpu_unready_reason``): any other resource or
     custom metric trusts every sample of a non-pending pod.
     """
+    initializing_since = now - cpu_initialization_period
     ready_count = 0
     unready: dict[str, str] = {}
     missing: set[str] = set()
@@ -139,7 +140,7 @@ def group_pods(
             continue
         if resource == CPU:
             reason = _cpu_unready_reason(
-                status, sample, now, cpu_initialization_period, initial_readiness_delay
+                status, sample, initializing_since, initial_readiness_delay
             )
             if reason is not None:
                 unready[name] = reason
