@@ -9,7 +9,7 @@ events) travels in ``History``. Modules, bottom up:
 - ``metric_status``: the controller's view of one metric (status entry, failure condition).
 - ``normalize`` / ``policies``: stabilization windows, scaling policies, min/max limits.
 - ``conditions``: condition reasons and messages; ``decide``: the whole sync
-  (``combine``, ``normalize_step``, ``sync``, ``status``); ``rescale_failure``.
+  (``combine``, ``normalize_step``, ``sync``, ``status``); ``scale_failures``.
 - ``trace``: the decision trace; ``static_source`` and ``scenario``: fixed inputs.
 """
 
@@ -31,7 +31,7 @@ from podscale.hpa.policies import (
     scale_up_limit,
     seed_history,
 )
-from podscale.hpa.rescale_failure import apply_rescale_failure
+from podscale.hpa.scale_failures import apply_rescale_failure, scale_unavailable
 from podscale.hpa.static_source import StaticMetricsSource
 from podscale.hpa.tolerance import tolerances_for
 from podscale.hpa.trace import DecisionTrace, render_trace, trace_to_dict
@@ -75,6 +75,7 @@ __all__ = [
     "render_trace",
     "replicas_change_in_period",
     "scale_down_limit",
+    "scale_unavailable",
     "scale_up_limit",
     "seed_history",
     "set_condition",

@@ -7,7 +7,7 @@ status with upstream's conditions, the events upstream would emit, the updated h
 and a ``DecisionTrace`` explaining every step. It combines the per-metric outcomes of
 ``metric_status`` (which wraps ``calculator``) and the normalization of ``normalize``.
 The controller shell (a later layer) writes the results; if the ``/scale`` update
-fails it calls ``rescale_failure.apply_rescale_failure`` for upstream's failure status.
+fails it calls ``scale_failures.apply_rescale_failure`` for upstream's failure status.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The HPA status a sync writes: upstream's ``setStatus``, with Go's field order and omitempty.
 
-``decide`` and ``rescale_failure`` build every status through ``build_status`` so the
+``decide`` and ``scale_failures`` build every status through ``build_status`` so the
 JSON is always shaped the same way (``currentReplicas`` omitted when 0, ``desiredReplicas``
 always present, ``observedGeneration`` never set, as upstream's controller leaves it).
 """
