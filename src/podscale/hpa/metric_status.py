@@ -16,7 +16,6 @@ from typing import Any, Final, NamedTuple
 
 from podscale.api.quantity import format_milli
 from podscale.hpa.calculator import calculate_replicas
-from podscale.hpa.calculator_values import format_go_label_selector
 from podscale.hpa.conditions import INVALID_METRIC_SOURCE_TYPE
 from podscale.hpa.types import Config, MetricError, MetricProposal, MetricsSource
 
@@ -62,6 +61,13 @@ def _failure(reason: str, inner: str, error: str) -> MetricOutcome:
         condition_reason=reason,
         condition_message=UNABLE_TO_COMPUTE.format(inner),
         failure_detail=inner,
+    )
+
+
+def _success(proposal: MetricProposal, status: dict[str, Any]) -> MetricOutcome:
+    # The calculator names the metric as upstream's "<name> above target" reason does.
+    return MetricOutcome(
+        proposal.replicas, proposal.trace.metric, proposal.timestamp, status, proposal
     )
 
 
@@ -144,19 +150,15 @@ def _resource_like(spec: dict[str, Any], propose: _Propose, *, container: bool) 
             inner = str(err)
         return _failure(reason, inner, wrap.format(inner))
     current: dict[str, Any] = {}
-    if by_value:
-        metric_name = f"{name} resource"
-    else:
+    if not by_value:
         current["averageUtilization"] = proposal.utilization
-        kind = "container resource" if container else "resource"
-        metric_name = f"{name} {kind} utilization (percentage of request)"
     current.update(_value_status(proposal, "averageValue"))
     body: dict[str, Any] = {"name": name}
     if container:
         body["container"] = source.get("container", "")
     body["current"] = current
     status = {"type": spec["type"], key: body}
-    return MetricOutcome(proposal.replicas, metric_name, proposal.timestamp, status, proposal)
+    return _success(proposal, status)
 
 
 def _pods(spec: dict[str, Any], propose: _Propose) -> MetricOutcome:
@@ -170,8 +172,7 @@ def _pods(spec: dict[str, Any], propose: _Propose) -> MetricOutcome:
         "type": "Pods",
         "pods": {"metric": _identifier(metric), "current": _value_status(proposal, "averageValue")},
     }
-    name = f"pods metric {metric.get('name', '')}"
-    return MetricOutcome(proposal.replicas, name, proposal.timestamp, status, proposal)
+    return _success(proposal, status)
 
 
 def _object(spec: dict[str, Any], propose: _Propose) -> MetricOutcome:
@@ -200,13 +201,7 @@ def _object(spec: dict[str, Any], propose: _Propose) -> MetricOutcome:
             "current": _value_status(proposal, key),
         },
     }
-    if by_value:
-        kind = (source.get("describedObject") or {}).get("kind", "")
-        name = f"{kind} metric {metric_name}"
-    else:
-        # Upstream names the per-pod object metric "external metric ...": kept for parity.
-        name = f"external metric {metric_name}({format_go_label_selector(metric.get('selector'))})"
-    return MetricOutcome(proposal.replicas, name, proposal.timestamp, status, proposal)
+    return _success(proposal, status)
 
 
 def _external(spec: dict[str, Any], propose: _Propose) -> MetricOutcome:
@@ -234,8 +229,7 @@ def _external(spec: dict[str, Any], propose: _Propose) -> MetricOutcome:
         "type": "External",
         "external": {"metric": _identifier(metric), "current": _value_status(proposal, key)},
     }
-    name = f"external metric {metric_name}({format_go_label_selector(metric.get('selector'))})"
-    return MetricOutcome(proposal.replicas, name, proposal.timestamp, status, proposal)
+    return _success(proposal, status)
 
 
 _HANDLERS: Final = {

@@ -15,47 +15,19 @@ from typing import Any, Final
 
 from podscale.api.field_errors import FieldError, FieldPath, forbidden, invalid, required
 from podscale.api.quantity import Quantity, QuantityError, parse_quantity
-from podscale.api.validation.names import is_qualified_name, validate_path_segment_name
+from podscale.api.validation.names import validate_path_segment_name
 
 __all__ = [
     "is_set",
     "read_mapping",
     "read_quantity",
     "read_text",
-    "validate_container_resource_name",
     "validate_metric_identifier",
     "validate_metric_target",
     "validate_utilization_or_value",
 ]
 
 _TARGET_TYPES: Final = frozenset({"Utilization", "Value", "AverageValue"})
-
-# Resource-name tables used by upstream's validateContainerResourceName (core helpers).
-_STANDARD_CONTAINER_RESOURCES: Final = frozenset({"cpu", "memory", "ephemeral-storage"})
-_STANDARD_RESOURCES: Final = frozenset(
-    [
-        "cpu",
-        "memory",
-        "ephemeral-storage",
-        "storage",
-        "pods",
-        "services",
-        "replicationcontrollers",
-        "resourcequotas",
-        "secrets",
-        "configmaps",
-        "persistentvolumeclaims",
-        "services.nodeports",
-        "services.loadbalancers",
-        "requests.cpu",
-        "requests.memory",
-        "requests.storage",
-        "requests.ephemeral-storage",
-        "limits.cpu",
-        "limits.memory",
-        "limits.ephemeral-storage",
-    ]
-)
 
 
 def read_text(value: Any) -> str:
@@ -147,30 +119,3 @@ def validate_utilization_or_value(target: Mapping[str, Any], path: FieldPath) ->
             )
         ]
     return []
-
-
-def _is_extended_resource_name(name: str) -> bool:
-    # Not native (no kubernetes.io domain), not "requests."-prefixed, and usable as a quota key.
-    if "kubernetes.io/" in name or name.startswith("requests."):
-        return False
-    return not is_qualified_name("requests." + name)
-
-
-def validate_container_resource_name(name: str, path: FieldPath) -> list[FieldError]:
-    """Upstream core ``validateContainerResourceName``: a standard or extended resource."""
-    errors = [invalid(path, name, msg) for msg in is_qualified_name(name)]
-    if "/" not in name:
-        # The generic resource-name rule stops at a malformed name; the container rule
-        # below is appended regardless, as upstream does.
-        if not errors and (
-            name not in _STANDARD_RESOURCES
-            and not name.startswith(("hugepages-", "requests.hugepages-"))
-        ):
-            errors.append(
-                invalid(path, name, "must be a standard resource type or fully qualified")
-            )
-        if name not in _STANDARD_CONTAINER_RESOURCES and not name.startswith("hugepages-"):
-            errors.append(invalid(path, name, "must be a standard resource for containers"))
-    elif "kubernetes.io/" not in name and not _is_extended_resource_name(name):
-        errors.append(invalid(path, name, "doesn't follow extended resource name standard"))
-    return errors

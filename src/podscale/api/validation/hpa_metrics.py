@@ -38,12 +38,12 @@ from podscale.api.validation.hpa_metric_target import (
     read_mapping,
     read_quantity,
     read_text,
-    validate_container_resource_name,
     validate_metric_identifier,
     validate_metric_target,
     validate_utilization_or_value,
 )
 from podscale.api.validation.names import is_dns1123_label, validate_path_segment_name
+from podscale.api.validation.pod_resources import validate_container_resource_name
 
 __all__ = [
     "METRIC_SOURCE_TYPES",

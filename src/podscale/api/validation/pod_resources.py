@@ -17,7 +17,7 @@ from podscale.api.field_errors import FieldError, FieldPath, forbidden, invalid,
 from podscale.api.quantity import Quantity, QuantityError, parse_quantity
 from podscale.api.validation.names import is_qualified_name
 
-__all__ = ["validate_resource_requirements"]
+__all__ = ["validate_container_resource_name", "validate_resource_requirements"]
 
 # Resource names upstream knows without a domain prefix (core helper.IsStandardResourceName).
 _STANDARD_RESOURCES: Final = frozenset(
@@ -77,7 +77,11 @@ def _overcommit_allowed(name: str) -> bool:
     return _is_native_resource(name) and not name.startswith(_HUGEPAGES)
 
 
-def _validate_container_resource_name(name: str, path: FieldPath) -> list[FieldError]:
+def validate_container_resource_name(name: str, path: FieldPath) -> list[FieldError]:
+    """Upstream core ``validateContainerResourceName``: a standard or extended resource.
+
+    Shared by container resource requirements and HPA ``ContainerResource`` metrics.
+    """
     errors = [invalid(path, name, msg) for msg in is_qualified_name(name)]
     if "/" not in name:
         standard = name in _STANDARD_RESOURCES or name.startswith(
@@ -106,7 +110,7 @@ def _parse_resource_list(
     errors: list[FieldError] = []
     for name, raw in resources.items():
         item = path.key(name)
-        errors.extend(_validate_container_resource_name(name, item))
+        errors.extend(validate_container_resource_name(name, item))
         try:
             quantity = parse_quantity(raw)
         except QuantityError as err:
