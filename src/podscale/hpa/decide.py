@@ -177,7 +177,7 @@ def decide(
                 conditions=sync.final_conditions(),
             )
             trace = DecisionTrace(
-                branch="metrics: no usable proposal, no scaling",
+                branch=_blocked_branch(result.invalid, len(result.traces)),
                 desired_replicas=current_replicas,
                 rescale=False,
                 reason="",
@@ -274,4 +274,16 @@ def decide(
         error=error,
         metric_statuses=None if metric_statuses is None else tuple(metric_statuses),
         history_without_rescale=history_without_rescale,
+    )
+
+
+def _blocked_branch(invalid: int, computed: int) -> str:
+    """Why the metrics gave nothing to act on, for the trace."""
+    if computed == 0:
+        return "metrics: the target's selector is unusable, no scaling"
+    if invalid >= computed:
+        return "metrics: every metric failed, no scaling"
+    return (
+        "metrics: a metric failed and the valid ones point below the current count; "
+        "upstream does not scale down on partial metrics"
     )
