@@ -1,0 +1,1 @@
+"""Versioned object storage (``interface``): in-memory and SQLite backends, with watch."""
