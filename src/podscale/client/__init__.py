@@ -1,0 +1,1 @@
+"""Clients of the API: transports, informers and the controllers' work queue."""

@@ -1,0 +1,147 @@
+"""A work queue with client-go's contract, for controllers (``podscale.controllers``).
+
+The contract (``k8s.io/client-go/util/workqueue``):
+- An item is queued at most once: adding an item already waiting is a no-op.
+- An item being processed (between ``get`` and ``done``) is never handed out twice; if it
+  is added meanwhile, it is queued again when ``done`` is called, so no change is lost.
+- ``add_after`` queues an item once a delay has passed; ``add_rate_limited`` asks the rate
+  limiter for the delay (backoff on failure, or a fixed resync beat); ``forget`` resets it.
+- After ``shut_down``, ``get`` returns ``None`` once the queue is drained.
+
+Time is injected (``Clock``). With a real clock, ``get`` waits in asyncio until an item is
+ready; a simulation on virtual time calls ``promote_ready`` / ``get_nowait`` itself and
+learns from ``next_ready_at`` when the next delayed item falls due.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import itertools
+from collections import deque
+from collections.abc import Hashable
+from datetime import datetime, timedelta
+from typing import Generic, TypeVar
+
+from podscale.client.ratelimit import RateLimiter, default_controller_rate_limiter
+from podscale.store.interface import Clock
+
+__all__ = ["WorkQueue"]
+
+T = TypeVar("T", bound=Hashable)
+
+
+class WorkQueue(Generic[T]):
+    """De-duplicating, delaying, rate-limited queue of hashable items (e.g. ``ns/name``)."""
+
+    def __init__(self, clock: Clock, rate_limiter: RateLimiter | None = None) -> None:
+        self._clock = clock
+        self._limiter = rate_limiter or default_controller_rate_limiter(clock)
+        self._queue: deque[T] = deque()
+        self._dirty: set[T] = set()  # waiting in _queue, or to requeue after done
+        self._processing: set[T] = set()
+        self._delayed: list[tuple[datetime, int, T]] = []  # heap by ready time
+        self._sequence = itertools.count()  # FIFO among equal ready times
+        self._shutting_down = False
+        self._wakeup: asyncio.Event | None = None
+
+    # -- adding -----------------------------------------------------------------------
+
+    def add(self, item: T) -> None:
+        if self._shutting_down or item in self._dirty:
+            return
+        self._dirty.add(item)
+        if item in self._processing:
+            return  # queued again by done()
+        self._queue.append(item)
+        self._wake()
+
+    def add_after(self, item: T, delay: timedelta) -> None:
+        if self._shutting_down:
+            return
+        if delay <= timedelta(0):
+            self.add(item)
+            return
+        ready_at = self._clock.now() + delay
+        heapq.heappush(self._delayed, (ready_at, next(self._sequence), item))
+        self._wake()
+
+    def add_rate_limited(self, item: T) -> None:
+        self.add_after(item, self._limiter.when(item))
+
+    def forget(self, item: T) -> None:
+        self._limiter.forget(item)
+
+    def num_requeues(self, item: T) -> int:
+        return self._limiter.num_requeues(item)
+
+    # -- time -------------------------------------------------------------------------
+
+    def next_ready_at(self) -> datetime | None:
+        """When the earliest delayed item falls due, if any."""
+        return self._delayed[0][0] if self._delayed else None
+
+    def promote_ready(self) -> int:
+        """Queue every delayed item whose time has come; returns how many."""
+        now = self._clock.now()
+        promoted = 0
+        while self._delayed and self._delayed[0][0] <= now:
+            _, _, item = heapq.heappop(self._delayed)
+            self.add(item)
+            promoted += 1
+        return promoted
+
+    # -- processing -------------------------------------------------------------------
+
+    def get_nowait(self) -> T | None:
+        """The next ready item (marked processing), or ``None`` if nothing is ready."""
+        self.promote_ready()
+        if not self._queue:
+            return None
+        item = self._queue.popleft()
+        self._dirty.discard(item)
+        self._processing.add(item)
+        return item
+
+    async def get(self) -> T | None:
+        """Wait for the next item; ``None`` once shut down and drained."""
+        while True:
+            item = self.get_nowait()
+            if item is not None:
+                return item
+            if self._shutting_down:
+                return None
+            self._wakeup = self._wakeup or asyncio.Event()
+            self._wakeup.clear()
+            due = self.next_ready_at()
+            timeout = None
+            if due is not None:
+                timeout = max(0.0, (due - self._clock.now()).total_seconds())
+            # A timeout means a delayed item fell due: loop and promote it.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wakeup.wait(), timeout)
+
+    def done(self, item: T) -> None:
+        """Processing finished; an item added meanwhile goes back in the queue."""
+        self._processing.discard(item)
+        if item in self._dirty:
+            self._queue.append(item)
+            self._wake()
+
+    def shut_down(self) -> None:
+        self._shutting_down = True
+        self._delayed.clear()
+        self._wake()
+
+    @property
+    def shutting_down(self) -> bool:
+        return self._shutting_down
+
+    def __len__(self) -> int:
+        """Items ready to be handed out (not counting delayed or processing ones)."""
+        return len(self._queue)
+
+    def _wake(self) -> None:
+        if self._wakeup is not None:
+            self._wakeup.set()
