@@ -1,0 +1,121 @@
+"""The informer's local cache: objects by ``namespace/name``, with named indexes.
+
+client-go's ``Indexer``/``Lister``: controllers read from here instead of the API server.
+``Lister`` is the read-only face handed to controllers; ``podscale.client.informer`` keeps
+the cache in step with the server. Objects are stored as received and must be treated as
+read-only by readers (copy before changing, as with client-go's shared caches).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from podscale.api.selectors import Selector
+
+__all__ = ["Cache", "IndexFunc", "Lister", "namespace_index", "object_key"]
+
+JSON = dict[str, Any]
+IndexFunc = Callable[[JSON], Iterable[str]]
+
+
+def object_key(obj: Mapping[str, Any]) -> str:
+    """``namespace/name``, or ``name`` for cluster-scoped objects (client-go's key)."""
+    meta = obj.get("metadata") or {}
+    namespace = meta.get("namespace") or ""
+    name = str(meta.get("name") or "")
+    return f"{namespace}/{name}" if namespace else name
+
+
+def namespace_index(obj: JSON) -> Iterable[str]:
+    return [str((obj.get("metadata") or {}).get("namespace") or "")]
+
+
+class Cache:
+    """A thread-unsafe store of objects with indexes, owned by one informer."""
+
+    def __init__(self, indexers: Mapping[str, IndexFunc] | None = None) -> None:
+        self._items: dict[str, JSON] = {}
+        self._indexers: dict[str, IndexFunc] = {"namespace": namespace_index, **(indexers or {})}
+        self._indexes: dict[str, dict[str, set[str]]] = {name: {} for name in self._indexers}
+
+    def upsert(self, obj: JSON) -> JSON | None:
+        """Store ``obj``; returns the object it replaced, if any."""
+        key = object_key(obj)
+        old = self._items.get(key)
+        if old is not None:
+            self._unindex(key, old)
+        self._items[key] = obj
+        self._index(key, obj)
+        return old
+
+    def remove(self, obj: JSON) -> JSON | None:
+        key = object_key(obj)
+        old = self._items.pop(key, None)
+        if old is not None:
+            self._unindex(key, old)
+        return old
+
+    def replace(self, objects: Iterable[JSON]) -> None:
+        """Swap the whole content (after a relist)."""
+        self._items.clear()
+        self._indexes = {name: {} for name in self._indexers}
+        for obj in objects:
+            self.upsert(obj)
+
+    def get(self, key: str) -> JSON | None:
+        return self._items.get(key)
+
+    def list_keys(self) -> list[str]:
+        return list(self._items)
+
+    def values(self) -> list[JSON]:
+        return list(self._items.values())
+
+    def by_index(self, index: str, value: str) -> list[JSON]:
+        keys = self._indexes[index].get(value, set())
+        return [self._items[key] for key in sorted(keys)]
+
+    def _index(self, key: str, obj: JSON) -> None:
+        for name, func in self._indexers.items():
+            for value in func(obj):
+                self._indexes[name].setdefault(value, set()).add(key)
+
+    def _unindex(self, key: str, obj: JSON) -> None:
+        for name, func in self._indexers.items():
+            for value in func(obj):
+                keys = self._indexes[name].get(value)
+                if keys is not None:
+                    keys.discard(key)
+                    if not keys:
+                        del self._indexes[name][value]
+
+
+class Lister:
+    """Read-only queries over a ``Cache`` (client-go's generated listers)."""
+
+    def __init__(self, cache: Cache) -> None:
+        self._cache = cache
+
+    def get(self, namespace: str, name: str) -> JSON | None:
+        return self._cache.get(f"{namespace}/{name}" if namespace else name)
+
+    def list(
+        self, namespace: str | None = None, selector: Selector | None = None
+    ) -> builtins.list[JSON]:
+        """Objects in ``namespace`` (all when ``None``) whose labels ``selector`` matches."""
+        if namespace is None:
+            objects = sorted(self._cache.values(), key=object_key)
+        else:
+            objects = self._cache.by_index("namespace", namespace)
+        if selector is None:
+            return objects
+        return [
+            obj
+            for obj in objects
+            if selector.matches((obj.get("metadata") or {}).get("labels") or {})
+        ]
+
+    def by_index(self, index: str, value: str) -> builtins.list[JSON]:
+        return self._cache.by_index(index, value)
