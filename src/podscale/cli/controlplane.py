@@ -1,0 +1,112 @@
+"""The embedded control plane's files and policies: data directory, token, kubeconfig.
+
+``podscale up`` (``podscale.cli.main``) keeps everything under one data directory,
+created private (0700) and refused when others can write to it: the SQLite database, the
+bearer token (0600) and a kubeconfig (0600) that both kubectl and podscale use. Binding
+anything but loopback requires authentication. ``podscale.cli.serve`` assembles the store,
+the API server app and the ``AccessGuard`` around these.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from podscale.cli.access import new_token
+
+__all__ = [
+    "ControlPlaneError",
+    "check_bind",
+    "default_data_dir",
+    "load_or_create_token",
+    "prepare_data_dir",
+    "write_kubeconfig",
+]
+
+
+class ControlPlaneError(Exception):
+    """A setup problem the user must fix; the message says what and where."""
+
+
+def default_data_dir() -> Path:
+    """``$PODSCALE_HOME``, else ``$XDG_DATA_HOME/podscale``, else ``~/.local/share/podscale``."""
+    if home := os.environ.get("PODSCALE_HOME"):
+        return Path(home)
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "podscale"
+
+
+def prepare_data_dir(path: Path) -> Path:
+    """Create ``path`` with mode 0700 if missing; refuse a directory others may write to."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    mode = path.stat().st_mode
+    if mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise ControlPlaneError(
+            f"refusing to use {path}: it is writable by other users (mode {stat.S_IMODE(mode):o}); "
+            "use a private directory (chmod 700)"
+        )
+    return path
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` readable by the owner only, replacing it atomically."""
+    temporary = path.with_name(path.name + ".tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.chmod(temporary, 0o600)
+    os.replace(temporary, path)
+
+
+def load_or_create_token(data_dir: Path) -> str:
+    """The control plane's bearer token, generated once and kept in ``data_dir/token``."""
+    path = data_dir / "token"
+    if path.exists():
+        token = path.read_text(encoding="utf-8").strip()
+        if token:
+            return token
+    token = new_token()
+    _write_private(path, token + "\n")
+    return token
+
+
+def write_kubeconfig(path: Path, *, server: str, token: str | None, name: str = "podscale") -> None:
+    """A standalone kubeconfig (mode 0600) for ``server`` with ``token``, as kubectl reads it."""
+    user: dict[str, Any] = {"token": token} if token else {}
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": name, "cluster": {"server": server}}],
+        "users": [{"name": name, "user": user}],
+        "contexts": [
+            {"name": name, "context": {"cluster": name, "user": name, "namespace": "default"}}
+        ],
+        "current-context": name,
+        "preferences": {},
+    }
+    _write_private(path, yaml.safe_dump(config, sort_keys=False))
+
+
+def is_loopback(host: str) -> bool:
+    if host in ("localhost", ""):
+        return host == "localhost"
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, *, authenticated: bool) -> None:
+    """Refuse to expose an unauthenticated server beyond this machine."""
+    if not authenticated and not is_loopback(host):
+        raise ControlPlaneError(
+            f"refusing to bind {host} without authentication: only loopback addresses "
+            "(127.0.0.1, ::1) may run without a token"
+        )
