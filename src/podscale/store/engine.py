@@ -1,0 +1,295 @@
+"""The store engine: one implementation of ``interface.Store`` over a pluggable persistence.
+
+Like kube-apiserver's watch cache in front of etcd, every backend keeps the current objects
+in memory (serialized, so hand-outs are fresh copies) and serves reads from there; writes
+go through ``Persistence.commit`` first and touch memory only once it returned, so an
+acknowledged write is durable exactly as far as the persistence is (``memory``: not at
+all; ``sqlite``: committed). Metadata rules live in ``objects``, list pages in ``listing``,
+watch fan-out and history in ``watchhub``.
+
+One lock serializes writes: revisions are assigned, committed and published in order.
+Gets read without it (a dict lookup is atomic under the GIL and entries are immutable).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import threading
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import orjson
+
+from podscale.store import listing, objects
+from podscale.store.interface import (
+    Clock,
+    DeleteResult,
+    ExpiredError,
+    ListResult,
+    Preconditions,
+    StoreError,
+)
+from podscale.store.watchhub import EventRecord, HubWatch, WatchHub
+
+__all__ = ["LoadedState", "Persistence", "VersionedStore", "new_uid"]
+
+JSON = dict[str, Any]
+Key = tuple[str, str]
+Entry = tuple[int, bytes]  # (revision, serialized object)
+
+
+def new_uid() -> str:
+    return str(uuid.uuid4())
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedState:
+    """What a persistence holds at open: the revision, current objects (as records), and
+    the kept events (ascending) with the revision they start after (``floor``)."""
+
+    revision: int = 0
+    objects: list[EventRecord] = field(default_factory=list)
+    events: list[EventRecord] = field(default_factory=list)
+    floor: int = 0
+
+
+class Persistence(Protocol):
+    """Where committed writes go. ``commit`` must be atomic and durable when it returns,
+    storing the record, the object change it implies and the revision together; on
+    failure it raises a ``StoreError`` and nothing was applied."""
+
+    def load(self) -> LoadedState: ...
+
+    def commit(self, record: EventRecord) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def _encode(obj: JSON) -> bytes:
+    try:
+        return orjson.dumps(obj)
+    except (TypeError, orjson.JSONEncodeError):
+        raise StoreError("object is not JSON-serializable") from None
+
+
+class VersionedStore:
+    """``interface.Store`` over ``persistence``. See ``memory`` and ``sqlite``."""
+
+    def __init__(
+        self,
+        persistence: Persistence,
+        clock: Clock,
+        *,
+        history: int,
+        watch_buffer: int,
+        new_uid: Callable[[], str] = new_uid,
+    ) -> None:
+        self._persistence = persistence
+        self._clock = clock
+        self._new_uid = new_uid
+        self._lock = threading.Lock()
+        self._closed = False
+        self._hub = WatchHub(history=history, buffer=watch_buffer)
+        state = persistence.load()
+        self._revision = state.revision
+        self._objects: dict[str, dict[Key, Entry]] = {}
+        for record in state.objects:
+            bucket = self._objects.setdefault(record.resource, {})
+            bucket[(record.namespace, record.name)] = (record.revision, record.data)
+        self._hub.seed(state.events, state.floor)
+
+    @property
+    def revision(self) -> int:
+        return self._revision
+
+    @property
+    def oldest_watchable(self) -> int:
+        """The oldest revision a watch can start from (older ones are expired)."""
+        return self._hub.floor
+
+    # -- reads ---------------------------------------------------------------------------
+    def get(self, resource: str, namespace: str, name: str) -> JSON:
+        entry = self._objects.get(resource, {}).get((namespace, name))
+        if entry is None:
+            raise objects.error_not_found(resource, name)
+        result: JSON = orjson.loads(entry[1])
+        return result
+
+    def list(
+        self,
+        resource: str,
+        namespace: str | None = None,
+        *,
+        predicate: Callable[[JSON], bool] | None = None,
+        limit: int | None = None,
+        continue_token: str | None = None,
+    ) -> ListResult:
+        after: Key | None = None
+        with self._lock:
+            revision = self._revision
+            bucket = self._objects.get(resource, {})
+            if namespace is None:
+                current = {key: entry[1] for key, entry in bucket.items()}
+            else:
+                current = {key: entry[1] for key, entry in bucket.items() if key[0] == namespace}
+            if continue_token:
+                resumed = listing.decode_continue(
+                    continue_token, resource, namespace, floor=self._hub.floor
+                )
+                revision, after = resumed.revision, resumed.key
+                undo = self._hub.states_at(revision, resource, namespace)
+                if undo is None:
+                    raise ExpiredError(listing.CONTINUE_EXPIRED, resource=resource)
+                for key, previous in undo.items():
+                    if previous is None:
+                        current.pop(key, None)
+                    else:
+                        current[key] = previous
+        entries = sorted(current.items())
+        page = listing.pick_page(
+            entries, orjson.loads, predicate=predicate, limit=limit, after=after
+        )
+        token = None
+        if page.last_key is not None:
+            token = listing.encode_continue(resource, namespace, revision, page.last_key)
+        return ListResult(
+            items=page.items, revision=revision, continue_token=token, remaining=page.remaining
+        )
+
+    # -- writes --------------------------------------------------------------------------
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("store is closed")
+
+    def _timestamp(self) -> str:
+        return objects.format_timestamp(self._clock.now())
+
+    def _stored(self, resource: str, key: Key) -> Entry:
+        entry = self._objects.get(resource, {}).get(key)
+        if entry is None:
+            raise objects.error_not_found(resource, key[1])
+        return entry
+
+    def _commit(self, record: EventRecord) -> None:
+        """Persist, then apply to memory and publish. Caller holds the lock."""
+        self._persistence.commit(record)
+        self._revision = record.revision
+        bucket = self._objects.setdefault(record.resource, {})
+        key = (record.namespace, record.name)
+        if record.type == "DELETED":
+            bucket.pop(key, None)
+        else:
+            bucket[key] = (record.revision, record.data)
+        self._hub.publish(record)
+
+    def create(self, resource: str, obj: JSON) -> JSON:
+        namespace, name = objects.key_of(obj)
+        with self._lock:
+            self._check_open()
+            if (namespace, name) in self._objects.get(resource, {}):
+                raise objects.error_already_exists(resource, name)
+            revision = self._revision + 1
+            created = objects.stamp_created(
+                obj, uid=self._new_uid(), timestamp=self._timestamp(), revision=revision
+            )
+            data = _encode(created)
+            self._commit(EventRecord("ADDED", resource, namespace, name, revision, data, None))
+        result: JSON = orjson.loads(data)
+        return result
+
+    def update(self, resource: str, obj: JSON) -> JSON:
+        key = objects.key_of(obj)
+        with self._lock:
+            self._check_open()
+            stored_revision, stored_data = self._stored(resource, key)
+            stored: JSON = orjson.loads(stored_data)
+            objects.check_update_version(resource, stored, obj)
+            unchanged = objects.stamp_updated(stored, obj, revision=stored_revision)
+            if unchanged == stored:  # a no-op write keeps its revision, as upstream
+                return stored
+            revision = self._revision + 1
+            if objects.is_finalized(unchanged):
+                # Upstream deletes the *stored* state: the update itself is never written.
+                data = _encode(objects.with_revision(stored, revision))
+                record = EventRecord("DELETED", resource, *key, revision, data, stored_data)
+            else:
+                data = _encode(objects.with_revision(unchanged, revision))
+                record = EventRecord("MODIFIED", resource, *key, revision, data, stored_data)
+            self._commit(record)
+        result: JSON = orjson.loads(data)
+        return result
+
+    def delete(
+        self,
+        resource: str,
+        namespace: str,
+        name: str,
+        *,
+        preconditions: Preconditions | None = None,
+        finalizers_to_add: tuple[str, ...] = (),
+    ) -> DeleteResult:
+        key = (namespace, name)
+        with self._lock:
+            self._check_open()
+            _, stored_data = self._stored(resource, key)
+            stored: JSON = orjson.loads(stored_data)
+            objects.check_preconditions(resource, stored, preconditions)
+            revision = self._revision + 1
+            marked, remove = objects.mark_deleting(
+                stored, finalizers_to_add, timestamp=self._timestamp(), revision=revision
+            )
+            if remove:
+                data = _encode(objects.with_revision(stored, revision))
+                self._commit(
+                    EventRecord("DELETED", resource, namespace, name, revision, data, stored_data)
+                )
+            elif marked is None:
+                return DeleteResult(object=stored, deleted=False)
+            else:
+                data = _encode(marked)
+                self._commit(
+                    EventRecord("MODIFIED", resource, namespace, name, revision, data, stored_data)
+                )
+        return DeleteResult(object=orjson.loads(data), deleted=remove)
+
+    # -- watch ---------------------------------------------------------------------------
+    def watch(self, resource: str, namespace: str | None = None, *, since: int | None) -> HubWatch:
+        loop = asyncio.get_running_loop()
+        if since is not None and since < 0:
+            raise StoreError(f"invalid resource version: {since}")
+        with self._lock:
+            if not since:
+                backlog = self._replay(resource, namespace)
+            else:
+                backlog = self._hub.events_after(since, resource, namespace)
+            # A ``since`` ahead of the store only sees writes after it (upstream would wait
+            # for it to catch up or fail with "Too large resource version").
+            return self._hub.open(
+                resource,
+                namespace,
+                backlog=backlog,
+                revision=max(self._revision, since or 0),
+                loop=loop,
+                after=since or 0,
+            )
+
+    def _replay(self, resource: str, namespace: str | None) -> builtins.list[EventRecord]:
+        bucket = self._objects.get(resource, {})
+        keys: Iterable[Key] = sorted(
+            key for key in bucket if namespace is None or key[0] == namespace
+        )
+        return [
+            EventRecord("ADDED", resource, key[0], key[1], bucket[key][0], bucket[key][1])
+            for key in keys
+        ]
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._hub.close()
+            self._persistence.close()

@@ -1,0 +1,226 @@
+"""Metadata bookkeeping shared by every backend: pure functions over JSON objects.
+
+The engine (``engine``) calls these inside its write lock; they decide *what* the next
+stored state is, never *how* it is stored. They follow kube-apiserver's generic registry
+(``staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go``: Create, Update,
+Delete, ``markAsDeleting``, ``deletionFinalizersForGarbageCollection``) and storage
+preconditions (``staging/src/k8s.io/apiserver/pkg/storage/interfaces.go``).
+
+Inputs are never mutated: each function returns a new top-level dict with a new
+``metadata`` dict and shares the untouched sub-trees, which the engine serializes at once.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from podscale.store.interface import (
+    AlreadyExistsError,
+    ConflictError,
+    NotFoundError,
+    Preconditions,
+    StoreError,
+)
+
+__all__ = [
+    "FINALIZER_FOREGROUND",
+    "FINALIZER_ORPHAN",
+    "check_preconditions",
+    "check_update_version",
+    "error_already_exists",
+    "error_conflict",
+    "error_not_found",
+    "format_timestamp",
+    "is_finalized",
+    "key_of",
+    "mark_deleting",
+    "stamp_created",
+    "stamp_updated",
+    "with_revision",
+]
+
+JSON = dict[str, Any]
+
+FINALIZER_ORPHAN = "orphan"
+FINALIZER_FOREGROUND = "foregroundDeletion"
+# Upstream's propagation finalizers exclude each other: choosing one policy drops the other.
+_EXCLUSIVE = {FINALIZER_ORPHAN: FINALIZER_FOREGROUND, FINALIZER_FOREGROUND: FINALIZER_ORPHAN}
+
+_OPTIMISTIC_LOCK = (
+    "the object has been modified; please apply your changes to the latest version and try again"
+)
+
+
+def format_timestamp(moment: datetime) -> str:
+    """RFC 3339 in whole seconds, UTC, as ``metav1.Time`` marshals: ``2026-11-22T10:00:00Z``.
+    A naive datetime is taken to be UTC already."""
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def key_of(obj: JSON) -> tuple[str, str]:
+    """``(namespace, name)``; namespace is "" for cluster-scoped objects."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        raise StoreError("object has no metadata")
+    name = meta.get("name")
+    namespace = meta.get("namespace") or ""
+    if not isinstance(name, str) or not name:
+        raise StoreError("object has no metadata.name")
+    if not isinstance(namespace, str):
+        raise StoreError("metadata.namespace must be a string")
+    return namespace, name
+
+
+def error_not_found(resource: str, name: str) -> NotFoundError:
+    return NotFoundError(f'{resource} "{name}" not found', resource=resource, name=name)
+
+
+def error_already_exists(resource: str, name: str) -> AlreadyExistsError:
+    return AlreadyExistsError(f'{resource} "{name}" already exists', resource=resource, name=name)
+
+
+def error_conflict(resource: str, name: str, detail: str = _OPTIMISTIC_LOCK) -> ConflictError:
+    """Upstream's ``NewConflict``: ``Operation cannot be fulfilled on <resource> "<name>": ...``."""
+    message = f'Operation cannot be fulfilled on {resource} "{name}": {detail}'
+    return ConflictError(message, resource=resource, name=name)
+
+
+def _metadata(obj: JSON) -> JSON:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _copy_top(obj: JSON) -> tuple[JSON, JSON]:
+    """A new top-level dict with a new metadata dict; everything else is shared."""
+    copied = dict(obj)
+    meta = dict(_metadata(obj))
+    copied["metadata"] = meta
+    return copied, meta
+
+
+def with_revision(obj: JSON, revision: int) -> JSON:
+    """``obj`` with ``metadata.resourceVersion`` set to ``revision``."""
+    copied, meta = _copy_top(obj)
+    meta["resourceVersion"] = str(revision)
+    return copied
+
+
+def stamp_created(obj: JSON, *, uid: str, timestamp: str, revision: int) -> JSON:
+    """The object as first stored: the store owns uid, creationTimestamp, resourceVersion
+    and generation (1); every other field is kept as given."""
+    copied, meta = _copy_top(obj)
+    meta["uid"] = uid
+    meta["creationTimestamp"] = timestamp
+    meta["resourceVersion"] = str(revision)
+    meta["generation"] = 1
+    return copied
+
+
+def check_update_version(resource: str, stored: JSON, incoming: JSON) -> None:
+    """Optimistic concurrency: a non-empty resourceVersion must match the stored one;
+    an empty one is an unconditional update (every built-in strategy allows it)."""
+    wanted = _metadata(incoming).get("resourceVersion")
+    if wanted and wanted != _metadata(stored).get("resourceVersion"):
+        raise error_conflict(resource, str(_metadata(stored).get("name", "")))
+
+
+def _generation(meta: JSON) -> int:
+    value = meta.get("generation")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _spec_changed(old: JSON, new: JSON) -> bool:
+    """Anything outside metadata and status: the rule ``generation`` follows."""
+    keys = (set(old) | set(new)) - {"metadata", "status"}
+    return any(old.get(key) != new.get(key) for key in keys)
+
+
+def stamp_updated(stored: JSON, incoming: JSON, *, revision: int) -> JSON:
+    """The next state for an update of ``stored`` by ``incoming``.
+
+    uid and creationTimestamp come from the stored object; so do deletionTimestamp and
+    deletionGracePeriodSeconds once set (an update can never undo a deletion, as upstream's
+    ``BeforeUpdate``). generation is carried over and bumped when anything outside metadata
+    and status changed."""
+    copied, meta = _copy_top(incoming)
+    old_meta = _metadata(stored)
+    for field in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
+        if field in old_meta:
+            meta[field] = old_meta[field]
+        elif field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+            meta.pop(field, None)
+    generation = max(_generation(old_meta), 1)
+    meta["generation"] = generation + 1 if _spec_changed(stored, copied) else generation
+    meta["resourceVersion"] = str(revision)
+    return copied
+
+
+def is_finalized(obj: JSON) -> bool:
+    """Marked for deletion with no finalizer left: the object must go now."""
+    meta = _metadata(obj)
+    return bool(meta.get("deletionTimestamp")) and not meta.get("finalizers")
+
+
+def check_preconditions(resource: str, stored: JSON, preconditions: Preconditions | None) -> None:
+    """Delete preconditions, uid first, with upstream's ``Preconditions.Check`` wording."""
+    if preconditions is None:
+        return
+    meta = _metadata(stored)
+    name = str(meta.get("name", ""))
+    uid = meta.get("uid", "")
+    if preconditions.uid is not None and preconditions.uid != uid:
+        detail = (
+            "Precondition failed: UID in precondition: "
+            f"{preconditions.uid}, UID in object meta: {uid}"
+        )
+        raise error_conflict(resource, name, detail)
+    version = meta.get("resourceVersion", "")
+    if preconditions.resource_version is not None and preconditions.resource_version != version:
+        detail = (
+            "Precondition failed: ResourceVersion in precondition: "
+            f"{preconditions.resource_version}, ResourceVersion in object meta: {version}"
+        )
+        raise error_conflict(resource, name, detail)
+
+
+def _merge_finalizers(existing: list[Any], to_add: tuple[str, ...]) -> list[Any]:
+    result = list(existing)
+    for finalizer in to_add:
+        opposite = _EXCLUSIVE.get(finalizer)
+        if opposite is not None and opposite in result:
+            result = [item for item in result if item != opposite]
+        if finalizer not in result:
+            result.append(finalizer)
+    return result
+
+
+def mark_deleting(
+    stored: JSON, finalizers_to_add: tuple[str, ...], *, timestamp: str, revision: int
+) -> tuple[JSON | None, bool]:
+    """Decide a delete: ``(next_state, must_remove)``.
+
+    With finalizers (existing or added) the object is marked instead of removed, as
+    upstream's ``markAsDeleting``: generation +1 and ``deletionTimestamp`` the first time,
+    ``deletionGracePeriodSeconds: 0``. ``next_state`` is None when the mark is already in
+    place (a repeated delete writes nothing, like upstream's no-op update)."""
+    meta = _metadata(stored)
+    existing = meta.get("finalizers") or []
+    finalizers = _merge_finalizers(
+        existing if isinstance(existing, list) else [], finalizers_to_add
+    )
+    if not finalizers:
+        return None, True
+    copied, new_meta = _copy_top(stored)
+    new_meta["finalizers"] = finalizers
+    if not new_meta.get("deletionTimestamp"):
+        if _generation(new_meta) > 0:
+            new_meta["generation"] = _generation(new_meta) + 1
+        new_meta["deletionTimestamp"] = timestamp
+    new_meta["deletionGracePeriodSeconds"] = 0
+    if copied == stored:
+        return None, False
+    new_meta["resourceVersion"] = str(revision)
+    return copied, False

@@ -1,0 +1,273 @@
+"""Watch fan-out: the bounded event history and the queues of open watches.
+
+The engine (``engine``) publishes every committed write here, in revision order, while
+holding its write lock; writers may be any thread. Each open watch belongs to one asyncio
+event loop and drains its own bounded queue there. A watch whose queue overflows is ended
+(``overflowed`` is True) rather than allowed to grow without bound or to skip events: the
+client re-watches from the last revision it saw, as upstream's cacher forces slow watchers
+to do. Events hold serialized bytes and are decoded per delivery, so no two consumers ever
+share a dict.
+
+Expiry follows upstream's watch cache: a watch from ``since`` needs every event after it;
+``floor`` is the newest revision whose successors are all kept, and an older ``since``
+gets ``too old resource version: <since> (<floor>)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import deque
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
+
+import orjson
+
+from podscale.store.interface import EventType, ExpiredError, WatchEvent
+
+__all__ = ["EventRecord", "HubWatch", "WatchHub"]
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """One committed change; ``data`` is the object's JSON with its resourceVersion set
+    to ``revision``. It is also what the backends persist.
+
+    ``previous`` is the stored state this change replaced (None: there was none), kept so
+    a list can be rebuilt as of an older revision; ``previous_known`` is False when it was
+    lost (history restored from disk without it)."""
+
+    type: EventType
+    resource: str
+    namespace: str
+    name: str
+    revision: int
+    data: bytes
+    previous: bytes | None = None
+    previous_known: bool = True
+
+    def to_event(self) -> WatchEvent:
+        return WatchEvent(type=self.type, object=orjson.loads(self.data), revision=self.revision)
+
+
+class WatchHub:
+    """History ring plus the set of open watches. Thread-safe."""
+
+    def __init__(self, *, history: int, buffer: int) -> None:
+        if history < 1 or buffer < 1:
+            raise ValueError("history and buffer must be at least 1")
+        self._lock = threading.Lock()
+        self._ring: deque[EventRecord] = deque(maxlen=history)
+        self._floor = 0
+        self._buffer = buffer
+        self._watches: set[HubWatch] = set()
+        self._closed = False
+
+    def seed(self, events: Iterable[EventRecord], floor: int) -> None:
+        """Restore history on open (SQLite): ``events`` ascending, all after ``floor``."""
+        with self._lock:
+            self._floor = floor
+            for record in events:
+                self._append(record)
+
+    @property
+    def floor(self) -> int:
+        return self._floor
+
+    def _append(self, record: EventRecord) -> None:
+        ring = self._ring
+        if len(ring) == ring.maxlen:
+            self._floor = ring[0].revision
+        ring.append(record)
+
+    def publish(self, record: EventRecord) -> None:
+        with self._lock:
+            self._append(record)
+            overflowed = [watch for watch in self._watches if not watch._offer(record)]
+            for watch in overflowed:
+                self._watches.discard(watch)
+
+    def events_after(self, since: int, resource: str, namespace: str | None) -> list[EventRecord]:
+        """Kept events of one resource (and namespace) with revision > ``since``."""
+        with self._lock:
+            if since < self._floor:
+                raise ExpiredError(
+                    f"too old resource version: {since} ({self._floor})", resource=resource
+                )
+            picked: list[EventRecord] = []
+            for record in reversed(self._ring):
+                if record.revision <= since:
+                    break
+                if record.resource == resource and namespace in (None, record.namespace):
+                    picked.append(record)
+        picked.reverse()
+        return picked
+
+    def states_at(
+        self, since: int, resource: str, namespace: str | None
+    ) -> dict[tuple[str, str], bytes | None] | None:
+        """How the objects changed after ``since`` looked at ``since`` (None: absent), to
+        undo those changes on the current state; None when history cannot tell."""
+        with self._lock:
+            if since < self._floor:
+                return None
+            states: dict[tuple[str, str], bytes | None] = {}
+            for record in reversed(self._ring):
+                if record.revision <= since:
+                    break
+                if record.resource == resource and namespace in (None, record.namespace):
+                    if not record.previous_known:
+                        return None
+                    states[(record.namespace, record.name)] = record.previous
+        return states
+
+    def open(
+        self,
+        resource: str,
+        namespace: str | None,
+        *,
+        backlog: list[EventRecord],
+        revision: int,
+        loop: asyncio.AbstractEventLoop,
+        after: int = 0,
+    ) -> HubWatch:
+        """Register a watch that first yields ``backlog``, then live events newer than
+        ``after``; call under the engine's write lock so no event slips between the
+        backlog and registration."""
+        watch = HubWatch(self, resource, namespace, loop, backlog, revision, self._buffer, after)
+        with self._lock:
+            if self._closed:
+                watch._end()
+            else:
+                self._watches.add(watch)
+        return watch
+
+    def detach(self, watch: HubWatch) -> None:
+        with self._lock:
+            self._watches.discard(watch)
+
+    def close(self) -> None:
+        """End every watch (they still deliver what they already hold)."""
+        with self._lock:
+            self._closed = True
+            watches, self._watches = self._watches, set()
+            for watch in watches:
+                watch._end()
+
+
+class HubWatch:
+    """An open watch (``interface.Watch``). ``next`` raises ``StopAsyncIteration`` once the
+    watch has ended and its queue is drained; ``async for`` simply stops."""
+
+    def __init__(
+        self,
+        hub: WatchHub,
+        resource: str,
+        namespace: str | None,
+        loop: asyncio.AbstractEventLoop,
+        backlog: list[EventRecord],
+        revision: int,
+        buffer: int,
+        after: int = 0,
+    ) -> None:
+        self._hub = hub
+        self._resource = resource
+        self._namespace = namespace
+        self._loop = loop
+        self._queue: deque[EventRecord] = deque(backlog)
+        self._limit = buffer + len(backlog)
+        self._seen = revision
+        self._after = after  # live events at or below it are not for this watch
+        self._ended = False
+        self._stopped = False
+        self._waiter: asyncio.Future[None] | None = None
+        self.overflowed = False
+
+    # Producer side: called with the hub lock held, from any thread.
+    def _offer(self, record: EventRecord) -> bool:
+        """Queue ``record`` if it concerns this watch; False when the watch just overflowed."""
+        if self._ended:
+            return True
+        namespace = self._namespace
+        if (
+            record.resource == self._resource
+            and (namespace is None or namespace == record.namespace)
+            and record.revision > self._after
+        ):
+            if len(self._queue) >= self._limit:
+                self.overflowed = True
+                self._end()
+                return False
+            self._queue.append(record)
+            self._wake()
+        self._seen = record.revision
+        return True
+
+    def _end(self) -> None:
+        self._ended = True
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is None:
+            return
+        try:
+            self._loop.call_soon_threadsafe(_resolve, waiter)
+        except RuntimeError:  # the loop is closed: nobody will ever read this watch
+            self._ended = True
+            self._stopped = True
+
+    # Consumer side: the watch's event loop.
+    @property
+    def closed(self) -> bool:
+        return self._ended
+
+    @property
+    def bookmark_revision(self) -> int | None:
+        """A revision a bookmark may carry now: every event of this watch up to it has been
+        returned by ``next``. None while events are still queued."""
+        with self._hub._lock:
+            return None if self._queue else self._seen
+
+    async def next(self, timeout: float | None = None) -> WatchEvent | None:
+        while True:
+            if self._stopped:
+                raise StopAsyncIteration
+            if self._queue:
+                return self._queue.popleft().to_event()
+            if self._ended:
+                raise StopAsyncIteration
+            if timeout is not None and timeout <= 0:
+                return None
+            waiter: asyncio.Future[None] = self._loop.create_future()
+            self._waiter = waiter
+            if self._queue or self._ended or self._stopped:
+                self._waiter = None
+                continue
+            try:
+                async with asyncio.timeout(timeout):
+                    await waiter
+            except TimeoutError:
+                return None
+            finally:
+                self._waiter = None
+
+    def __aiter__(self) -> AsyncIterator[WatchEvent]:
+        return self
+
+    async def __anext__(self) -> WatchEvent:
+        event = await self.next()
+        if event is None:  # pragma: no cover - next() without timeout never returns None
+            raise StopAsyncIteration
+        return event
+
+    def close(self) -> None:
+        self._stopped = True
+        self._hub.detach(self)
+        self._queue.clear()
+        self._end()
+
+
+def _resolve(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
