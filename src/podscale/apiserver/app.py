@@ -1,0 +1,143 @@
+"""``create_app``: the Kubernetes-compatible API server as a Starlette ASGI application.
+
+Serves health checks, ``/version``, discovery (``discovery``), ``/openapi/v3`` (the ``openapi``
+sibling, through ``extensions``) and every resource URL (``routes``) over a ``Store``. One
+catch-all endpoint does authentication (the ``authenticate`` hook: None means open; False is
+upstream's 401 Status), renders every ``ApiError`` as its ``Status`` and turns anything
+unexpected into a generic 500 Status (never a traceback, never text). ``server`` runs it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, Final
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
+from podscale.apiserver import discovery, extensions
+from podscale.apiserver.errors import (
+    ApiError,
+    internal_error,
+    method_not_allowed,
+    path_not_found,
+    unauthorized,
+)
+from podscale.apiserver.routes import dispatch_resource
+from podscale.apiserver.state import MetricsProvider, ServerState, json_response
+from podscale.store.interface import Clock, Store
+
+__all__ = ["create_app"]
+
+JSON = dict[str, Any]
+_LOG = logging.getLogger(__name__)
+_METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+_HEALTH: Final = ("/healthz", "/readyz", "/livez")
+
+
+def _discovery_root(state: ServerState, request: Request, core: bool) -> Response:
+    with_metrics = state.metrics_provider is not None
+    version = discovery.negotiate_aggregated(request.headers.get("accept"))
+    if version is not None:
+        body = discovery.discovery_list(core, version, with_metrics)
+        response = json_response(body)
+        response.headers["content-type"] = discovery.aggregated_content_type(version)
+        return response
+    if core:
+        return json_response(discovery.api_versions(request.url.netloc or "127.0.0.1"))
+    return json_response(discovery.api_group_list(with_metrics))
+
+
+def _api_group(group: str, with_metrics: bool) -> JSON | None:
+    for entry in discovery.api_group_list(with_metrics)["groups"]:
+        if entry["name"] == group:
+            return {"kind": "APIGroup", "apiVersion": "v1", **entry}
+    return None
+
+
+def _openapi(path: str) -> Response:
+    if path == "/openapi/v3":
+        return json_response(extensions.openapi_root())
+    rest = path.removeprefix("/openapi/v3/").strip("/").split("/")
+    if len(rest) == 2 and rest[0] == "api":
+        document = extensions.openapi_document("", rest[1])
+    elif len(rest) == 3 and rest[0] == "apis":
+        document = extensions.openapi_document(rest[1], rest[2])
+    else:
+        document = None
+    if document is None:
+        raise path_not_found()
+    return Response(document, media_type="application/json")
+
+
+async def _route(state: ServerState, request: Request) -> Response:
+    path = request.url.path.rstrip("/") or "/"
+    with_metrics = state.metrics_provider is not None
+    if path in _HEALTH:
+        return PlainTextResponse("ok")
+    if request.method not in ("GET", "HEAD") and not path.startswith(("/api/", "/apis/")):
+        raise method_not_allowed() if path in ("/version", "/api", "/apis") else path_not_found()
+    if path == "/version":
+        return json_response(state.version_info)
+    if path == "/api":
+        return _discovery_root(state, request, core=True)
+    if path == "/apis":
+        return _discovery_root(state, request, core=False)
+    if path.startswith("/openapi/v3"):
+        return _openapi(path)
+    parts = path.strip("/").split("/")
+    if (parts[0] == "api" and len(parts) == 2) or (parts[0] == "apis" and len(parts) == 3):
+        group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])
+        resources = discovery.api_resource_list(group, version, with_metrics)
+        if resources is None:
+            raise path_not_found()
+        return json_response(resources)
+    if parts[0] == "apis" and len(parts) == 2:
+        api_group = _api_group(parts[1], with_metrics)
+        if api_group is None:
+            raise path_not_found()
+        return json_response(api_group)
+    if parts[0] in ("api", "apis"):
+        return await dispatch_resource(state, request)
+    raise path_not_found()
+
+
+def create_app(
+    store: Store,
+    *,
+    clock: Clock,
+    feature_gates: frozenset[str] = DEFAULT_FEATURE_GATES,
+    metrics_provider: MetricsProvider | None = None,
+    version_info: JSON | None = None,
+    authenticate: Callable[[Request], bool] | None = None,
+    bookmark_interval: float = 5.0,
+) -> Starlette:
+    """The API server over ``store``. ``authenticate`` None means every request is allowed."""
+    state = ServerState(
+        store=store,
+        clock=clock,
+        feature_gates=feature_gates,
+        metrics_provider=metrics_provider,
+        version_info=version_info if version_info is not None else discovery.version_info(),
+        bookmark_interval=bookmark_interval,
+    )
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            if authenticate is not None and not authenticate(request):
+                raise unauthorized()
+            return await _route(state, request)
+        except ApiError as err:
+            return json_response(err.status, err.code)
+        except Exception:
+            _LOG.exception("unexpected error serving %s %s", request.method, request.url.path)
+            failure = internal_error()
+            return json_response(failure.status, failure.code)
+
+    app = Starlette(routes=[Route("/{path:path}", endpoint, methods=_METHODS)])
+    app.state.podscale = state
+    return app

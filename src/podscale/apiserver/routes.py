@@ -1,0 +1,105 @@
+"""Verb dispatch for resource URLs: which handler serves a (method, ``Target``) pair.
+
+``app`` hands every ``/api/...`` and ``/apis/...`` request that is not discovery here. Mirrors
+kube-apiserver's installer: collection paths take list/watch (GET), create (POST) and
+deletecollection (DELETE), but the all-namespaces path of a namespaced resource only list and
+watch; object paths take get/update/patch/delete; ``status``/``scale`` take get/update/patch.
+A verb the resource does not support is 405; a path shape it does not have is 404.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from podscale.api.kinds import KindInfo
+from podscale.apiserver import handlers_delete, handlers_read, handlers_write, subresources
+from podscale.apiserver.discovery import METRICS_GROUP
+from podscale.apiserver.errors import method_not_allowed, path_not_found
+from podscale.apiserver.metrics import handle_metrics
+from podscale.apiserver.resources import Target, lookup_kind, parse_path
+from podscale.apiserver.state import ServerState, query_flag
+from podscale.apiserver.watch import watch_response
+
+__all__ = ["dispatch_resource"]
+
+Handler = Callable[[ServerState, Request, KindInfo, Target], Awaitable[Response]]
+
+_OBJECT_VERBS = {"GET": "get", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+_SUBRESOURCE_VERBS = {"GET": "get", "PUT": "update", "PATCH": "patch"}
+
+
+def _require(info: KindInfo, verb: str) -> None:
+    if verb not in info.verbs:
+        raise method_not_allowed()
+
+
+async def _collection(
+    state: ServerState, request: Request, info: KindInfo, target: Target
+) -> Response:
+    method = request.method
+    all_namespaces = info.namespaced and target.namespace is None
+    if method == "GET":
+        if query_flag(request.query_params.get("watch")):
+            _require(info, "watch")
+            return watch_response(state, request, info, target)
+        _require(info, "list")
+        return handlers_read.list_objects(state, request, info, target)
+    if method == "POST" and not all_namespaces:
+        _require(info, "create")
+        return await handlers_write.create_object(state, request, info, target)
+    if method == "DELETE" and not all_namespaces:
+        _require(info, "deletecollection")
+        return await handlers_delete.delete_collection(state, request, info, target)
+    raise method_not_allowed()
+
+
+async def _object(state: ServerState, request: Request, info: KindInfo, target: Target) -> Response:
+    verb = _OBJECT_VERBS.get(request.method)
+    if verb is None:
+        raise method_not_allowed()
+    _require(info, verb)
+    if verb == "get":
+        return handlers_read.get_object(state, request, info, target)
+    if verb == "update":
+        return await handlers_write.update_object(state, request, info, target)
+    if verb == "patch":
+        return await handlers_write.patch_object(state, request, info, target)
+    return await handlers_delete.delete_object(state, request, info, target)
+
+
+async def _subresource(
+    state: ServerState, request: Request, info: KindInfo, target: Target
+) -> Response:
+    sub = info.subresource(target.subresource or "")
+    if sub is None:
+        raise path_not_found()
+    verb = _SUBRESOURCE_VERBS.get(request.method)
+    if verb is None or verb not in sub.verbs:
+        raise method_not_allowed()
+    if sub.name == "scale":
+        return await subresources.handle_scale(state, request, info, target)
+    return await subresources.handle_status(state, request, info, target)
+
+
+async def dispatch_resource(state: ServerState, request: Request) -> Response:
+    target = parse_path(request.url.path)
+    if target is None:
+        raise path_not_found()
+    if (target.group, target.version) == METRICS_GROUP and state.metrics_provider is not None:
+        return handle_metrics(state.metrics_provider, request, target)
+    info = lookup_kind(target)
+    if info is None:
+        raise path_not_found()
+    # A namespace segment on a cluster resource, or an object name without its namespace.
+    if not info.namespaced and target.namespace is not None:
+        raise path_not_found()
+    if info.namespaced and target.namespace is None and target.name is not None:
+        raise path_not_found()
+    if target.name is None:
+        return await _collection(state, request, info, target)
+    if target.subresource is None:
+        return await _object(state, request, info, target)
+    return await _subresource(state, request, info, target)

@@ -1,0 +1,62 @@
+"""What every handler needs: the store, the clock, feature gates, options; and response helpers.
+
+``app.create_app`` builds one ``ServerState``; ``handlers_*``, ``subresources``, ``watch`` and
+``metrics`` receive it. ``json_response`` is the one JSON encoder of the server (compact, UTF-8,
+``application/json``), so every body, Status included, is rendered the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import orjson
+from starlette.responses import Response
+
+from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
+from podscale.store.interface import Clock, Store
+
+__all__ = ["MetricsProvider", "ServerState", "json_response", "query_flag"]
+
+JSON = dict[str, Any]
+
+
+class MetricsProvider(Protocol):
+    """The metrics.k8s.io/v1beta1 data source (the metrics pipeline fills it later).
+
+    ``pod_metrics(namespace)`` returns PodMetrics dicts (``metadata``, ``timestamp``,
+    ``window``, ``containers[].usage``) of one namespace, or of all for ``None``;
+    ``node_metrics()`` returns NodeMetrics dicts (``metadata``, ``timestamp``, ``window``,
+    ``usage``).
+    """
+
+    def pod_metrics(self, namespace: str | None) -> list[JSON]: ...
+
+    def node_metrics(self) -> list[JSON]: ...
+
+
+@dataclass
+class ServerState:
+    """Shared, read-only after start. ``bookmark_interval`` is how long an idle watch with
+    ``allowWatchBookmarks=true`` waits before it sends a BOOKMARK."""
+
+    store: Store
+    clock: Clock
+    feature_gates: frozenset[str] = DEFAULT_FEATURE_GATES
+    metrics_provider: MetricsProvider | None = None
+    version_info: JSON = field(default_factory=dict)
+    bookmark_interval: float = 5.0
+
+
+def json_response(
+    body: Any, status_code: int = 200, headers: Mapping[str, str] | None = None
+) -> Response:
+    return Response(
+        orjson.dumps(body), status_code, headers=dict(headers or {}), media_type="application/json"
+    )
+
+
+def query_flag(value: str | None) -> bool:
+    """A boolean query parameter as Go's ``strconv.ParseBool`` reads the common spellings."""
+    return (value or "").strip().lower() in ("1", "t", "true")

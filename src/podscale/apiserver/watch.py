@@ -1,0 +1,218 @@
+"""``?watch=true``: a chunked NDJSON stream of watch events, one JSON object per line.
+
+Follows kube-apiserver's watch cache as clients see it (kubectl-wire.md §3-4): resourceVersion
+unset or "0" first replays the current objects as synthetic ADDED events; a too-old version is
+a single ERROR event carrying a 410 ``Expired`` Status, then the stream ends; idle watches with
+``allowWatchBookmarks=true`` get BOOKMARK events (only kind, apiVersion and
+metadata.resourceVersion); ``timeoutSeconds`` ends the stream cleanly. With a label or field
+selector, an object that stops matching is sent as DELETED and one that starts matching as
+ADDED. Table-mode watches wrap each object in a one-row Table (never an ERROR). Never gzipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any, Final
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from podscale.api.kinds import KindInfo
+from podscale.apiserver import extensions
+from podscale.apiserver.errors import bad_request, status_body
+from podscale.apiserver.handlers_read import include_object_mode
+from podscale.apiserver.resources import Target, storage_resource, to_served
+from podscale.apiserver.selectors import Predicate, build_predicate
+from podscale.apiserver.state import ServerState, query_flag
+from podscale.store.interface import ExpiredError, Watch, WatchEvent
+
+__all__ = ["EventFilter", "watch_response"]
+
+JSON = dict[str, Any]
+
+# With uvicorn (ASGI spec 2.4) a closed connection shows only when we write, so an idle watch
+# checks for a disconnect this often to release its store watch.
+_DISCONNECT_POLL_SECONDS: Final = 1.0
+
+
+def _line(event: JSON) -> bytes:
+    return orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE)
+
+
+def _key(obj: JSON) -> tuple[str, str]:
+    meta = obj.get("metadata") or {}
+    return (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+
+
+class EventFilter:
+    """Selector semantics of a watch: which events pass, and as which type.
+
+    Remembers the keys whose last delivered state matched, so a MODIFIED that leaves the
+    selector becomes DELETED and one that enters it becomes ADDED. An object last seen before
+    the watch started is unknown: a matching MODIFIED passes unchanged, a non-matching one is
+    dropped (we cannot tell whether the client ever saw it).
+    """
+
+    def __init__(self, predicate: Predicate | None, known_matching: set[tuple[str, str]]) -> None:
+        self._predicate = predicate
+        self._matching = known_matching
+        self._seen: set[tuple[str, str]] = set()
+
+    def apply(self, event: WatchEvent) -> tuple[str, JSON] | None:
+        if self._predicate is None:
+            return event.type, event.object
+        key = _key(event.object)
+        was_known = key in self._seen
+        self._seen.add(key)
+        matched_before = key in self._matching
+        matches_now = self._predicate(event.object)
+        if matches_now and event.type != "DELETED":
+            self._matching.add(key)
+        else:
+            self._matching.discard(key)
+        if event.type == "DELETED":
+            return ("DELETED", event.object) if matches_now or matched_before else None
+        if event.type == "ADDED":
+            return ("ADDED", event.object) if matches_now else None
+        if matches_now:
+            unknown = not was_known and not matched_before
+            if unknown or matched_before:
+                return "MODIFIED", event.object
+            return "ADDED", event.object
+        return ("DELETED", event.object) if matched_before else None
+
+
+def _parse_since(text: str | None) -> int | None:
+    if not text or text == "0":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise bad_request(f'resourceVersion: Invalid value: "{text}": must be an integer') from None
+    if value < 0:
+        raise bad_request(f'resourceVersion: Invalid value: "{text}": must be non-negative')
+    return value
+
+
+def _timeout(text: str | None) -> float | None:
+    if not text:
+        return None
+    try:
+        seconds = int(text)
+    except ValueError:
+        raise bad_request(f'timeoutSeconds: Invalid value: "{text}": must be an integer') from None
+    return float(seconds) if seconds > 0 else None
+
+
+def watch_response(
+    state: ServerState, request: Request, info: KindInfo, target: Target
+) -> Response:
+    """Validate the watch parameters (400s happen before the 200), then stream."""
+    query = request.query_params
+    predicate, has_selector = build_predicate(info, query)
+    since = _parse_since(query.get("resourceVersion"))
+    timeout = _timeout(query.get("timeoutSeconds"))
+    bookmarks = query_flag(query.get("allowWatchBookmarks"))
+    table = extensions.wants_table(request.headers.get("accept"))
+    include_object = include_object_mode(request) if table else "Metadata"
+    namespace = target.namespace if info.namespaced else None
+    resource = storage_resource(info)
+
+    known: set[tuple[str, str]] = set()
+    if has_selector and since is not None and predicate is not None:
+        # Objects unchanged since `since` are in the state the client listed: seed them.
+        for obj in state.store.list(resource, namespace, predicate=predicate).items:
+            if int((obj.get("metadata") or {}).get("resourceVersion") or 0) <= since:
+                known.add(_key(obj))
+    event_filter = EventFilter(predicate if has_selector else None, known)
+
+    async def stream() -> AsyncIterator[bytes]:
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        start_revision = state.store.revision
+        try:
+            watch: Watch = state.store.watch(resource, namespace, since=since)
+        except ExpiredError as err:
+            yield _line({"type": "ERROR", "object": status_body(410, str(err), "Expired")})
+            return
+        # A replay (since unset) is queued when the watch opens, so once the watch is idle
+        # everything up to the revision at open time has been delivered.
+        last_rv = since if since is not None else start_revision
+        first = True
+        idle_since = loop.time()
+        try:
+            while True:
+                now = loop.time()
+                if deadline is not None and now >= deadline:
+                    return
+                wait = _next_wait(now, deadline, idle_since, state.bookmark_interval, bookmarks)
+                try:
+                    event = await watch.next(wait)
+                except StopAsyncIteration:
+                    return  # the store ended the watch (closed, or the client fell behind)
+                if event is None:
+                    now = loop.time()
+                    if deadline is not None and now >= deadline:
+                        return
+                    if bookmarks and now - idle_since >= state.bookmark_interval:
+                        idle_since = now
+                        yield _line(_bookmark(info, _bookmark_revision(watch, last_rv)))
+                    elif await request.is_disconnected():
+                        return  # nothing else notices a client leaving an idle watch
+                    continue
+                idle_since = loop.time()
+                last_rv = max(last_rv, event.revision)
+                passed = event_filter.apply(event)
+                if passed is None:
+                    continue
+                kind, obj = passed
+                served = to_served(obj, info)
+                if table:
+                    served = extensions.table_row_event(
+                        info,
+                        served,
+                        include_object=include_object,
+                        resource_version=str(event.revision),
+                        now=state.clock.now(),
+                        with_columns=first,
+                    )
+                first = False
+                yield _line({"type": kind, "object": served})
+        finally:
+            watch.close()
+
+    return StreamingResponse(stream(), media_type="application/json")
+
+
+def _next_wait(
+    now: float, deadline: float | None, idle_since: float, interval: float, bookmarks: bool
+) -> float:
+    """How long to wait for the next event: until the deadline, the next bookmark, or the
+    next disconnect check, whichever comes first."""
+    wait = _DISCONNECT_POLL_SECONDS
+    if bookmarks:
+        wait = min(wait, max(0.0, idle_since + interval - now))
+    if deadline is not None:
+        wait = min(wait, deadline - now)
+    return wait
+
+
+def _bookmark_revision(watch: Watch, last_rv: int) -> int:
+    """The store's own progress mark when it offers one (``bookmark_revision``), else the
+    last revision this watch delivered."""
+    offered = getattr(watch, "bookmark_revision", None)
+    return max(last_rv, offered) if isinstance(offered, int) else last_rv
+
+
+def _bookmark(info: KindInfo, revision: int) -> JSON:
+    """A BOOKMARK: everything up to ``revision`` was delivered (the last revision we saw)."""
+    return {
+        "type": "BOOKMARK",
+        "object": {
+            "kind": info.kind,
+            "apiVersion": info.api_version,
+            "metadata": {"resourceVersion": str(revision)},
+        },
+    }
