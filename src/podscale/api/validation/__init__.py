@@ -115,6 +115,13 @@ def _validate_event(obj: JSON) -> list[FieldError]:
     errors.extend(
         invalid(FieldPath("namespace"), namespace, msg) for msg in is_dns1123_subdomain(namespace)
     )
+    # The event's own rules skip ObjectMeta, but upstream's generic BeforeCreate still
+    # validates it for every kind, with path-segment names (so a name is required).
+    errors.extend(
+        validate_object_meta(
+            _metadata(obj), namespaced=True, name_validator=validate_path_segment_name
+        )
+    )
     return errors
 
 

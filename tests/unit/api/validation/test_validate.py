@@ -347,3 +347,18 @@ def test_validate_is_pure_and_errors_are_field_errors(
     assert validate(obj) == first
     assert all(isinstance(e, FieldError) for e in first)
     assert (replicas < 0) == any(e.field == "spec.replicas" for e in first)
+
+
+def test_core_events_still_get_generic_metadata_validation() -> None:
+    # Upstream's BeforeCreate validates ObjectMeta for every kind after the kind's rules.
+    event = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"namespace": "default"},
+        "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"},
+    }
+    assert [str(e) for e in validate(event)] == [
+        "metadata.name: Required value: name or generateName is required"
+    ]
+    event["metadata"]["name"] = "p.17a2b"
+    assert validate(event) == []
