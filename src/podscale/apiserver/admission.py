@@ -4,7 +4,7 @@ Order as kube-apiserver: decode -> type and namespace checks -> unknown-field ch
 (``fieldValidation``) -> strategy preparation (``strategy``: status is not writable through the
 main resource) -> defaulting (``podscale.api.apply_defaults``)
 -> validation (``podscale.api.validate``; a 422 built by ``invalid_status``). The handlers in
-``handlers_write`` and ``subresources`` call these steps; nothing here touches the store.
+``operations`` and ``operations_subresources`` call these steps; nothing here touches the store.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ __all__ = [
     "check_type",
     "check_unknown_fields",
     "default_and_validate",
+    "parse_write_options",
     "write_options",
 ]
 
@@ -44,13 +45,17 @@ class WriteOptions:
 
 def write_options(request: Request) -> WriteOptions:
     query = request.query_params
-    dry_run = query.getlist("dryRun")
+    return parse_write_options(query.getlist("dryRun"), query.get("fieldValidation"))
+
+
+def parse_write_options(dry_run: list[str], field_validation: str | None) -> WriteOptions:
+    """``WriteOptions`` from the ``dryRun`` values and ``fieldValidation`` (None: Warn)."""
     for value in dry_run:
         if value != "All":
             raise ApiError(
                 status_body(400, f'dryRun: Unsupported value: "{value}": supported values: "All"')
             )
-    mode = query.get("fieldValidation") or "Warn"
+    mode = field_validation or "Warn"
     if mode not in _FIELD_VALIDATION:
         raise bad_request(
             f'fieldValidation: Unsupported value: "{mode}": '

@@ -1,8 +1,8 @@
 """URL resolution and storage mapping: which kind, namespace, name and subresource a path names.
 
 ``parse_path`` turns ``/apis/apps/v1/namespaces/default/replicasets/web/scale`` into a
-``Target``; the handlers (``handlers_read``, ``handlers_write``, ``handlers_delete``,
-``subresources``, ``watch``) work on that. Every kind is stored once under its GroupResource
+``Target``; the handlers (``handlers_*``, ``subresources``, ``watch``) work on that and the
+``operations*`` modules on its parts. Every kind is stored once under its GroupResource
 string in its preferred version: HorizontalPodAutoscalers live in autoscaling/v2 and are
 converted on the way in and out (``to_storage``/``to_served``). ``to_served`` also fills the
 status fields Go always serialises (no ``omitempty``), which strict clients require

@@ -19,6 +19,7 @@ from podscale.apiserver import handlers_delete, handlers_read, handlers_write, s
 from podscale.apiserver.discovery import METRICS_GROUP
 from podscale.apiserver.errors import method_not_allowed, path_not_found
 from podscale.apiserver.metrics import handle_metrics
+from podscale.apiserver.operations import require_verb
 from podscale.apiserver.resources import Target, lookup_kind, parse_path
 from podscale.apiserver.state import ServerState, query_flag
 from podscale.apiserver.watch import watch_response
@@ -31,11 +32,6 @@ _OBJECT_VERBS = {"GET": "get", "PUT": "update", "PATCH": "patch", "DELETE": "del
 _SUBRESOURCE_VERBS = {"GET": "get", "PUT": "update", "PATCH": "patch"}
 
 
-def _require(info: KindInfo, verb: str) -> None:
-    if verb not in info.verbs:
-        raise method_not_allowed()
-
-
 async def _collection(
     state: ServerState, request: Request, info: KindInfo, target: Target
 ) -> Response:
@@ -43,15 +39,15 @@ async def _collection(
     all_namespaces = info.namespaced and target.namespace is None
     if method == "GET":
         if query_flag(request.query_params.get("watch")):
-            _require(info, "watch")
+            require_verb(info, "watch")
             return watch_response(state, request, info, target)
-        _require(info, "list")
+        require_verb(info, "list")
         return handlers_read.list_objects(state, request, info, target)
     if method == "POST" and not all_namespaces:
-        _require(info, "create")
+        require_verb(info, "create")
         return await handlers_write.create_object(state, request, info, target)
     if method == "DELETE" and not all_namespaces:
-        _require(info, "deletecollection")
+        require_verb(info, "deletecollection")
         return await handlers_delete.delete_collection(state, request, info, target)
     raise method_not_allowed()
 
@@ -60,7 +56,7 @@ async def _object(state: ServerState, request: Request, info: KindInfo, target: 
     verb = _OBJECT_VERBS.get(request.method)
     if verb is None:
         raise method_not_allowed()
-    _require(info, verb)
+    require_verb(info, verb)
     if verb == "get":
         return handlers_read.get_object(state, request, info, target)
     if verb == "update":

@@ -1,6 +1,7 @@
 """What every handler needs: the store, the clock, feature gates, options; and response helpers.
 
-``app.create_app`` builds one ``ServerState``; ``handlers_*``, ``subresources``, ``watch`` and
+``app.create_app`` (or ``podscale.client.inprocess``) builds one ``ServerState``; the
+``operations*`` modules, their HTTP shells (``handlers_*``, ``subresources``), ``watch`` and
 ``metrics`` receive it. ``json_response`` is the one JSON encoder of the server (compact, UTF-8,
 ``application/json``), so every body, Status included, is rendered the same way.
 """

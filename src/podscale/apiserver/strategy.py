@@ -4,7 +4,8 @@ kube-apiserver's per-kind ``PrepareForCreate``/``PrepareForUpdate``: status is o
 status subresource (reset on create for workloads and HPAs; a new Pod starts ``Pending`` with
 its QoS class), generation and the other server-owned metadata are the server's, and a
 timestamp re-rendered by a client (``+00:00`` for ``Z``) is the same value. Called by
-``handlers_write`` and ``subresources``; ``admission`` does the rest of the write pipeline.
+``operations`` and ``operations_subresources``; ``admission`` does the rest of the write
+pipeline.
 """
 
 from __future__ import annotations

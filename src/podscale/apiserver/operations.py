@@ -1,0 +1,260 @@
+"""The API verbs without HTTP: get, list, create, update and patch of whole objects.
+
+Each operation takes parsed inputs (a ``KindInfo``, namespace, name, body, options) and returns
+the served object in the kind's version, or raises ``ApiError`` carrying upstream's ``Status``.
+This is the one admission path: the HTTP handlers (``handlers_read``, ``handlers_write``) are
+shells that parse a Request, call these and format the response; the in-process client
+(``podscale.client.inprocess``) calls them directly. Siblings: ``operations_delete``,
+``operations_subresources``, ``operations_watch``; shared inputs live in ``operations_types``.
+
+A body is either a decoded dict (in-process: the caller's copy, which these functions may
+mutate) or an ``EncodedBody`` decoded here, at the point upstream decodes it, so the order of
+errors is the HTTP server's.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any, Final
+
+from podscale.api import invalid_status
+from podscale.api.field_errors import required
+from podscale.api.kinds import KindInfo
+from podscale.apiserver import admission, extensions, strategy
+from podscale.apiserver.errors import ApiError, bad_request, from_store_error, method_not_allowed
+from podscale.apiserver.operations_types import (
+    EncodedBody,
+    ListPage,
+    Payload,
+    Written,
+    decode_payload,
+)
+from podscale.apiserver.resources import storage_resource, to_served, to_storage
+from podscale.apiserver.selectors import build_predicate
+from podscale.apiserver.state import ServerState
+from podscale.store.interface import ConflictError, StoreError
+
+__all__ = [
+    "check_namespace",
+    "check_object_name",
+    "create_object",
+    "get_object",
+    "list_body",
+    "list_page",
+    "patch_object",
+    "require_verb",
+    "update_object",
+]
+
+JSON = dict[str, Any]
+
+# Upstream's SimpleNameGenerator: 5 characters without vowels or look-alikes.
+_NAME_ALPHABET: Final = "bcdfghjklmnpqrstvwxz2456789"
+_PATCH_RETRIES: Final = 5
+
+
+def require_verb(info: KindInfo, verb: str) -> None:
+    """405 unless the resource serves ``verb`` (get, list, watch, create, update, patch...)."""
+    if verb not in info.verbs:
+        raise method_not_allowed()
+
+
+def get_object(state: ServerState, info: KindInfo, namespace: str | None, name: str) -> JSON:
+    """The object as served; the store hands out a fresh copy, so no further copy is needed."""
+    resource = storage_resource(info)
+    try:
+        stored = state.store.get(resource, namespace or "", name)
+    except StoreError as err:
+        raise from_store_error(err, resource, name) from None
+    return to_served(stored, info)
+
+
+def list_page(
+    state: ServerState,
+    info: KindInfo,
+    namespace: str | None,
+    *,
+    label_selector: str = "",
+    field_selector: str = "",
+    limit: int | None = None,
+    continue_token: str | None = None,
+) -> ListPage:
+    """One page of a list (all of it without ``limit``), items served, selectors applied."""
+    selectors = {"labelSelector": label_selector, "fieldSelector": field_selector}
+    predicate, _ = build_predicate(info, selectors)
+    resource = storage_resource(info)
+    try:
+        result = state.store.list(
+            resource,
+            namespace if info.namespaced else None,
+            predicate=predicate,
+            limit=limit,
+            continue_token=continue_token or None,
+        )
+    except StoreError as err:
+        raise from_store_error(err, resource, "") from None
+    metadata: JSON = {"resourceVersion": str(result.revision)}
+    if result.continue_token:
+        metadata["continue"] = result.continue_token
+        if result.remaining is not None:
+            metadata["remainingItemCount"] = result.remaining
+    return ListPage([to_served(item, info) for item in result.items], metadata)
+
+
+def list_body(info: KindInfo, page: ListPage) -> JSON:
+    """The ``XList`` object of a page (its items gain apiVersion/kind)."""
+    for item in page.items:
+        # Items of a typed list carry no kind/apiVersion in Go's encoding; clients accept both,
+        # but keeping them lets `kubectl get -o yaml` round-trip items as given.
+        item.setdefault("apiVersion", info.api_version)
+        item.setdefault("kind", info.kind)
+    return {
+        "kind": info.list_kind,
+        "apiVersion": info.api_version,
+        "metadata": page.metadata,
+        "items": page.items,
+    }
+
+
+def check_namespace(obj: JSON, info: KindInfo, namespace: str | None) -> None:
+    """Fill metadata.namespace from the URL; 400 when the body names another one."""
+    metadata = obj["metadata"]
+    if not info.namespaced:
+        # Cluster-scoped objects have no namespace: upstream clears it silently.
+        metadata.pop("namespace", None)
+        return
+    body_ns = metadata.get("namespace") or ""
+    if body_ns and body_ns != namespace:
+        raise bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request"
+        )
+    metadata["namespace"] = namespace
+
+
+def check_object_name(obj: JSON, name: str) -> None:
+    """400 when the body's name is not the one on the URL."""
+    body_name = (obj.get("metadata") or {}).get("name") or ""
+    if body_name != name:
+        raise bad_request(
+            f"the name of the object ({body_name}) does not match the name on the URL ({name})"
+        )
+
+
+def _generate_name(metadata: JSON) -> None:
+    if not metadata.get("name") and isinstance(metadata.get("generateName"), str):
+        prefix = str(metadata["generateName"])[: 63 - 5]
+        suffix = "".join(secrets.choice(_NAME_ALPHABET) for _ in range(5))
+        metadata["name"] = prefix + suffix
+
+
+def create_object(
+    state: ServerState,
+    info: KindInfo,
+    namespace: str | None,
+    body: Payload,
+    options: admission.WriteOptions,
+) -> Written:
+    obj = decode_payload(body)
+    admission.check_type(obj, info)
+    check_namespace(obj, info, namespace)
+    metadata = obj["metadata"]
+    if metadata.get("resourceVersion"):
+        raise bad_request("resourceVersion should not be set on objects to be created")
+    _generate_name(metadata)
+    warnings = admission.check_unknown_fields(obj, options)
+    strategy.prepare_for_create(obj)
+    obj = admission.default_and_validate(obj, info, feature_gates=state.feature_gates)
+    if not obj["metadata"].get("name"):
+        # Every kind's ObjectMeta validation requires it upstream; a safety net for validators
+        # that do not check it (the store cannot hold a nameless object).
+        error = required("metadata.name", "name or generateName is required")
+        raise ApiError(invalid_status(info.kind, info.group, "", [error]))
+    if options.dry_run:
+        return Written(to_served(obj, info), warnings)
+    resource = storage_resource(info)
+    try:
+        created = state.store.create(resource, to_storage(obj, info))
+    except StoreError as err:
+        raise from_store_error(err, resource, str(metadata.get("name", ""))) from None
+    return Written(to_served(created, info), warnings)
+
+
+def _admit_update(
+    state: ServerState, obj: JSON, old: JSON, info: KindInfo, options: admission.WriteOptions
+) -> tuple[JSON, list[str]]:
+    warnings = admission.check_unknown_fields(obj, options)
+    strategy.prepare_for_update(obj, old)
+    return admission.default_and_validate(
+        obj, info, old=old, feature_gates=state.feature_gates
+    ), warnings
+
+
+def update_object(
+    state: ServerState,
+    info: KindInfo,
+    namespace: str | None,
+    name: str,
+    body: Payload,
+    options: admission.WriteOptions,
+) -> Written:
+    obj = decode_payload(body)
+    admission.check_type(obj, info)
+    check_object_name(obj, name)
+    check_namespace(obj, info, namespace)
+    old = get_object(state, info, namespace, name)
+    resource = storage_resource(info)
+    admission.check_resource_version(obj, old, resource, name)
+    obj, warnings = _admit_update(state, obj, old, info, options)
+    if options.dry_run:
+        return Written(obj, warnings)
+    try:
+        updated = state.store.update(resource, to_storage(obj, info))
+    except StoreError as err:
+        raise from_store_error(err, resource, name) from None
+    return Written(to_served(updated, info), warnings)
+
+
+def patch_object(
+    state: ServerState,
+    info: KindInfo,
+    namespace: str | None,
+    name: str,
+    patch: EncodedBody,
+    options: admission.WriteOptions,
+) -> Written:
+    """Apply ``patch`` (its media type picks the format) to the current object and write it.
+
+    Without a resourceVersion in the patched result a conflict retries from a fresh read, as
+    upstream's patcher does; a pinned one fails with the 409.
+    """
+    resource = storage_resource(info)
+    for _ in range(_PATCH_RETRIES):
+        old = get_object(state, info, namespace, name)
+        patched = extensions.apply_patch(
+            patch.media_type, old, patch.data, kind=info.kind, api_version=info.api_version
+        )
+        admission.check_type(patched, info)
+        check_object_name(patched, name)
+        check_namespace(patched, info, namespace)
+        old_rv = old["metadata"].get("resourceVersion", "")
+        pinned = bool(patched["metadata"].get("resourceVersion")) and (
+            patched["metadata"]["resourceVersion"] != old_rv
+        )
+        if not patched["metadata"].get("resourceVersion"):
+            patched["metadata"]["resourceVersion"] = old_rv
+        admission.check_resource_version(patched, old, resource, name)
+        obj, warnings = _admit_update(state, patched, old, info, options)
+        if options.dry_run:
+            return Written(obj, warnings)
+        try:
+            updated = state.store.update(resource, to_storage(obj, info))
+        except ConflictError as err:
+            if pinned:
+                raise from_store_error(err, resource, name) from None
+            continue
+        except StoreError as err:
+            raise from_store_error(err, resource, name) from None
+        return Written(to_served(updated, info), warnings)
+    final = {"metadata": {"resourceVersion": "stale"}}
+    admission.check_resource_version(final, {}, resource, name)
+    raise AssertionError("unreachable")  # pragma: no cover

@@ -1,0 +1,134 @@
+"""The delete verbs without HTTP: delete of one object and deletecollection.
+
+Takes parsed ``DeleteOptions`` (``operations_types``); ``handlers_delete`` reads them from the
+body and query, the in-process client builds them. The propagation policy maps to the
+finalizer upstream's deletion strategy adds (Orphan -> ``orphan``, Foreground ->
+``foregroundDeletion``; Background or unset -> none; the garbage collector acts on them later).
+Replies as kube-apiserver: 202 with the object while finalizers keep it, else the deleted
+object for pods and a ``Status`` Success (``details`` name/group/kind/uid) for the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from podscale.api import invalid_status
+from podscale.api.field_errors import not_supported
+from podscale.api.kinds import KindInfo
+from podscale.apiserver.errors import ApiError, from_store_error
+from podscale.apiserver.operations_types import Deleted, DeleteOptions
+from podscale.apiserver.resources import storage_resource, to_served
+from podscale.apiserver.selectors import build_predicate
+from podscale.apiserver.state import ServerState
+from podscale.store.interface import StoreError
+
+__all__ = ["delete_collection", "delete_object", "finalizers_for"]
+
+JSON = dict[str, Any]
+
+_POLICY_FINALIZERS: Final = {"Orphan": ("orphan",), "Foreground": ("foregroundDeletion",)}
+_POLICIES: Final = ("Background", "Foreground", "Orphan")
+# Upstream's pod storage returns the deleted object (ReturnDeletedObject); others a Status.
+_RETURNS_OBJECT: Final = frozenset({"Pod"})
+
+
+def finalizers_for(options: DeleteOptions) -> tuple[str, ...]:
+    """The finalizer the propagation policy adds; 422 for a policy upstream does not know.
+    ``orphanDependents: true`` without a policy means Orphan (the deprecated spelling)."""
+    policy = options.propagation_policy
+    if policy and policy not in _POLICIES:
+        error = not_supported("propagationPolicy", policy, _POLICIES)
+        raise ApiError(invalid_status("DeleteOptions", "meta.k8s.io", "", [error]))
+    if not policy and options.orphan_dependents is True:
+        policy = "Orphan"
+    return _POLICY_FINALIZERS.get(policy, ())
+
+
+def _success(info: KindInfo, obj: JSON) -> JSON:
+    metadata = obj.get("metadata") or {}
+    details: JSON = {"name": metadata.get("name", "")}
+    if info.group:
+        details["group"] = info.group
+    details["kind"] = info.plural
+    details["uid"] = metadata.get("uid", "")
+    return {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "details": details,
+    }
+
+
+def delete_object(
+    state: ServerState,
+    info: KindInfo,
+    namespace: str | None,
+    name: str,
+    options: DeleteOptions,
+) -> Deleted:
+    finalizers = finalizers_for(options)
+    resource = storage_resource(info)
+    try:
+        if options.dry_run:
+            current = state.store.get(resource, namespace or "", name)
+            return Deleted(to_served(current, info))
+        result = state.store.delete(
+            resource,
+            namespace or "",
+            name,
+            preconditions=options.preconditions,
+            finalizers_to_add=finalizers,
+        )
+    except StoreError as err:
+        raise from_store_error(err, resource, name) from None
+    obj = to_served(result.object, info)
+    if not result.deleted:
+        return Deleted(obj, 202)
+    if info.kind in _RETURNS_OBJECT:
+        return Deleted(obj)
+    return Deleted(_success(info, obj))
+
+
+def delete_collection(
+    state: ServerState,
+    info: KindInfo,
+    namespace: str | None,
+    options: DeleteOptions,
+    *,
+    label_selector: str = "",
+    field_selector: str = "",
+) -> JSON:
+    """Delete every object the selectors match; the reply lists them (upstream's XList)."""
+    selectors = {"labelSelector": label_selector, "fieldSelector": field_selector}
+    predicate, _ = build_predicate(info, selectors)
+    finalizers = finalizers_for(options)
+    resource = storage_resource(info)
+    try:
+        listed = state.store.list(
+            resource, namespace if info.namespaced else None, predicate=predicate
+        )
+    except StoreError as err:
+        raise from_store_error(err, resource, "") from None
+    items: list[JSON] = []
+    for item in listed.items:
+        meta = item.get("metadata") or {}
+        if options.dry_run:
+            items.append(to_served(item, info))
+            continue
+        try:
+            result = state.store.delete(
+                resource,
+                str(meta.get("namespace") or ""),
+                str(meta.get("name", "")),
+                finalizers_to_add=finalizers,
+            )
+        except StoreError:
+            continue  # deleted concurrently: upstream skips it too
+        items.append(to_served(result.object, info))
+    return {
+        "kind": info.list_kind,
+        "apiVersion": info.api_version,
+        "metadata": {"resourceVersion": str(state.store.revision)},
+        "items": items,
+    }
