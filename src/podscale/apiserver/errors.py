@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from podscale.store.errors import BackendError, InvalidContinueError
 from podscale.store.interface import (
     AlreadyExistsError,
     ConflictError,
@@ -169,4 +170,9 @@ def from_store_error(err: StoreError, fallback_resource: str, fallback_name: str
         return conflict(resource, name, str(err))
     if isinstance(err, ExpiredError):
         return expired(str(err))
+    if isinstance(err, InvalidContinueError):
+        return bad_request(str(err))
+    if isinstance(err, BackendError):
+        # The store's message names only the SQLite result code, never SQL or paths.
+        return ApiError(status_body(503, str(err), "ServiceUnavailable"))
     return internal_error()

@@ -27,6 +27,7 @@ from podscale.apiserver.operations_types import (
     ListPage,
     Payload,
     Written,
+    decode_create_payload,
     decode_payload,
 )
 from podscale.apiserver.resources import storage_resource, to_served, to_storage
@@ -141,7 +142,8 @@ def check_object_name(obj: JSON, name: str) -> None:
 
 
 def _generate_name(metadata: JSON) -> None:
-    if not metadata.get("name") and isinstance(metadata.get("generateName"), str):
+    # Only a non-empty generateName asks for a name (kubectl's protobuf sends "").
+    if not metadata.get("name") and metadata.get("generateName"):
         prefix = str(metadata["generateName"])[: 63 - 5]
         suffix = "".join(secrets.choice(_NAME_ALPHABET) for _ in range(5))
         metadata["name"] = prefix + suffix
@@ -154,7 +156,7 @@ def create_object(
     body: Payload,
     options: admission.WriteOptions,
 ) -> Written:
-    obj = decode_payload(body)
+    obj = decode_create_payload(body, info.kind)
     admission.check_type(obj, info)
     check_namespace(obj, info, namespace)
     metadata = obj["metadata"]

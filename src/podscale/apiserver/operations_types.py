@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from podscale.apiserver.errors import ApiError, bad_request, status_body
 from podscale.apiserver.limits import decode_object, media_type
+from podscale.apiserver.protobuf import PROTOBUF_MEDIA_TYPE, ProtobufError, decode_protobuf_object
 from podscale.store.interface import Preconditions
 
 __all__ = [
@@ -21,6 +23,7 @@ __all__ = [
     "ListPage",
     "Payload",
     "Written",
+    "decode_create_payload",
     "decode_payload",
 ]
 
@@ -48,6 +51,26 @@ def decode_payload(body: Payload) -> JSON:
     if isinstance(body, EncodedBody):
         return decode_object(body.data, body.content_type)
     return body
+
+
+def decode_create_payload(body: Payload, kind: str) -> JSON:
+    """Like ``decode_payload``, and HPA creates may also come as protobuf.
+
+    kubectl 1.32 and 1.33 ``autoscale`` POST the HPA in Kubernetes' protobuf envelope; the
+    answer is JSON as usual. No other kind or verb accepts protobuf.
+    """
+    if (
+        isinstance(body, EncodedBody)
+        and kind == "HorizontalPodAutoscaler"
+        and media_type(body.content_type) == PROTOBUF_MEDIA_TYPE
+    ):
+        try:
+            return decode_protobuf_object(body.data)
+        except ProtobufError as err:
+            if err.unsupported:
+                raise ApiError(status_body(415, str(err), "UnsupportedMediaType")) from None
+            raise bad_request(str(err)) from None
+    return decode_payload(body)
 
 
 @dataclass(frozen=True, slots=True)
