@@ -1,8 +1,8 @@
 """The ``podscale`` command line: argument parsing only, the work happens in the core.
 
 Commands so far: ``explain-scale FILE`` (read a ScaleInput document, run the decision
-engine, print the decision trace). Later issues add the API server, controllers and
-the demo here.
+engine, print the decision trace) and ``up`` (run the embedded control plane, assembled in
+``podscale.cli.serve``). Later issues add the controllers and the demo here.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import orjson
 import yaml
 
 from podscale import __version__
+from podscale.cli.controlplane import ControlPlaneError, default_data_dir
+from podscale.cli.serve import UpOptions, assemble_control_plane, run_control_plane
 from podscale.hpa import decide, render_trace, trace_to_dict
 from podscale.hpa.scenario import ScaleInputError, parse_scale_input
 
@@ -86,6 +88,59 @@ def explain_scale(file: Path, output: str) -> None:
         click.echo("events:")
         for event in decision.events:
             click.echo(f"  {event.type} {event.reason}: {event.message}")
+
+
+@cli.command("up")
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where the store, token and kubeconfig live "
+    "[default: $PODSCALE_HOME, else $XDG_DATA_HOME/podscale].",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="Port to bind; 0 picks a free one.",
+)
+@click.option(
+    "--kubeconfig",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where to write the kubeconfig [default: DATA_DIR/kubeconfig].",
+)
+@click.option(
+    "--no-auth",
+    is_flag=True,
+    help="Serve without a bearer token (refused unless HOST is a loopback address).",
+)
+@click.option("--report-minor", type=click.IntRange(0), default=None, hidden=True)
+def up(
+    data_dir: Path | None,
+    host: str,
+    port: int,
+    kubeconfig: Path | None,
+    no_auth: bool,
+    report_minor: int | None,
+) -> None:
+    """Run the embedded control plane (API server and store) until Ctrl-C."""
+    options = UpOptions(
+        data_dir=data_dir if data_dir is not None else default_data_dir(),
+        host=host,
+        port=port,
+        kubeconfig=kubeconfig,
+        auth=not no_auth,
+        report_minor=report_minor,
+    )
+    try:
+        plane = assemble_control_plane(options)
+        stop_signal = run_control_plane(plane, announce=click.echo)
+    except ControlPlaneError as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(f"podscale control plane stopped{f' ({stop_signal})' if stop_signal else ''}.")
 
 
 def main() -> None:

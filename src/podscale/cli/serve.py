@@ -1,0 +1,257 @@
+"""``podscale up``: assembling and running the embedded control plane.
+
+Plain functions the CLI (``podscale.cli.main``) calls after parsing arguments:
+``assemble_control_plane`` prepares the private data directory and the bearer token
+(``controlplane``), opens the SQLite store, builds the API server app
+(``podscale.apiserver.create_app``) and wraps it in the ``AccessGuard`` (``access``);
+``run_control_plane`` binds the socket, writes the kubeconfig once uvicorn accepts
+connections, tells the user how to point kubectl at it, serves until SIGINT/SIGTERM and
+always closes the store. Every setup failure surfaces as ``ControlPlaneError`` with a message
+fit for the terminal. The token goes only into the 0600 kubeconfig and token files: it is
+never printed or logged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import socket
+import threading
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import uvicorn
+from starlette.types import ASGIApp
+
+from podscale.apiserver.app import create_app
+from podscale.apiserver.discovery import version_info
+from podscale.apiserver.server import DEFAULT_HOST
+from podscale.cli.access import LOOPBACK_HOSTS, AccessGuard
+from podscale.cli.controlplane import (
+    ControlPlaneError,
+    check_bind,
+    load_or_create_token,
+    prepare_data_dir,
+    write_kubeconfig,
+)
+from podscale.store.clock import SystemClock
+from podscale.store.errors import BackendError
+from podscale.store.sqlite import SqliteStore
+
+__all__ = [
+    "ControlPlane",
+    "UpOptions",
+    "allowed_hosts",
+    "assemble_control_plane",
+    "client_url",
+    "run_control_plane",
+    "usage_lines",
+]
+
+STORE_FILE: Final = "store.db"
+KUBECONFIG_FILE: Final = "kubeconfig"
+# Wildcard binds listen on loopback too; the kubeconfig must name an address one can dial.
+_WILDCARDS: Final = frozenset({"0.0.0.0", "::", "[::]", ""})
+# Open watches would otherwise hold a shutdown until their clients go away.
+_GRACEFUL_SHUTDOWN_SECONDS: Final = 2
+
+
+@dataclass(frozen=True)
+class UpOptions:
+    """What ``podscale up`` was asked for. ``port`` 0 picks a free port; ``kubeconfig``
+    None means ``data_dir/kubeconfig``; ``report_minor`` overrides the minor version that
+    ``/version`` reports (the kubectl dispatcher picks its bundled binary from it)."""
+
+    data_dir: Path
+    host: str = DEFAULT_HOST
+    port: int = 0
+    kubeconfig: Path | None = None
+    auth: bool = True
+    report_minor: int | None = None
+
+    @property
+    def kubeconfig_path(self) -> Path:
+        return self.kubeconfig if self.kubeconfig is not None else self.data_dir / KUBECONFIG_FILE
+
+
+@dataclass(frozen=True)
+class ControlPlane:
+    """An assembled, not yet serving, control plane. The caller owns ``store``."""
+
+    options: UpOptions
+    store: SqliteStore
+    app: ASGIApp
+    token: str | None
+
+    def __repr__(self) -> str:  # keeps the token out of tracebacks and debug output
+        return (
+            f"ControlPlane(data_dir={str(self.options.data_dir)!r}, auth={self.token is not None})"
+        )
+
+
+def allowed_hosts(host: str) -> frozenset[str]:
+    """Host header values the guard accepts: loopback names plus the bind address itself
+    (bracketed when it is an IPv6 literal, as it appears in a Host header)."""
+    bare = host.strip("[]").lower()
+    extra = {f"[{bare}]" if ":" in bare else bare} if bare not in _WILDCARDS else set()
+    return frozenset(LOOPBACK_HOSTS | extra)
+
+
+def client_url(host: str, port: int) -> str:
+    """The ``http://HOST:PORT`` clients should dial for a server bound to ``host``."""
+    bare = host.strip("[]")
+    if bare in _WILDCARDS:
+        bare = "::1" if ":" in host else "127.0.0.1"
+    return f"http://[{bare}]:{port}" if ":" in bare else f"http://{bare}:{port}"
+
+
+def assemble_control_plane(options: UpOptions) -> ControlPlane:
+    """Prepare the data dir and token, open the store, build the guarded app.
+
+    Raises ``ControlPlaneError`` (policy or storage problems) and leaves nothing open then.
+    """
+    authenticated = options.auth
+    check_bind(options.host.strip("[]"), authenticated=authenticated)
+    try:
+        data_dir = prepare_data_dir(options.data_dir)
+        token = load_or_create_token(data_dir) if authenticated else None
+    except OSError as err:
+        raise ControlPlaneError(
+            f"cannot prepare the data directory {options.data_dir}: {err.strerror or err}"
+        ) from None
+    clock = SystemClock()
+    try:
+        store = SqliteStore(data_dir / STORE_FILE, clock)
+    except BackendError as err:
+        raise ControlPlaneError(f"cannot open the store in {data_dir}: {err}") from None
+    versions = (
+        version_info(f"v1.{options.report_minor}.0")
+        if options.report_minor is not None
+        else version_info()
+    )
+    try:
+        app = create_app(store, clock=clock, version_info=versions)
+    except BaseException:
+        store.close()
+        raise
+    guarded = AccessGuard(app, token=token, allowed_hosts=allowed_hosts(options.host))
+    return ControlPlane(options=options, store=store, app=guarded, token=token)
+
+
+def usage_lines(url: str, kubeconfig: Path, *, authenticated: bool) -> list[str]:
+    """What ``podscale up`` prints once it serves (never the token itself)."""
+    auth = "bearer token in the kubeconfig" if authenticated else "NO authentication"
+    lines = [
+        f"podscale control plane serving on {url} ({auth})",
+        f"kubeconfig written to {kubeconfig}",
+        "Point kubectl at it:",
+        f"  export KUBECONFIG={kubeconfig}",
+        "  kubectl get hpa",
+    ]
+    if authenticated and url.startswith("http://"):
+        # client-go (clientcmd.DirectClientConfig.ClientConfig) reads credentials only for
+        # TLS transports, so kubectl never sends the token to an http:// server.
+        lines.append(
+            "note: kubectl sends bearer tokens only over https; on plain http it gets 401 "
+            "(use --no-auth on a loopback address for kubectl)"
+        )
+    lines.append("Press Ctrl-C to stop.")
+    return lines
+
+
+class _Server(uvicorn.Server):
+    """uvicorn that reports when it accepts connections and turns SIGINT/SIGTERM into a
+    graceful exit, instead of re-raising them afterwards (which would kill the process
+    before the store is closed)."""
+
+    def __init__(self, config: uvicorn.Config, on_started: Callable[[], None]) -> None:
+        super().__init__(config)
+        self._on_started = on_started
+        self.stop_signal: str | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started and not self.should_exit:
+            self._on_started()
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+
+        def stop(signum: int, _frame: object) -> None:
+            if self.should_exit:  # a second Ctrl-C: stop waiting for open connections
+                self.force_exit = True
+            self.stop_signal = signal.Signals(signum).name
+            self.should_exit = True
+
+        handled = (signal.SIGINT, signal.SIGTERM)
+        previous = {sig: signal.signal(sig, stop) for sig in handled}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """``server.bind_socket``, but closing the socket when the bind fails (it leaks it)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def run_control_plane(plane: ControlPlane, *, announce: Callable[[str], None]) -> str | None:
+    """Serve ``plane`` until a stop signal; returns that signal's name (None if uvicorn
+    stopped by itself). Writes the kubeconfig and calls ``announce`` per usage line once
+    the server accepts connections. The store is closed on every path out."""
+    options = plane.options
+    try:
+        try:
+            sock = _bind(options.host.strip("[]"), options.port)
+        except OSError as err:
+            raise ControlPlaneError(
+                f"cannot listen on {options.host}:{options.port}: {err.strerror or err}"
+            ) from None
+        port = int(sock.getsockname()[1])
+        url = client_url(options.host, port)
+        kubeconfig = options.kubeconfig_path
+
+        failures: list[str] = []
+
+        def on_started() -> None:
+            try:
+                write_kubeconfig(kubeconfig, server=url, token=plane.token)
+            except OSError as err:
+                failures.append(f"cannot write the kubeconfig {kubeconfig}: {err.strerror or err}")
+                server.should_exit = True
+                return
+            for line in usage_lines(url, kubeconfig, authenticated=plane.token is not None):
+                announce(line)
+
+        config = uvicorn.Config(
+            plane.app,
+            log_level="warning",
+            access_log=False,
+            timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_SECONDS,
+            lifespan="off",
+        )
+        server = _Server(config, on_started)
+        try:
+            server.run(sockets=[sock])
+        finally:
+            sock.close()
+        if failures:
+            raise ControlPlaneError(failures[0])
+        return server.stop_signal
+    finally:
+        plane.store.close()
