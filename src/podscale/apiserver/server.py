@@ -27,8 +27,12 @@ def bind_socket(host: str = DEFAULT_HOST, port: int = 0) -> socket.socket:
     """A listening-ready TCP socket bound to ``host``:``port`` (IPv6 when ``host`` has ':')."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()  # a failed bind must not leak the socket
+        raise
     return sock
 
 

@@ -9,6 +9,7 @@ the API server app and the ``AccessGuard`` around these.
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import os
 import stat
@@ -77,13 +78,27 @@ def load_or_create_token(data_dir: Path) -> str:
     return token
 
 
-def write_kubeconfig(path: Path, *, server: str, token: str | None, name: str = "podscale") -> None:
-    """A standalone kubeconfig (mode 0600) for ``server`` with ``token``, as kubectl reads it."""
+def write_kubeconfig(
+    path: Path,
+    *,
+    server: str,
+    token: str | None,
+    name: str = "podscale",
+    certificate_authority: bytes | None = None,
+) -> None:
+    """A standalone kubeconfig (mode 0600) for ``server`` with ``token``, as kubectl reads it.
+
+    ``certificate_authority`` (PEM) is embedded as ``certificate-authority-data`` so clients
+    verify an https server against podscale's own CA.
+    """
     user: dict[str, Any] = {"token": token} if token else {}
+    cluster: dict[str, Any] = {"server": server}
+    if certificate_authority is not None:
+        cluster["certificate-authority-data"] = base64.b64encode(certificate_authority).decode()
     config = {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": name, "cluster": {"server": server}}],
+        "clusters": [{"name": name, "cluster": cluster}],
         "users": [{"name": name, "user": user}],
         "contexts": [
             {"name": name, "context": {"cluster": name, "user": name, "namespace": "default"}}

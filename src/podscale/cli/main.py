@@ -117,6 +117,12 @@ def explain_scale(file: Path, output: str) -> None:
     is_flag=True,
     help="Serve without a bearer token (refused unless HOST is a loopback address).",
 )
+@click.option(
+    "--tls/--no-tls",
+    default=None,
+    help="Serve https with a private CA recorded in the kubeconfig "
+    "[default: on when authentication is on; kubectl sends tokens only over https].",
+)
 @click.option("--report-minor", type=click.IntRange(0), default=None, hidden=True)
 def up(
     data_dir: Path | None,
@@ -124,6 +130,7 @@ def up(
     port: int,
     kubeconfig: Path | None,
     no_auth: bool,
+    tls: bool | None,
     report_minor: int | None,
 ) -> None:
     """Run the embedded control plane (API server and store) until Ctrl-C."""
@@ -134,6 +141,7 @@ def up(
         kubeconfig=kubeconfig,
         auth=not no_auth,
         report_minor=report_minor,
+        tls=tls,
     )
     try:
         plane = assemble_control_plane(options)

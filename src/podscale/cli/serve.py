@@ -27,7 +27,7 @@ from starlette.types import ASGIApp
 
 from podscale.apiserver.app import create_app
 from podscale.apiserver.discovery import version_info
-from podscale.apiserver.server import DEFAULT_HOST
+from podscale.apiserver.server import DEFAULT_HOST, bind_socket
 from podscale.cli.access import LOOPBACK_HOSTS, AccessGuard
 from podscale.cli.controlplane import (
     ControlPlaneError,
@@ -36,6 +36,7 @@ from podscale.cli.controlplane import (
     prepare_data_dir,
     write_kubeconfig,
 )
+from podscale.cli.tls import TlsFiles, ensure_certificates
 from podscale.store.clock import SystemClock
 from podscale.store.errors import BackendError
 from podscale.store.sqlite import SqliteStore
@@ -70,6 +71,11 @@ class UpOptions:
     kubeconfig: Path | None = None
     auth: bool = True
     report_minor: int | None = None
+    tls: bool | None = None  # None: TLS whenever auth is on (kubectl sends tokens only on TLS)
+
+    @property
+    def use_tls(self) -> bool:
+        return self.auth if self.tls is None else self.tls
 
     @property
     def kubeconfig_path(self) -> Path:
@@ -84,6 +90,7 @@ class ControlPlane:
     store: SqliteStore
     app: ASGIApp
     token: str | None
+    tls: TlsFiles | None = None
 
     def __repr__(self) -> str:  # keeps the token out of tracebacks and debug output
         return (
@@ -99,12 +106,13 @@ def allowed_hosts(host: str) -> frozenset[str]:
     return frozenset(LOOPBACK_HOSTS | extra)
 
 
-def client_url(host: str, port: int) -> str:
-    """The ``http://HOST:PORT`` clients should dial for a server bound to ``host``."""
+def client_url(host: str, port: int, *, tls: bool = False) -> str:
+    """The ``http(s)://HOST:PORT`` clients should dial for a server bound to ``host``."""
     bare = host.strip("[]")
     if bare in _WILDCARDS:
         bare = "::1" if ":" in host else "127.0.0.1"
-    return f"http://[{bare}]:{port}" if ":" in bare else f"http://{bare}:{port}"
+    scheme = "https" if tls else "http"
+    return f"{scheme}://[{bare}]:{port}" if ":" in bare else f"{scheme}://{bare}:{port}"
 
 
 def assemble_control_plane(options: UpOptions) -> ControlPlane:
@@ -122,6 +130,16 @@ def assemble_control_plane(options: UpOptions) -> ControlPlane:
             f"cannot prepare the data directory {options.data_dir}: {err.strerror or err}"
         ) from None
     clock = SystemClock()
+    tls = None
+    if options.use_tls:
+        bare = options.host.strip("[]").lower()
+        names = set() if bare in _WILDCARDS else {bare}
+        try:
+            tls = ensure_certificates(data_dir, names, now=clock.now())
+        except (OSError, ValueError) as err:
+            raise ControlPlaneError(
+                f"cannot prepare TLS certificates in {data_dir}: {err}"
+            ) from None
     try:
         store = SqliteStore(data_dir / STORE_FILE, clock)
     except BackendError as err:
@@ -137,7 +155,7 @@ def assemble_control_plane(options: UpOptions) -> ControlPlane:
         store.close()
         raise
     guarded = AccessGuard(app, token=token, allowed_hosts=allowed_hosts(options.host))
-    return ControlPlane(options=options, store=store, app=guarded, token=token)
+    return ControlPlane(options=options, store=store, app=guarded, token=token, tls=tls)
 
 
 def usage_lines(url: str, kubeconfig: Path, *, authenticated: bool) -> list[str]:
@@ -197,19 +215,6 @@ class _Server(uvicorn.Server):
                 signal.signal(sig, handler)
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    """``server.bind_socket``, but closing the socket when the bind fails (it leaks it)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-    except BaseException:
-        sock.close()
-        raise
-    return sock
-
-
 def run_control_plane(plane: ControlPlane, *, announce: Callable[[str], None]) -> str | None:
     """Serve ``plane`` until a stop signal; returns that signal's name (None if uvicorn
     stopped by itself). Writes the kubeconfig and calls ``announce`` per usage line once
@@ -217,20 +222,25 @@ def run_control_plane(plane: ControlPlane, *, announce: Callable[[str], None]) -
     options = plane.options
     try:
         try:
-            sock = _bind(options.host.strip("[]"), options.port)
+            sock = bind_socket(options.host.strip("[]"), options.port)
         except OSError as err:
             raise ControlPlaneError(
                 f"cannot listen on {options.host}:{options.port}: {err.strerror or err}"
             ) from None
         port = int(sock.getsockname()[1])
-        url = client_url(options.host, port)
+        url = client_url(options.host, port, tls=plane.tls is not None)
         kubeconfig = options.kubeconfig_path
 
         failures: list[str] = []
 
         def on_started() -> None:
             try:
-                write_kubeconfig(kubeconfig, server=url, token=plane.token)
+                write_kubeconfig(
+                    kubeconfig,
+                    server=url,
+                    token=plane.token,
+                    certificate_authority=plane.tls.ca_pem if plane.tls else None,
+                )
             except OSError as err:
                 failures.append(f"cannot write the kubeconfig {kubeconfig}: {err.strerror or err}")
                 server.should_exit = True
@@ -244,6 +254,8 @@ def run_control_plane(plane: ControlPlane, *, announce: Callable[[str], None]) -
             access_log=False,
             timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_SECONDS,
             lifespan="off",
+            ssl_certfile=str(plane.tls.server_cert) if plane.tls else None,
+            ssl_keyfile=str(plane.tls.server_key) if plane.tls else None,
         )
         server = _Server(config, on_started)
         try:

@@ -11,6 +11,7 @@ cluster through this transport.
 from __future__ import annotations
 
 import builtins
+import ssl
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -64,17 +65,15 @@ class HttpApi:
         headers = {"Accept": "application/json", "User-Agent": "podscale"}
         if connection.authorization:
             headers["Authorization"] = connection.authorization
-        verify: bool | str = connection.verify
-        if connection.verify and connection.ca_file:
-            verify = connection.ca_file
-        cert = None
-        if connection.cert_file:
-            cert = (connection.cert_file, connection.key_file or connection.cert_file)
+        verify: bool | ssl.SSLContext = connection.verify
+        if connection.verify and (connection.ca_file or connection.cert_file):
+            verify = ssl.create_default_context(cafile=connection.ca_file)
+            if connection.cert_file:
+                verify.load_cert_chain(connection.cert_file, connection.key_file)
         self._client = httpx.AsyncClient(
             base_url=connection.server,
             headers=headers,
             verify=verify,
-            cert=cert,
             timeout=timeout,
             transport=transport,
         )
