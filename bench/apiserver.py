@@ -1,0 +1,544 @@
+"""API server throughput and latency over loopback HTTP, plus the in-process transport.
+
+The server runs in a subprocess (``--serve``, the real ``create_app`` on a durable
+``SqliteStore`` through ``podscale.apiserver.server.start_in_thread``) so client and server
+each get a core of the 2-core machines. Clients are asyncio + httpx with keep-alive
+connections and several concurrent workers; the GET and PUT phases spread their workers over
+``--clients`` processes, since httpx spends more CPU per request than the server does.
+Measured, as issue #3 asks:
+  - single-object GET and PUT (each PUT commits a SQLite transaction) throughput, p50/p99;
+  - LIST of 1,000 pods;
+  - watch delivery latency with 100 watchers while a writer PATCHes at 200 writes/s (from
+    the moment the write is sent to the moment a watcher has decoded the event);
+  - ``podscale.client.inprocess.InProcessApi`` GET rate, when that module exists.
+Server and client CPU time per phase are reported so a miss can be placed on one side.
+
+Usage: python3 bench/apiserver.py [--seconds 5] [--workers 8] [--clients 2] [--json]
+       [--synchronous NORMAL|FULL]   # SQLite: survive kill -9 (default) or power loss too
+       [--nodelay-workaround]        # give accepted sockets TCP_NODELAY (docs/performance.md)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+
+from engine import machine  # bench/ is on sys.path when run as a script
+
+JSON = dict[str, Any]
+GOALS = {"get": 2_000.0, "put": 500.0, "p99_ms": 50.0, "watch_p99_ms": 100.0, "inproc": 20_000.0}
+SENT = "bench.podscale.io/sent"
+# Options only the server and client subprocesses use.
+_INTERNAL = frozenset({"serve", "client", "url", "names", "start_at", "since", "expected"})
+
+
+def make_pod(name: str, namespace: str) -> JSON:
+    """A pod as a controller would write it: labels, requests, a few annotations."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": {"app": "web", "tier": "frontend", "pod-template-hash": "5d4f8b7c9"},
+            "annotations": {SENT: "0"},
+        },
+        "spec": {
+            "containers": [
+                {
+                    "name": "web",
+                    "image": "nginx:1.25",
+                    "ports": [{"containerPort": 80, "protocol": "TCP"}],
+                    "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
+                }
+            ],
+            "nodeName": "node-1",
+        },
+    }
+
+
+def pods_path(namespace: str, name: str | None = None) -> str:
+    path = f"/api/v1/namespaces/{namespace}/pods"
+    return f"{path}/{name}" if name else path
+
+
+# -- the server side ----------------------------------------------------------------------
+def _tcp_bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
+    """``server.bind_socket`` with protocol IPPROTO_TCP: asyncio only sets TCP_NODELAY on
+    accepted sockets whose listening socket says TCP, and without it every response whose
+    body is a second write waits ~40 ms for the client's delayed ACK (Nagle)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    return sock
+
+
+def serve(data_dir: Path, nodelay_workaround: bool, synchronous: str) -> None:
+    """Run the API server until stdin closes; print its port first."""
+    from podscale.apiserver import server
+    from podscale.apiserver.app import create_app
+    from podscale.store import SqliteStore, SystemClock
+
+    if nodelay_workaround:
+        server.bind_socket = _tcp_bind_socket
+    clock = SystemClock()
+    store = SqliteStore(
+        data_dir / "store.db", clock, synchronous="FULL" if synchronous == "FULL" else "NORMAL"
+    )
+    running = server.start_in_thread(create_app(store, clock=clock))
+    print(running.port, flush=True)
+    sys.stdin.read()
+    running.stop()
+    store.close()
+
+
+@dataclass
+class ServerProcess:
+    process: subprocess.Popen[str]
+    url: str
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU of the server process so far (Linux /proc)."""
+        with open(f"/proc/{self.process.pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextlib.contextmanager
+def server_process(nodelay_workaround: bool, synchronous: str) -> Iterator[ServerProcess]:
+    """The API server subprocess on a fresh data directory; stopped by closing its stdin."""
+    with tempfile.TemporaryDirectory() as scratch:
+        data = Path(scratch) / "data"
+        command = [sys.executable, __file__, "--serve", str(data), "--synchronous", synchronous]
+        if nodelay_workaround:
+            command.append("--nodelay-workaround")
+        process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        try:
+            assert process.stdout is not None
+            port = int(process.stdout.readline())
+            yield ServerProcess(process, f"http://127.0.0.1:{port}")
+        finally:
+            assert process.stdin is not None
+            process.stdin.close()
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+# -- measuring ----------------------------------------------------------------------------
+@dataclass
+class Result:
+    title: str
+    count: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+    server_cpu: float  # cores busy on average (1.0 = one core all the time)
+    client_cpu: float
+
+    @property
+    def rate(self) -> float:
+        return self.count / self.seconds
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else 0.0
+
+
+class Phase:
+    """Wall time, client CPU and server CPU over one measurement."""
+
+    def __init__(self, server: ServerProcess) -> None:
+        self._server = server
+        self._wall = time.perf_counter()
+        self._cpu = time.process_time()
+        self._server_cpu = server.cpu_seconds()
+
+    def result(self, title: str, latencies: list[float], count: int | None = None) -> Result:
+        wall = time.perf_counter() - self._wall
+        return Result(
+            title=title,
+            count=len(latencies) if count is None else count,
+            seconds=wall,
+            p50_ms=1000 * percentile(latencies, 0.50),
+            p99_ms=1000 * percentile(latencies, 0.99),
+            server_cpu=(self._server.cpu_seconds() - self._server_cpu) / wall,
+            client_cpu=(time.process_time() - self._cpu) / wall,
+        )
+
+
+async def closed_loop(
+    workers: int, seconds: float, request: Callable[[int], Awaitable[None]]
+) -> list[float]:
+    """``workers`` tasks each sending ``request(worker)`` back to back for ``seconds``."""
+    latencies: list[float] = []
+    stop = time.perf_counter() + seconds
+
+    async def work(worker: int) -> None:
+        while time.perf_counter() < stop:
+            began = time.perf_counter()
+            await request(worker)
+            latencies.append(time.perf_counter() - began)
+
+    await asyncio.gather(*(work(i) for i in range(workers)))
+    return latencies
+
+
+def expect(response: httpx.Response, status: int) -> httpx.Response:
+    if response.status_code != status:
+        raise RuntimeError(f"{response.request.method} {response.url}: {response.status_code}")
+    return response
+
+
+async def single_object_phase(url: str, phase: str, names: list[str], args: Any) -> JSON:
+    """One client process's share of the GET or PUT phase: a worker per name in ``names``
+    (GET: all the same pod; PUT: one pod each), warmed up, started at ``args.start_at``."""
+    limits = httpx.Limits(max_connections=len(names), max_keepalive_connections=None)
+    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as http:
+        current = [expect(await http.get(pods_path(phase, n)), 200).json() for n in names]
+
+        async def get(worker: int) -> None:
+            expect(await http.get(pods_path(phase, names[worker])), 200)
+
+        async def put(worker: int) -> None:
+            obj = current[worker]
+            obj["metadata"]["annotations"][SENT] = repr(time.perf_counter())
+            path = pods_path(phase, obj["metadata"]["name"])
+            response = await http.put(path, content=orjson.dumps(obj))
+            current[worker] = orjson.loads(expect(response, 200).content)
+
+        request = get if phase == "get" else put
+        await closed_loop(len(names), 0.3, request)  # open the connections, warm up
+        await asyncio.sleep(max(0.0, args.start_at - time.time()))
+        cpu = time.process_time()
+        latencies = await closed_loop(len(names), args.seconds, request)
+        return {"latencies": latencies, "cpu": time.process_time() - cpu}
+
+
+def run_single_object_phase(server: ServerProcess, phase: str, args: Any) -> Result:
+    """The GET or PUT phase over ``args.clients`` client processes (one client process
+    cannot drive the server hard enough: httpx costs more CPU per request than the server)."""
+    per_process = max(1, args.workers // args.clients)
+    names = [f"web-{i}" for i in range(per_process * args.clients)]
+    if phase == "get":
+        names = ["web"] * len(names)
+    with httpx.Client(base_url=server.url, timeout=60) as http:
+        for name in sorted(set(names)):
+            expect(http.post(pods_path(phase), json=make_pod(name, phase)), 201)
+    start_at = time.time() + 3.0
+    children = []
+    for index in range(args.clients):
+        share = names[index * per_process : (index + 1) * per_process]
+        command = [
+            *(sys.executable, __file__, "--client", phase, "--url", server.url),
+            *("--names", ",".join(share), "--seconds", str(args.seconds)),
+            *("--start-at", repr(start_at)),
+        ]
+        children.append(subprocess.Popen(command, stdout=subprocess.PIPE, text=True))
+    time.sleep(max(0.0, start_at - time.time()))
+    phase_clock = Phase(server)
+    outputs = [json.loads(child.communicate(timeout=120)[0]) for child in children]
+    result = phase_clock.result("", [], count=0)
+    latencies = [latency for output in outputs for latency in output["latencies"]]
+    what = "GET one pod" if phase == "get" else f"PUT one pod each, SQLite {args.synchronous}"
+    return Result(
+        title=f"{what} ({len(names)} workers in {args.clients} client processes)",
+        count=len(latencies),
+        seconds=args.seconds,
+        p50_ms=1000 * percentile(latencies, 0.50),
+        p99_ms=1000 * percentile(latencies, 0.99),
+        server_cpu=result.server_cpu * result.seconds / args.seconds,
+        client_cpu=sum(output["cpu"] for output in outputs) / args.seconds,
+    )
+
+
+async def bench_list(server: ServerProcess, args: Any) -> Result:
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as http:
+        return await list_phase(http, server, args)
+
+
+async def list_phase(http: httpx.AsyncClient, server: ServerProcess, args: Any) -> Result:
+    created = 0
+
+    async def create(worker: int) -> None:
+        nonlocal created
+        while created < 1_000:
+            name = f"web-{created:04d}"
+            created += 1
+            expect(await http.post(pods_path("list"), json=make_pod(name, "list")), 201)
+
+    await asyncio.gather(*(create(i) for i in range(args.workers)))
+
+    async def list_pods(_: int) -> None:
+        body = orjson.loads(expect(await http.get(pods_path("list")), 200).content)
+        if len(body["items"]) != 1_000:
+            raise RuntimeError("the list lost pods")
+
+    phase = Phase(server)
+    latencies = await closed_loop(2, args.seconds, list_pods)
+    return phase.result("LIST 1,000 pods (2 workers)", latencies)
+
+
+async def watch_clients(url: str, since: str, watchers: int, expected: int) -> JSON:
+    """One client process's watchers: report ready, then read until each has ``expected``
+    events (or 60 s passed); latency is now minus the send time the writer stamped."""
+    latencies: list[float] = []
+    received = [0] * watchers
+    ready = asyncio.Semaphore(0)
+    limits = httpx.Limits(max_connections=watchers, max_keepalive_connections=None)
+    http = httpx.AsyncClient(base_url=url, limits=limits, timeout=None)
+
+    async def watcher(index: int) -> None:
+        params = {"watch": "true", "resourceVersion": since}
+        async with http.stream("GET", pods_path("watch"), params=params) as stream:
+            ready.release()
+            buffer = b""
+            # Raw chunks split by hand: httpx's aiter_lines costs more than the server's send.
+            async for chunk in stream.aiter_raw():
+                *lines, buffer = (buffer + chunk).split(b"\n")
+                now = time.perf_counter()
+                for line in lines:
+                    event = orjson.loads(line)
+                    latencies.append(now - float(event["object"]["metadata"]["annotations"][SENT]))
+                    received[index] += 1
+                if received[index] >= expected:
+                    return
+
+    tasks = [asyncio.create_task(watcher(i)) for i in range(watchers)]
+    for _ in range(watchers):
+        await asyncio.wait_for(ready.acquire(), 30)
+    print("ready", flush=True)
+    cpu = time.process_time()
+    _, pending = await asyncio.wait(tasks, timeout=60)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await http.aclose()
+    return {"latencies": latencies, "cpu": time.process_time() - cpu, "least": min(received)}
+
+
+async def write_at_rate(url: str, rate: float, total: int) -> None:
+    """PATCH 10 pods round-robin on an open-loop schedule of ``rate`` writes/s."""
+    in_flight = asyncio.Semaphore(32)
+    headers = {"Content-Type": "application/merge-patch+json"}
+    async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+
+        async def write(sequence: int) -> None:
+            async with in_flight:
+                patch = {"metadata": {"annotations": {SENT: repr(time.perf_counter())}}}
+                path = pods_path("watch", f"web-{sequence % 10}")
+                response = await http.patch(path, content=orjson.dumps(patch), headers=headers)
+                expect(response, 200)
+
+        writes = []
+        began = time.perf_counter()
+        for sequence in range(total):
+            # Writes go out on schedule whether or not earlier ones finished.
+            await asyncio.sleep(max(0.0, began + sequence / rate - time.perf_counter()))
+            writes.append(asyncio.create_task(write(sequence)))
+        await asyncio.gather(*writes)
+
+
+def run_watch_phase(server: ServerProcess, args: Any) -> Result:
+    """``args.watchers`` watches spread over ``args.clients`` processes; one writer here."""
+    with httpx.Client(base_url=server.url, timeout=60) as http:
+        for i in range(10):
+            expect(http.post(pods_path("watch"), json=make_pod(f"web-{i}", "watch")), 201)
+        since = http.get(pods_path("watch")).json()["metadata"]["resourceVersion"]
+    total = int(args.rate * args.seconds)
+    children = []
+    for index in range(args.clients):
+        share = args.watchers // args.clients + (index < args.watchers % args.clients)
+        command = [
+            *(sys.executable, __file__, "--client", "watch", "--url", server.url),
+            *("--since", since, "--watchers", str(share), "--expected", str(total)),
+        ]
+        children.append(subprocess.Popen(command, stdout=subprocess.PIPE, text=True))
+    for child in children:
+        assert child.stdout is not None
+        if child.stdout.readline().strip() != "ready":
+            raise RuntimeError("a watch client did not start")
+    phase = Phase(server)
+    asyncio.run(write_at_rate(server.url, args.rate, total))
+    outputs = [json.loads(child.communicate(timeout=120)[0]) for child in children]
+    if min(output["least"] for output in outputs) < total:
+        raise RuntimeError("a watcher missed events")
+    latencies = [latency for output in outputs for latency in output["latencies"]]
+    result = phase.result(
+        f"watch delivery, {args.watchers} watchers in {args.clients} client processes, "
+        f"{args.rate:.0f} writes/s (rate: events delivered)",
+        latencies,
+    )
+    children_cpu = sum(output["cpu"] for output in outputs) / result.seconds
+    return Result(**{**asdict(result), "client_cpu": result.client_cpu + children_cpu})
+
+
+async def bench_inprocess(args: Any) -> Result | None:
+    try:
+        from podscale.api.kinds import kind_for
+        from podscale.client.inprocess import InProcessApi
+        from podscale.store import SqliteStore, SystemClock
+    except ImportError:
+        return None
+    pod = kind_for("v1", "Pod")
+    with tempfile.TemporaryDirectory() as scratch:
+        clock = SystemClock()
+        store = SqliteStore(Path(scratch) / "data" / "store.db", clock)
+        try:
+            api = InProcessApi.for_store(store, clock)
+            await api.create(pod, "get", make_pod("web", "get"))
+            latencies: list[float] = []
+            wall = time.perf_counter()
+            cpu = time.process_time()
+            stop = wall + args.seconds
+            while time.perf_counter() < stop:
+                for _ in range(100):
+                    began = time.perf_counter()
+                    await api.get(pod, "get", "web")
+                    latencies.append(time.perf_counter() - began)
+            seconds = time.perf_counter() - wall
+            return Result(
+                title="in-process GET one pod (InProcessApi, 1 task)",
+                count=len(latencies),
+                seconds=seconds,
+                p50_ms=1000 * percentile(latencies, 0.5),
+                p99_ms=1000 * percentile(latencies, 0.99),
+                server_cpu=0.0,
+                client_cpu=(time.process_time() - cpu) / seconds,
+            )
+        finally:
+            store.close()
+
+
+def run_all(server: ServerProcess, args: Any) -> dict[str, Result | None]:
+    results: dict[str, Result | None] = {
+        "get": run_single_object_phase(server, "get", args),
+        "put": run_single_object_phase(server, "put", args),
+    }
+    results["list"] = asyncio.run(bench_list(server, args))
+    results["watch"] = run_watch_phase(server, args)
+    results["inproc"] = asyncio.run(bench_inprocess(args))
+    return results
+
+
+# -- reporting ----------------------------------------------------------------------------
+def _ms(value: float) -> str:
+    return f"{value:.3f}" if value < 1 else f"{value:.1f}"
+
+
+def table(results: dict[str, Result | None]) -> list[str]:
+    lines = [
+        "| measurement | rate /s | p50 ms | p99 ms | goal | result / goal "
+        "| server CPU | server µs/op | client CPU |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    goals = {
+        "get": (f"{GOALS['get']:,.0f}/s, p99 < {GOALS['p99_ms']:.0f} ms", GOALS["get"]),
+        "put": (f"{GOALS['put']:,.0f}/s, p99 < {GOALS['p99_ms']:.0f} ms", GOALS["put"]),
+        "list": ("-", None),
+        "watch": (f"p99 < {GOALS['watch_p99_ms']:.0f} ms", None),
+        "inproc": (f"{GOALS['inproc']:,.0f}/s", GOALS["inproc"]),
+    }
+    for key, result in results.items():
+        if result is None:
+            lines.append(f"| {key}: not available | | | | | | | | |")
+            continue
+        text, rate_goal = goals[key]
+        ratios = []
+        if rate_goal is not None:
+            ratios.append(f"{result.rate / rate_goal:.2f}x rate")
+        if key in ("get", "put"):
+            ratios.append(f"{GOALS['p99_ms'] / max(result.p99_ms, 1e-9):.2f}x p99")
+        if key == "watch":
+            ratios.append(f"{GOALS['watch_p99_ms'] / max(result.p99_ms, 1e-9):.2f}x p99")
+        server_us = 1e6 * result.server_cpu / result.rate if result.server_cpu else 0.0
+        lines.append(
+            f"| {result.title} | {result.rate:,.0f} | {_ms(result.p50_ms)} | {_ms(result.p99_ms)} "
+            f"| {text} | {', '.join(ratios) or '-'} | {result.server_cpu:.2f} "
+            f"| {server_us:,.0f} | {result.client_cpu:.2f} |"
+        )
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="length of each phase")
+    parser.add_argument("--workers", type=int, default=8, help="concurrent request workers")
+    parser.add_argument("--watchers", type=int, default=100)
+    parser.add_argument("--rate", type=float, default=200.0, help="writes/s in the watch phase")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--synchronous", choices=["NORMAL", "FULL"], default="NORMAL")
+    parser.add_argument("--nodelay-workaround", action="store_true")
+    parser.add_argument(
+        "--clients", type=int, default=2, help="client processes for the GET and PUT phases"
+    )
+    # Internal: the server subprocess, and the client subprocesses of the GET/PUT phases.
+    parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--client", choices=["get", "put", "watch"], help=argparse.SUPPRESS)
+    parser.add_argument("--since", help=argparse.SUPPRESS)
+    parser.add_argument("--expected", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--names", help=argparse.SUPPRESS)
+    parser.add_argument("--start-at", type=float, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve is not None:
+        serve(args.serve, args.nodelay_workaround, args.synchronous)
+        return
+    if args.client == "watch":
+        output = asyncio.run(watch_clients(args.url, args.since, args.watchers, args.expected))
+        print(json.dumps(output))
+        return
+    if args.client is not None:
+        names = args.names.split(",")
+        output = asyncio.run(single_object_phase(args.url, args.client, names, args))
+        print(json.dumps(output))
+        return
+    with server_process(args.nodelay_workaround, args.synchronous) as server:
+        results = run_all(server, args)
+    if args.json:
+        raw = {
+            key: None if r is None else {**asdict(r), "rate": r.rate} for key, r in results.items()
+        }
+        print(
+            json.dumps(
+                {
+                    "machine": machine(),
+                    "args": {k: v for k, v in vars(args).items() if k not in _INTERNAL},
+                    "results": raw,
+                },
+                indent=2,
+            )
+        )
+        return
+    print("machine:", ", ".join(f"{k}={v}" for k, v in machine().items()))
+    print(
+        f"server: SQLite (synchronous={args.synchronous}); "
+        f"TCP_NODELAY workaround: {args.nodelay_workaround}"
+    )
+    print("server/client CPU: cores busy on average during the phase (1.00 = one full core)")
+    print("\n".join(table(results)))
+
+
+if __name__ == "__main__":
+    main()
