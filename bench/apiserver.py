@@ -15,7 +15,6 @@ Server and client CPU time per phase are reported so a miss can be placed on one
 
 Usage: python3 bench/apiserver.py [--seconds 5] [--workers 8] [--clients 2] [--json]
        [--synchronous NORMAL|FULL]   # SQLite: survive kill -9 (default) or power loss too
-       [--nodelay-workaround]        # give accepted sockets TCP_NODELAY (docs/performance.md)
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ import asyncio
 import contextlib
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -78,25 +76,12 @@ def pods_path(namespace: str, name: str | None = None) -> str:
 
 
 # -- the server side ----------------------------------------------------------------------
-def _tcp_bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
-    """``server.bind_socket`` with protocol IPPROTO_TCP: asyncio only sets TCP_NODELAY on
-    accepted sockets whose listening socket says TCP, and without it every response whose
-    body is a second write waits ~40 ms for the client's delayed ACK (Nagle)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    return sock
-
-
-def serve(data_dir: Path, nodelay_workaround: bool, synchronous: str) -> None:
+def serve(data_dir: Path, synchronous: str) -> None:
     """Run the API server until stdin closes; print its port first."""
     from podscale.apiserver import server
     from podscale.apiserver.app import create_app
     from podscale.store import SqliteStore, SystemClock
 
-    if nodelay_workaround:
-        server.bind_socket = _tcp_bind_socket
     clock = SystemClock()
     store = SqliteStore(
         data_dir / "store.db", clock, synchronous="FULL" if synchronous == "FULL" else "NORMAL"
@@ -121,13 +106,11 @@ class ServerProcess:
 
 
 @contextlib.contextmanager
-def server_process(nodelay_workaround: bool, synchronous: str) -> Iterator[ServerProcess]:
+def server_process(synchronous: str) -> Iterator[ServerProcess]:
     """The API server subprocess on a fresh data directory; stopped by closing its stdin."""
     with tempfile.TemporaryDirectory() as scratch:
         data = Path(scratch) / "data"
         command = [sys.executable, __file__, "--serve", str(data), "--synchronous", synchronous]
-        if nodelay_workaround:
-            command.append("--nodelay-workaround")
         process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
@@ -489,7 +472,6 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=200.0, help="writes/s in the watch phase")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--synchronous", choices=["NORMAL", "FULL"], default="NORMAL")
-    parser.add_argument("--nodelay-workaround", action="store_true")
     parser.add_argument(
         "--clients", type=int, default=2, help="client processes for the GET and PUT phases"
     )
@@ -503,7 +485,7 @@ def main() -> None:
     parser.add_argument("--start-at", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve is not None:
-        serve(args.serve, args.nodelay_workaround, args.synchronous)
+        serve(args.serve, args.synchronous)
         return
     if args.client == "watch":
         output = asyncio.run(watch_clients(args.url, args.since, args.watchers, args.expected))
@@ -514,7 +496,7 @@ def main() -> None:
         output = asyncio.run(single_object_phase(args.url, args.client, names, args))
         print(json.dumps(output))
         return
-    with server_process(args.nodelay_workaround, args.synchronous) as server:
+    with server_process(args.synchronous) as server:
         results = run_all(server, args)
     if args.json:
         raw = {
@@ -532,10 +514,7 @@ def main() -> None:
         )
         return
     print("machine:", ", ".join(f"{k}={v}" for k, v in machine().items()))
-    print(
-        f"server: SQLite (synchronous={args.synchronous}); "
-        f"TCP_NODELAY workaround: {args.nodelay_workaround}"
-    )
+    print(f"server: SQLite (synchronous={args.synchronous})")
     print("server/client CPU: cores busy on average during the phase (1.00 = one full core)")
     print("\n".join(table(results)))
 

@@ -26,7 +26,10 @@ _GRACEFUL_SHUTDOWN_SECONDS: Final = 2
 def bind_socket(host: str = DEFAULT_HOST, port: int = 0) -> socket.socket:
     """A listening-ready TCP socket bound to ``host``:``port`` (IPv6 when ``host`` has ':')."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP explicitly: asyncio enables TCP_NODELAY only on accepted sockets whose
+    # protocol says TCP, and without it every keep-alive response waits ~40 ms for the
+    # client's delayed ACK (uvicorn writes head and body separately).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
