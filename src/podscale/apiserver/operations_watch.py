@@ -2,7 +2,7 @@
 
 The same semantics as the HTTP stream in ``watch`` (which stays the HTTP shell and its owner's):
 resourceVersion "" or "0" first replays the current objects as ADDED events; selectors turn an
-object leaving them into DELETED and one entering them into ADDED (``SelectorFilter``);
+object leaving them into DELETED and one entering them into ADDED (``watch_filter``);
 idle watches with bookmarks get BOOKMARK events; ``timeout_seconds`` ends the stream. A too-old
 resourceVersion raises ``ApiError`` with the 410 ``Expired`` Status (the HTTP stream sends it
 as an ERROR event); the in-process client turns it into ``Gone``. Objects are the store's own
@@ -18,12 +18,12 @@ from typing import Any
 from podscale.api.kinds import KindInfo
 from podscale.apiserver.errors import bad_request, expired
 from podscale.apiserver.resources import storage_resource, to_served
-from podscale.apiserver.selectors import Predicate, build_predicate
+from podscale.apiserver.selectors import build_predicate
 from podscale.apiserver.state import ServerState
-from podscale.store import listing
-from podscale.store.interface import ExpiredError, StoreError, WatchEvent
+from podscale.apiserver.watch_filter import filter_event
+from podscale.store.interface import ExpiredError
 
-__all__ = ["SelectorFilter", "parse_resource_version", "watch_events"]
+__all__ = ["parse_resource_version", "watch_events"]
 
 JSON = dict[str, Any]
 
@@ -44,64 +44,6 @@ def parse_resource_version(text: str) -> int | None:
 def _key(obj: JSON) -> tuple[str, str]:
     meta = obj.get("metadata") or {}
     return (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
-
-
-class SelectorFilter:
-    """Selector semantics of a watch, as upstream's cacher applies them with the previous
-    object: matched before and not now -> DELETED; now and not before -> ADDED.
-
-    ``decided`` says which keys matched at the watch's start revision; with ``exact`` every
-    other key did not match (or did not exist) then. Without ``exact`` a key missing from
-    ``decided`` is unknown: a matching MODIFIED passes unchanged and a non-matching one is
-    dropped, never inventing a DELETED the client has no object for.
-    """
-
-    def __init__(
-        self, predicate: Predicate, decided: dict[tuple[str, str], bool], *, exact: bool
-    ) -> None:
-        self._predicate = predicate
-        self._matched = decided
-        self._default = False if exact else None
-
-    def apply(self, event: WatchEvent) -> tuple[str, JSON] | None:
-        key = _key(event.object)
-        before = self._matched.get(key, self._default)
-        now = self._predicate(event.object) and event.type != "DELETED"
-        self._matched[key] = now
-        if event.type == "DELETED":
-            matched = before if before is not None else self._predicate(event.object)
-            return ("DELETED", event.object) if matched else None
-        if event.type == "ADDED":
-            return ("ADDED", event.object) if now else None
-        if before is None:
-            return ("MODIFIED", event.object) if now else None
-        if now:
-            return ("MODIFIED" if before else "ADDED"), event.object
-        return ("DELETED", event.object) if before else None
-
-
-def _decided_at(
-    state: ServerState, resource: str, scope: str | None, predicate: Predicate, since: int
-) -> tuple[dict[tuple[str, str], bool], bool]:
-    """Which keys matched at revision ``since``, and whether that is exact.
-
-    The store's lists can resume a snapshot at an older revision (continue tokens): a token
-    for ``since`` positioned before the first key lists the whole collection as it was then.
-    A store that refuses such a token (it is not part of the ``Store`` contract) falls back
-    to what is certain: objects unchanged since ``since`` were then as they are now.
-    """
-    try:
-        token = listing.encode_continue(resource, scope, since, ("", ""))
-        snapshot = state.store.list(resource, scope, continue_token=token)
-    except (StoreError, ValueError):
-        snapshot = None
-    if snapshot is not None and snapshot.revision == since:
-        return {_key(obj): predicate(obj) for obj in snapshot.items}, True
-    decided: dict[tuple[str, str], bool] = {}
-    for obj in state.store.list(resource, scope).items:
-        if int((obj.get("metadata") or {}).get("resourceVersion") or 0) <= since:
-            decided[_key(obj)] = predicate(obj)
-    return decided, False
 
 
 def _bookmark(info: KindInfo, revision: int) -> JSON:
@@ -130,14 +72,7 @@ async def watch_events(
     since = parse_resource_version(resource_version)
     resource = storage_resource(info)
     scope = namespace if info.namespaced else None
-    event_filter: SelectorFilter | None = None
-    if has_selector and predicate is not None:
-        # A replay (since None) starts from nothing: every key is decided by its ADDED.
-        decided: dict[tuple[str, str], bool] = {}
-        exact = True
-        if since is not None:
-            decided, exact = _decided_at(state, resource, scope, predicate, since)
-        event_filter = SelectorFilter(predicate, decided, exact=exact)
+    selector = predicate if has_selector else None
     loop = asyncio.get_running_loop()
     deadline = None if not timeout_seconds else loop.time() + timeout_seconds
     last_rv = since if since is not None else state.store.revision
@@ -165,10 +100,10 @@ async def watch_events(
                     yield "BOOKMARK", _bookmark(info, last_rv)
                 continue
             last_rv = max(last_rv, event.revision)
-            if event_filter is None:
+            if selector is None:
                 yield event.type, to_served(event.object, info)
                 continue
-            passed = event_filter.apply(event)
+            passed = filter_event(event, selector)
             if passed is not None:
                 yield passed[0], to_served(passed[1], info)
     finally:

@@ -24,11 +24,12 @@ from podscale.apiserver import extensions
 from podscale.apiserver.errors import bad_request, status_body
 from podscale.apiserver.handlers_read import include_object_mode
 from podscale.apiserver.resources import Target, storage_resource, to_served
-from podscale.apiserver.selectors import Predicate, build_predicate
+from podscale.apiserver.selectors import build_predicate
 from podscale.apiserver.state import ServerState, query_flag
-from podscale.store.interface import ExpiredError, Watch, WatchEvent
+from podscale.apiserver.watch_filter import filter_event
+from podscale.store.interface import ExpiredError, Watch
 
-__all__ = ["EventFilter", "watch_response"]
+__all__ = ["watch_response"]
 
 JSON = dict[str, Any]
 
@@ -44,44 +45,6 @@ def _line(event: JSON) -> bytes:
 def _key(obj: JSON) -> tuple[str, str]:
     meta = obj.get("metadata") or {}
     return (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
-
-
-class EventFilter:
-    """Selector semantics of a watch: which events pass, and as which type.
-
-    Remembers the keys whose last delivered state matched, so a MODIFIED that leaves the
-    selector becomes DELETED and one that enters it becomes ADDED. An object last seen before
-    the watch started is unknown: a matching MODIFIED passes unchanged, a non-matching one is
-    dropped (we cannot tell whether the client ever saw it).
-    """
-
-    def __init__(self, predicate: Predicate | None, known_matching: set[tuple[str, str]]) -> None:
-        self._predicate = predicate
-        self._matching = known_matching
-        self._seen: set[tuple[str, str]] = set()
-
-    def apply(self, event: WatchEvent) -> tuple[str, JSON] | None:
-        if self._predicate is None:
-            return event.type, event.object
-        key = _key(event.object)
-        was_known = key in self._seen
-        self._seen.add(key)
-        matched_before = key in self._matching
-        matches_now = self._predicate(event.object)
-        if matches_now and event.type != "DELETED":
-            self._matching.add(key)
-        else:
-            self._matching.discard(key)
-        if event.type == "DELETED":
-            return ("DELETED", event.object) if matches_now or matched_before else None
-        if event.type == "ADDED":
-            return ("ADDED", event.object) if matches_now else None
-        if matches_now:
-            unknown = not was_known and not matched_before
-            if unknown or matched_before:
-                return "MODIFIED", event.object
-            return "ADDED", event.object
-        return ("DELETED", event.object) if matched_before else None
 
 
 def _parse_since(text: str | None) -> int | None:
@@ -120,13 +83,7 @@ def watch_response(
     namespace = target.namespace if info.namespaced else None
     resource = storage_resource(info)
 
-    known: set[tuple[str, str]] = set()
-    if has_selector and since is not None and predicate is not None:
-        # Objects unchanged since `since` are in the state the client listed: seed them.
-        for obj in state.store.list(resource, namespace, predicate=predicate).items:
-            if int((obj.get("metadata") or {}).get("resourceVersion") or 0) <= since:
-                known.add(_key(obj))
-    event_filter = EventFilter(predicate if has_selector else None, known)
+    selector = predicate if has_selector else None
 
     async def stream() -> AsyncIterator[bytes]:
         loop = asyncio.get_running_loop()
@@ -164,7 +121,11 @@ def watch_response(
                     continue
                 idle_since = loop.time()
                 last_rv = max(last_rv, event.revision)
-                passed = event_filter.apply(event)
+                passed = (
+                    (event.type, event.object)
+                    if selector is None
+                    else filter_event(event, selector)
+                )
                 if passed is None:
                     continue
                 kind, obj = passed

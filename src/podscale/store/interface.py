@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
+import orjson
+
 __all__ = [
     "AlreadyExistsError",
     "Clock",
@@ -90,11 +92,26 @@ class ExpiredError(StoreError):
 @dataclass(frozen=True, slots=True)
 class WatchEvent:
     """One change. ``object`` is the full object at ``revision``; for DELETED, its last
-    state with ``metadata.resourceVersion`` set to the deletion's revision."""
+    state with ``metadata.resourceVersion`` set to the deletion's revision.
+
+    ``previous_json`` is the stored state this change replaced, JSON-encoded (None for a
+    creation or a replayed ADDED); ``previous()`` decodes it on demand. Selector watches
+    need it: like upstream's watch cache, an object whose previous state matched and whose
+    new state does not is sent as DELETED. ``previous_known`` is False when the store no
+    longer has it (history restored without it); consumers must then guess.
+    """
 
     type: EventType
     object: JSON
     revision: int
+    previous_json: bytes | None = None
+    previous_known: bool = True
+
+    def previous(self) -> JSON | None:
+        if self.previous_json is None:
+            return None
+        value = orjson.loads(self.previous_json)
+        return value if isinstance(value, dict) else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,7 +47,13 @@ class EventRecord:
     previous_known: bool = True
 
     def to_event(self) -> WatchEvent:
-        return WatchEvent(type=self.type, object=orjson.loads(self.data), revision=self.revision)
+        return WatchEvent(
+            type=self.type,
+            object=orjson.loads(self.data),
+            revision=self.revision,
+            previous_json=self.previous,
+            previous_known=self.previous_known,
+        )
 
 
 class WatchHub:

@@ -281,16 +281,7 @@ def test_concurrent_watchers_see_the_same_order(start_server: StartServer) -> No
 
 @pytest.mark.parametrize(
     "watch_first",
-    [
-        True,
-        pytest.param(
-            False,
-            marks=pytest.mark.skip(
-                reason="bug: a selector watch replaying history from its resourceVersion drops "
-                "the DELETED of an object that left the selector, see issue note"
-            ),
-        ),
-    ],
+    [True, False],
     ids=["watch-open-during-changes", "changes-replayed-from-history"],
 )
 def test_an_object_leaving_the_selector_is_observed_as_deleted(

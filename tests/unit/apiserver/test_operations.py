@@ -18,7 +18,6 @@ from podscale.apiserver import operations, operations_delete, operations_subreso
 from podscale.apiserver.admission import WriteOptions, parse_write_options
 from podscale.apiserver.errors import ApiError
 from podscale.apiserver.operations_types import DeleteOptions, EncodedBody, decode_payload
-from podscale.apiserver.operations_watch import SelectorFilter
 from podscale.apiserver.state import ServerState
 from podscale.store.interface import WatchEvent
 from podscale.store.memory import MemoryStore
@@ -221,53 +220,3 @@ def _event(kind: str, tier: str) -> WatchEvent:
 
 def _web(obj: JSON) -> bool:
     return bool(obj["metadata"]["labels"].get("tier") == "web")
-
-
-@pytest.mark.parametrize(
-    ("before", "exact", "event", "tier", "expected"),
-    [
-        (True, True, "MODIFIED", "web", "MODIFIED"),
-        (True, True, "MODIFIED", "db", "DELETED"),
-        (False, True, "MODIFIED", "web", "ADDED"),
-        (False, True, "MODIFIED", "db", None),
-        (None, True, "MODIFIED", "web", "ADDED"),
-        (None, True, "MODIFIED", "db", None),
-        (None, False, "MODIFIED", "web", "MODIFIED"),
-        (None, False, "MODIFIED", "db", None),
-        (True, True, "DELETED", "db", "DELETED"),
-        (False, True, "DELETED", "web", None),
-        (None, False, "DELETED", "web", "DELETED"),
-        (None, True, "ADDED", "web", "ADDED"),
-        (None, True, "ADDED", "db", None),
-    ],
-    ids=[
-        "stays-in",
-        "leaves",
-        "enters",
-        "stays-out",
-        "absent-then-enters",
-        "absent-stays-out",
-        "unknown-matching-passes",
-        "unknown-non-matching-dropped",
-        "deleted-after-matching",
-        "deleted-never-matched",
-        "unknown-deleted-matching",
-        "added-matching",
-        "added-not-matching",
-    ],
-)
-def test_selector_filter_judges_events_against_the_start_state(
-    before: bool | None, exact: bool, event: str, tier: str, expected: str | None
-) -> None:
-    decided = {} if before is None else {("default", "x"): before}
-    passed = SelectorFilter(_web, decided, exact=exact).apply(_event(event, tier))
-    assert (passed[0] if passed else None) == expected
-
-
-def test_selector_filter_follows_an_object_in_and_out() -> None:
-    selector = SelectorFilter(_web, {}, exact=True)
-    seen = [selector.apply(_event(kind, tier)) for kind, tier in [
-        ("ADDED", "db"), ("MODIFIED", "web"), ("MODIFIED", "web"), ("MODIFIED", "db"),
-        ("DELETED", "db"),
-    ]]  # fmt: skip
-    assert [s[0] if s else None for s in seen] == [None, "ADDED", "MODIFIED", "DELETED", None]

@@ -162,10 +162,13 @@ def test_selector_exit_is_deleted_and_entry_is_added(
         async with asgi_stream(make_app(), RS, query) as stream:
             _set_label(store, "a", tier="back")
             left = await stream.line()
+            # As upstream's watch cache: the DELETED carries the state the client had (the
+            # one that matched), at the resourceVersion of the change that removed it.
             assert (left["type"], left["object"]["metadata"]["labels"]["tier"]) == (
                 "DELETED",
-                "back",
+                "front",
             )
+            assert left["object"]["metadata"]["resourceVersion"] == str(store.revision)
             _set_label(store, "a", other="1")  # still outside: nothing sent
             _set_label(store, "a", tier="front")
             entered = await stream.line()
