@@ -26,6 +26,7 @@ import uvicorn
 from starlette.types import ASGIApp
 
 from podscale.apiserver.app import create_app
+from podscale.apiserver.bootstrap import ensure_system_namespaces
 from podscale.apiserver.discovery import version_info
 from podscale.apiserver.server import DEFAULT_HOST, bind_socket
 from podscale.cli.access import LOOPBACK_HOSTS, AccessGuard
@@ -150,6 +151,7 @@ def assemble_control_plane(options: UpOptions) -> ControlPlane:
         else version_info()
     )
     try:
+        ensure_system_namespaces(store)
         app = create_app(store, clock=clock, version_info=versions)
     except BaseException:
         store.close()
