@@ -21,6 +21,7 @@ import orjson
 from podscale.api.kinds import KindInfo
 from podscale.client.informer import Gone
 from podscale.client.kubeconfig import Connection
+from podscale.client.listwatch import ApiListWatcher
 from podscale.client.paths import resource_path
 
 __all__ = ["ApiError", "HttpApi", "HttpListWatcher"]
@@ -198,36 +199,5 @@ def _selectors(label_selector: str | None, field_selector: str | None) -> dict[s
     return params
 
 
-class HttpListWatcher:
-    """One resource (optionally one namespace and selectors) for an ``Informer``."""
-
-    def __init__(
-        self,
-        api: HttpApi,
-        kind: KindInfo,
-        namespace: str | None = None,
-        *,
-        label_selector: str | None = None,
-        field_selector: str | None = None,
-    ) -> None:
-        self._api = api
-        self._kind = kind
-        self._namespace = namespace
-        self._labels = label_selector
-        self._fields = field_selector
-
-    async def list(self) -> tuple[list[JSON], str]:
-        result = await self._api.list(
-            self._kind, self._namespace, label_selector=self._labels, field_selector=self._fields
-        )
-        items = result.get("items") or []
-        return list(items), str((result.get("metadata") or {}).get("resourceVersion") or "")
-
-    def watch(self, resource_version: str) -> AsyncIterator[tuple[str, JSON]]:
-        return self._api.watch(
-            self._kind,
-            self._namespace,
-            resource_version=resource_version,
-            label_selector=self._labels,
-            field_selector=self._fields,
-        )
+# Kept under this name for callers; one implementation serves both transports.
+HttpListWatcher = ApiListWatcher

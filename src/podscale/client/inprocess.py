@@ -37,6 +37,7 @@ from podscale.apiserver.operations_types import DeleteOptions, EncodedBody, Writ
 from podscale.apiserver.state import ServerState
 from podscale.client.http import ApiError
 from podscale.client.informer import Gone
+from podscale.client.listwatch import ApiListWatcher
 from podscale.store.interface import Clock, Preconditions, Store
 
 __all__ = ["InProcessApi", "InProcessListWatcher"]
@@ -339,37 +340,5 @@ class InProcessApi:
             await events.aclose()
 
 
-class InProcessListWatcher:
-    """One resource (optionally one namespace and selectors) for an ``Informer``; the
-    in-process twin of ``http.HttpListWatcher``."""
-
-    def __init__(
-        self,
-        api: InProcessApi,
-        kind: KindInfo,
-        namespace: str | None = None,
-        *,
-        label_selector: str | None = None,
-        field_selector: str | None = None,
-    ) -> None:
-        self._api = api
-        self._kind = kind
-        self._namespace = namespace
-        self._labels = label_selector
-        self._fields = field_selector
-
-    async def list(self) -> tuple[builtins.list[JSON], str]:
-        result = await self._api.list(
-            self._kind, self._namespace, label_selector=self._labels, field_selector=self._fields
-        )
-        items: builtins.list[JSON] = result["items"]
-        return items, str(result["metadata"]["resourceVersion"])
-
-    def watch(self, resource_version: str) -> AsyncIterator[tuple[str, JSON]]:
-        return self._api.watch(
-            self._kind,
-            self._namespace,
-            resource_version=resource_version,
-            label_selector=self._labels,
-            field_selector=self._fields,
-        )
+# Kept under this name for callers; one implementation serves both transports.
+InProcessListWatcher = ApiListWatcher
