@@ -17,6 +17,7 @@ import yaml
 
 from podscale import __version__
 from podscale.cli.controlplane import ControlPlaneError, default_data_dir
+from podscale.cli.resources import register_resource_commands
 from podscale.cli.serve import UpOptions, assemble_control_plane, run_control_plane
 from podscale.hpa import decide, render_trace, trace_to_dict
 from podscale.hpa.scenario import ScaleInputError, parse_scale_input
@@ -149,6 +150,9 @@ def up(
     except ControlPlaneError as err:
         raise click.ClickException(str(err)) from None
     click.echo(f"podscale control plane stopped{f' ({stop_signal})' if stop_signal else ''}.")
+
+
+register_resource_commands(cli)
 
 
 def main() -> None:

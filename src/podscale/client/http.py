@@ -96,11 +96,15 @@ class HttpApi:
         params: dict[str, str] | None = None,
         body: JSON | builtins.list[Any] | None = None,
         content_type: str = "application/json",
+        accept: str | None = None,
     ) -> JSON:
+        """One request; ``accept`` overrides the JSON Accept header (e.g. for Tables)."""
         content = orjson.dumps(body) if body is not None else None
-        headers = {"Content-Type": content_type} if content is not None else None
+        headers = {"Content-Type": content_type} if content is not None else {}
+        if accept is not None:
+            headers["Accept"] = accept
         response = await self._client.request(
-            method, path, params=params, content=content, headers=headers
+            method, path, params=params, content=content, headers=headers or None
         )
         _raise_for(response, response.content)
         return orjson.loads(response.content) if response.content else {}

@@ -1,0 +1,306 @@
+"""The resource commands: ``get``, ``describe``, ``create -f``, ``apply -f``, ``delete``,
+``scale`` and ``autoscale``, against any Kubernetes-compatible server in a kubeconfig.
+
+Argument parsing only: each command builds a ``Target`` (``--kubeconfig``, ``--context``,
+``-n``), opens an ``HttpApi`` and awaits one core (``resources_get``, ``describe``,
+``resources_write``, ``apply``), then prints its ``Report`` (stdout lines, stderr lines, exit
+1 on errors), as kubectl does. ``register_resource_commands`` adds them to the ``podscale``
+group in ``podscale.cli.main``. ``TYPE NAME`` and ``TYPE/NAME`` are both accepted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+import click
+import httpx
+
+from podscale.cli.apply import apply_manifests
+from podscale.cli.describe import describe_objects
+from podscale.cli.manifests import load_manifests
+from podscale.cli.resources_core import CommandError, Report, Target, target_from_kubeconfig
+from podscale.cli.resources_get import GetRequest, get_objects
+from podscale.cli.resources_write import (
+    CASCADE_POLICIES,
+    autoscale_object,
+    create_manifests,
+    delete_manifests,
+    delete_objects,
+    scale_object,
+)
+from podscale.client.http import HttpApi
+
+__all__ = ["register_resource_commands"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+Core = Callable[[HttpApi, Target], Awaitable[Report]]
+
+
+def _connection_options(func: F) -> F:
+    """``--kubeconfig``, ``--context`` and ``-n/--namespace``, as kubectl spells them."""
+    func = click.option(
+        "-n", "--namespace", default=None, help="Namespace [default: the context's, else default]."
+    )(func)
+    func = click.option("--context", default=None, help="Kubeconfig context to use.")(func)
+    return click.option(
+        "--kubeconfig",
+        default=None,
+        help="Kubeconfig file [default: $KUBECONFIG, else ~/.kube/config].",
+    )(func)
+
+
+async def _run_core(target: Target, core: Core) -> Report:
+    async with HttpApi(target.connection) as api:
+        return await core(api, target)
+
+
+def _execute(
+    kubeconfig: str | None, context: str | None, namespace: str | None, core: Core
+) -> None:
+    """Run ``core`` and print its report like kubectl; exit 1 on any error."""
+    try:
+        target = target_from_kubeconfig(kubeconfig, context, namespace)
+        report = asyncio.run(_run_core(target, core))
+    except CommandError as err:
+        click.echo(str(err), err=True)
+        sys.exit(1)
+    except httpx.ConnectError:
+        server = urlsplit(target.connection.server).netloc
+        click.echo(
+            f"The connection to the server {server} was refused - "
+            "did you specify the right host or port?",
+            err=True,
+        )
+        sys.exit(1)
+    except (httpx.HTTPError, OSError) as err:  # timeouts, TLS, DNS
+        click.echo(f"error: {err}", err=True)
+        sys.exit(1)
+    for line in report.out:
+        click.echo(line)
+    for line in report.notes + report.errors:
+        click.echo(line, err=True)
+    if report.failed:
+        sys.exit(1)
+
+
+def _split_type(args: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """``TYPE NAME...`` or ``TYPE/NAME``: the resource type and the names."""
+    if not args:
+        raise click.UsageError("You must specify the type of resource")
+    first, rest = args[0], args[1:]
+    if "/" in first:
+        resource, _, name = first.partition("/")
+        return resource, (name, *rest)
+    return first, rest
+
+
+def _single(args: tuple[str, ...]) -> tuple[str, str]:
+    resource, names = _split_type(args)
+    if len(names) != 1:
+        raise click.UsageError("expected TYPE NAME (or TYPE/NAME)")
+    return resource, names[0]
+
+
+@click.command("get")
+@click.argument("args", nargs=-1, required=True)
+@_connection_options
+@click.option("-A", "--all-namespaces", is_flag=True, help="List across all namespaces.")
+@click.option("-l", "--selector", default="", help="Label selector, e.g. app=web.")
+@click.option("-o", "--output", type=click.Choice(["wide", "yaml", "json", "name"]), default=None)
+def get_command(
+    args: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    all_namespaces: bool,
+    selector: str,
+    output: str | None,
+) -> None:
+    """Display one or many resources (TYPE [NAME...])."""
+    resource, names = _split_type(args)
+    request = GetRequest(resource, names, all_namespaces, selector, output or "")
+    _execute(kubeconfig, context, namespace, lambda api, t: get_objects(api, t, request))
+
+
+@click.command("describe")
+@click.argument("args", nargs=-1, required=True)
+@_connection_options
+def describe_command(
+    args: tuple[str, ...], kubeconfig: str | None, context: str | None, namespace: str | None
+) -> None:
+    """Show details of hpa, rs, deploy or sts objects (TYPE NAME...)."""
+    resource, names = _split_type(args)
+    now = datetime.now(UTC)
+    _execute(
+        kubeconfig,
+        context,
+        namespace,
+        lambda api, t: describe_objects(api, t, resource, names, now),
+    )
+
+
+_FILE = click.option(
+    "-f",
+    "--filename",
+    "filename",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="YAML or JSON manifest (several documents or a List allowed).",
+)
+
+
+def _manifests_or_fail(filename: Path | None) -> Any:
+    if filename is None:
+        raise click.UsageError("must specify -f/--filename")
+    try:
+        return load_manifests(filename)
+    except CommandError as err:
+        click.echo(str(err), err=True)
+        sys.exit(1)
+
+
+@click.command("create")
+@_FILE
+@_connection_options
+def create_command(
+    filename: Path | None, kubeconfig: str | None, context: str | None, namespace: str | None
+) -> None:
+    """Create resources from a file."""
+    manifests = _manifests_or_fail(filename)
+    _execute(kubeconfig, context, namespace, lambda api, t: create_manifests(api, t, manifests))
+
+
+@click.command("apply")
+@_FILE
+@_connection_options
+def apply_command(
+    filename: Path | None, kubeconfig: str | None, context: str | None, namespace: str | None
+) -> None:
+    """Apply a configuration from a file (client-side apply, like kubectl)."""
+    manifests = _manifests_or_fail(filename)
+    _execute(kubeconfig, context, namespace, lambda api, t: apply_manifests(api, t, manifests))
+
+
+@click.command("delete")
+@click.argument("args", nargs=-1)
+@_FILE
+@_connection_options
+@click.option(
+    "--cascade",
+    type=click.Choice(sorted(CASCADE_POLICIES)),
+    default="background",
+    show_default=True,
+    help="How dependents are deleted.",
+)
+def delete_command(
+    args: tuple[str, ...],
+    filename: Path | None,
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    cascade: str,
+) -> None:
+    """Delete resources by TYPE NAME... or from a file (-f)."""
+    if filename is not None:
+        manifests = _manifests_or_fail(filename)
+        core: Core = functools.partial(_delete_file, manifests=manifests, cascade=cascade)
+    else:
+        resource, names = _split_type(args)
+        core = functools.partial(_delete_named, resource=resource, names=names, cascade=cascade)
+    _execute(kubeconfig, context, namespace, core)
+
+
+async def _delete_file(api: HttpApi, target: Target, *, manifests: Any, cascade: str) -> Report:
+    return await delete_manifests(api, target, manifests, cascade)
+
+
+async def _delete_named(
+    api: HttpApi, target: Target, *, resource: str, names: tuple[str, ...], cascade: str
+) -> Report:
+    return await delete_objects(api, target, resource, names, cascade)
+
+
+@click.command("scale")
+@click.argument("args", nargs=-1, required=True)
+@_connection_options
+@click.option("--replicas", type=int, required=True, help="The new desired number of replicas.")
+@click.option(
+    "--current-replicas",
+    type=int,
+    default=None,
+    help="Precondition: only scale if the current size is this.",
+)
+def scale_command(
+    args: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    replicas: int,
+    current_replicas: int | None,
+) -> None:
+    """Set a new size for a Deployment, ReplicaSet or StatefulSet (TYPE NAME)."""
+    resource, name = _single(args)
+    _execute(
+        kubeconfig,
+        context,
+        namespace,
+        lambda api, t: scale_object(
+            api, t, resource, name, replicas=replicas, current_replicas=current_replicas
+        ),
+    )
+
+
+@click.command("autoscale")
+@click.argument("args", nargs=-1, required=True)
+@_connection_options
+@click.option("--max", "max_replicas", type=int, required=True, help="Upper replica limit.")
+@click.option("--min", "min_replicas", type=int, default=None, help="Lower replica limit.")
+@click.option("--cpu-percent", type=int, default=None, help="Target average CPU utilization.")
+@click.option("--name", "hpa_name", default=None, help="HPA name [default: the target's].")
+def autoscale_command(
+    args: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    max_replicas: int,
+    min_replicas: int | None,
+    cpu_percent: int | None,
+    hpa_name: str | None,
+) -> None:
+    """Create an autoscaling/v2 HorizontalPodAutoscaler for a scalable resource (TYPE NAME)."""
+    resource, name = _single(args)
+    _execute(
+        kubeconfig,
+        context,
+        namespace,
+        lambda api, t: autoscale_object(
+            api,
+            t,
+            resource,
+            name,
+            max_replicas=max_replicas,
+            min_replicas=min_replicas,
+            cpu_percent=cpu_percent,
+            hpa_name=hpa_name,
+        ),
+    )
+
+
+def register_resource_commands(group: click.Group) -> None:
+    """Add the resource commands to ``group`` (the ``podscale`` CLI)."""
+    for command in (
+        get_command,
+        describe_command,
+        create_command,
+        apply_command,
+        delete_command,
+        scale_command,
+        autoscale_command,
+    ):
+        group.add_command(command)
