@@ -1,0 +1,19 @@
+"""The runtime: where the control plane runs, on virtual time or on real time.
+
+``virtual_time`` is the event loop whose clock jumps to the next timer; ``clocks`` reads it
+as a ``Clock``; ``kernel`` runs a program on it or on a normal asyncio loop. The simulated
+cluster (nodes, scheduler, kubelets, load) builds on these.
+"""
+
+from podscale.runtime.clocks import VirtualClock, current_clock
+from podscale.runtime.kernel import run, run_virtual
+from podscale.runtime.virtual_time import DEFAULT_START, VirtualTimeLoop
+
+__all__ = [
+    "DEFAULT_START",
+    "VirtualClock",
+    "VirtualTimeLoop",
+    "current_clock",
+    "run",
+    "run_virtual",
+]
