@@ -2,7 +2,8 @@
 
 Gates are plain strings in a ``frozenset``; a gate is on when its name is in the set.
 ``DEFAULT_FEATURE_GATES`` mirrors the state of current upstream (v1.35):
-``HPAConfigurableTolerance`` is beta and on, ``HPAScaleToZero`` is alpha and off.
+``HPAConfigurableTolerance`` is beta and on, ``HPAScaleToZero`` is alpha and off, and the
+ReplicaSet scale-down gates ``PodDeletionCost`` and ``LogarithmicScaleDown`` are on.
 """
 
 from __future__ import annotations
@@ -14,14 +15,23 @@ __all__ = [
     "HPA_CONFIGURABLE_TOLERANCE",
     "HPA_SCALE_TO_ZERO",
     "KNOWN_FEATURE_GATES",
+    "LOGARITHMIC_SCALE_DOWN",
+    "POD_DELETION_COST",
     "parse_feature_gates",
 ]
 
 HPA_SCALE_TO_ZERO: Final = "HPAScaleToZero"
 HPA_CONFIGURABLE_TOLERANCE: Final = "HPAConfigurableTolerance"
+# ReplicaSet scale-down order (ActivePodsWithRanks); both on by default upstream.
+POD_DELETION_COST: Final = "PodDeletionCost"
+LOGARITHMIC_SCALE_DOWN: Final = "LogarithmicScaleDown"
 
-KNOWN_FEATURE_GATES: Final = frozenset({HPA_SCALE_TO_ZERO, HPA_CONFIGURABLE_TOLERANCE})
-DEFAULT_FEATURE_GATES: Final = frozenset({HPA_CONFIGURABLE_TOLERANCE})
+KNOWN_FEATURE_GATES: Final = frozenset(
+    {HPA_SCALE_TO_ZERO, HPA_CONFIGURABLE_TOLERANCE, POD_DELETION_COST, LOGARITHMIC_SCALE_DOWN}
+)
+DEFAULT_FEATURE_GATES: Final = frozenset(
+    {HPA_CONFIGURABLE_TOLERANCE, POD_DELETION_COST, LOGARITHMIC_SCALE_DOWN}
+)
 
 
 def parse_feature_gates(text: str, base: frozenset[str] = DEFAULT_FEATURE_GATES) -> frozenset[str]:

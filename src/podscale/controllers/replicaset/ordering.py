@@ -23,7 +23,11 @@ from datetime import datetime
 from functools import cmp_to_key
 from typing import Any, Final
 
-from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
+from podscale.api.feature_gates import (
+    DEFAULT_FEATURE_GATES,
+    LOGARITHMIC_SCALE_DOWN,
+    POD_DELETION_COST,
+)
 from podscale.controllers.replicaset.podstate import (
     creation_time,
     is_pod_active,
@@ -45,14 +49,9 @@ __all__ = [
 ]
 
 POD_DELETION_COST_ANNOTATION: Final = "controller.kubernetes.io/pod-deletion-cost"
-# Both gates are on by default upstream (beta since v1.22, later GA); they are not in
-# podscale.api.feature_gates yet, so this module adds them to the project defaults.
-POD_DELETION_COST: Final = "PodDeletionCost"
-LOGARITHMIC_SCALE_DOWN: Final = "LogarithmicScaleDown"
-CONTROLLER_DEFAULT_FEATURE_GATES: Final = DEFAULT_FEATURE_GATES | {
-    POD_DELETION_COST,
-    LOGARITHMIC_SCALE_DOWN,
-}
+# The project defaults already include both ordering gates (PodDeletionCost and
+# LogarithmicScaleDown, on by default upstream); kept as a name for callers.
+CONTROLLER_DEFAULT_FEATURE_GATES: Final = DEFAULT_FEATURE_GATES
 
 _PHASE_ORDINAL: Final = {"Pending": 0, "Unknown": 1, "Running": 2}
 # Upstream rejects "+1" and leading zeros before parsing as int32; "0" and "-…" pass.
