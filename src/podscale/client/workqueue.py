@@ -8,9 +8,10 @@ The contract (``k8s.io/client-go/util/workqueue``):
   limiter for the delay (backoff on failure, or a fixed resync beat); ``forget`` resets it.
 - After ``shut_down``, ``get`` returns ``None`` once the queue is drained.
 
-Time is injected (``Clock``). With a real clock, ``get`` waits in asyncio until an item is
-ready; a simulation on virtual time calls ``promote_ready`` / ``get_nowait`` itself and
-learns from ``next_ready_at`` when the next delayed item falls due.
+Time is injected (``Clock``). ``get`` waits in asyncio until an item is ready, so on
+``podscale.runtime``'s virtual-time loop (with its ``VirtualClock``) delayed items fall due
+at exactly their virtual deadline with no change here. Code that drives time itself can
+still use ``promote_ready`` / ``get_nowait`` and ``next_ready_at``.
 """
 
 from __future__ import annotations
