@@ -1,0 +1,63 @@
+"""The garbage collector's pure decisions (issue 4 §4): ownership graph, classification, plan.
+
+``build_graph`` indexes a listing of objects by uid; ``plan`` returns the ordered writes
+(deletes with a propagation policy, ownerReference and finalizer removals, warning events)
+that upstream's collector would make in that state. The reconcile loop that lists objects,
+applies the actions and replans lives with the controller runtime, not here.
+"""
+
+from podscale.controllers.garbagecollector.actions import (
+    Action,
+    DeleteObject,
+    Event,
+    Propagation,
+    RemoveFinalizer,
+    RemoveOwnerReferences,
+    UnblockOwnerReferences,
+)
+from podscale.controllers.garbagecollector.classify import (
+    Classification,
+    classify_references,
+    invalid_namespace_owner_refs,
+)
+from podscale.controllers.garbagecollector.graph import (
+    FINALIZER_DELETE_DEPENDENTS,
+    FINALIZER_ORPHAN_DEPENDENTS,
+    Node,
+    ObjectRef,
+    OwnerRef,
+    OwnershipGraph,
+    ScopeLookup,
+    build_graph,
+    registry_scope,
+)
+from podscale.controllers.garbagecollector.plan import (
+    REASON_OWNER_REF_INVALID_NAMESPACE,
+    plan,
+    plan_node,
+)
+
+__all__ = [
+    "FINALIZER_DELETE_DEPENDENTS",
+    "FINALIZER_ORPHAN_DEPENDENTS",
+    "REASON_OWNER_REF_INVALID_NAMESPACE",
+    "Action",
+    "Classification",
+    "DeleteObject",
+    "Event",
+    "Node",
+    "ObjectRef",
+    "OwnerRef",
+    "OwnershipGraph",
+    "Propagation",
+    "RemoveFinalizer",
+    "RemoveOwnerReferences",
+    "ScopeLookup",
+    "UnblockOwnerReferences",
+    "build_graph",
+    "classify_references",
+    "invalid_namespace_owner_refs",
+    "plan",
+    "plan_node",
+    "registry_scope",
+]
