@@ -19,6 +19,7 @@ from podscale.api import apply_defaults, invalid_status, validate
 from podscale.api.kinds import KindInfo
 from podscale.apiserver import extensions
 from podscale.apiserver.errors import ApiError, bad_request, conflict, status_body
+from podscale.apiserver.openapi_types import type_mismatches
 
 __all__ = [
     "WriteOptions",
@@ -127,7 +128,17 @@ def default_and_validate(
     subresource: str | None = None,
     feature_gates: frozenset[str],
 ) -> JSON:
-    """The defaulted object, or a 422 ``Invalid`` Status with every field error."""
+    """The defaulted object, or a 422 ``Invalid`` Status with every field error.
+
+    Values of the wrong JSON type are a 400 first, worded like upstream's decoder error,
+    so they are never stored.
+    """
+    mismatches = type_mismatches(str(obj.get("apiVersion", "")), info.kind, obj)
+    if mismatches:
+        raise bad_request(
+            f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: '
+            + mismatches[0].message()
+        )
     try:
         defaulted = apply_defaults(obj)
         errors = validate(defaulted, old=old, subresource=subresource, feature_gates=feature_gates)

@@ -165,6 +165,7 @@ def _write_scale(
     scale.update({"apiVersion": "autoscaling/v1", "kind": "Scale"})
     if not isinstance(scale.get("metadata"), dict):
         scale["metadata"] = {}
+    _check_scale_types(scale)
     check_object_name(scale, name)
     try:
         errors = validate(scale, subresource="scale", feature_gates=state.feature_gates)
@@ -182,6 +183,39 @@ def _write_scale(
     if options.dry_run:
         return Written(scale_of(parent))
     return Written(scale_of(_save(state, info, parent, name)))
+
+
+def _go_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "number"
+
+
+def _check_scale_types(scale: JSON) -> None:
+    """Reject what Go's decoder of ``autoscaling/v1.Scale`` would (400), before validation.
+
+    A Scale body or a patched Scale must have object ``spec``/``status`` and an integer
+    ``spec.replicas``; anything else never reaches validation upstream.
+    """
+    prefix = 'Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal'
+    for field, struct in (("spec", "ScaleSpec"), ("status", "ScaleStatus")):
+        value = scale.get(field)
+        if value is not None and not isinstance(value, dict):
+            raise bad_request(
+                f"{prefix} {_go_type(value)} into Go struct field Scale.{field} of type v1.{struct}"
+            )
+    replicas = (scale.get("spec") or {}).get("replicas")
+    if replicas is not None and (isinstance(replicas, bool) or not isinstance(replicas, int)):
+        got = f"number {replicas}" if isinstance(replicas, float) else _go_type(replicas)
+        raise bad_request(
+            f"{prefix} {got} into Go struct field ScaleSpec.spec.replicas of type int32"
+        )
 
 
 def update_scale(

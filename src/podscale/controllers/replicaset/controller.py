@@ -1,0 +1,310 @@
+"""The ReplicaSet controller shell: informers and the API around the pure decisions.
+
+Upstream's ``ReplicaSetController`` (pkg/controller/replicaset/replica_set.go). Handlers
+turn RS and pod events into ``namespace/name`` keys and keep ``Expectations`` current
+(a pod add observes a creation, a pod delete or terminating update observes a deletion).
+``reconcile`` is ``syncReplicaSet``: read the RS and its namespace's pods from the listers,
+claim pods (``ownership``), create or delete toward ``spec.replicas`` (``decisions``) only
+when expectations are satisfied and the RS is not being deleted, then write the status
+(``status``) through the ``status`` subresource only when it changed. Pod I/O (slow-start
+creation, parallel deletion, adoption patches) lives in ``controllers.runtime_pods``.
+Run by ``podscale.controllers.manager.ControllerManager``.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import random
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from typing import Any, Final
+
+from podscale.api.kinds import KindInfo, kind_for
+from podscale.api.selectors import selector_from_label_selector
+from podscale.client.cache import Lister, object_key
+from podscale.client.http import ApiError
+from podscale.client.informer import EventHandler
+from podscale.client.workqueue import WorkQueue
+from podscale.controllers.replicaset.decisions import (
+    BURST_REPLICAS,
+    filter_active_pods,
+    plan_replicas,
+)
+from podscale.controllers.replicaset.expectations import Expectations
+from podscale.controllers.replicaset.ordering import CONTROLLER_DEFAULT_FEATURE_GATES
+from podscale.controllers.replicaset.podstate import is_pod_ready
+from podscale.controllers.replicaset.status import replica_set_status
+from podscale.controllers.runtime_api import ControllerApi, SharedInformers
+from podscale.controllers.runtime_events import EventRecorder
+from podscale.controllers.runtime_pods import PodControl, claim_pods
+from podscale.store.interface import Clock
+
+__all__ = ["COMPONENT", "ReplicaSetController"]
+
+_LOG = logging.getLogger(__name__)
+REPLICA_SET: Final = kind_for("apps/v1", "ReplicaSet")
+POD: Final = kind_for("v1", "Pod")
+COMPONENT: Final = "replicaset-controller"
+# Upstream's statusUpdateRetries: one retry on a fresh copy after a failed status write.
+_STATUS_UPDATE_RETRIES: Final = 1
+
+JSON = dict[str, Any]
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    return obj.get("metadata") or {}
+
+
+def _controller_ref(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    for ref in _meta(obj).get("ownerReferences") or ():
+        if ref.get("controller") is True:
+            return ref  # type: ignore[no-any-return]
+    return None
+
+
+class ReplicaSetController:
+    """Keeps each ReplicaSet's pods at ``spec.replicas``; see the module docstring."""
+
+    name: Final = "replicaset"
+    workers_flag: Final = "concurrent_replicaset_syncs"
+    informer_kinds: Final[Sequence[KindInfo]] = (REPLICA_SET, POD)
+
+    def __init__(
+        self,
+        api: ControllerApi,
+        clock: Clock,
+        *,
+        rng: random.Random | None = None,
+        burst: int = BURST_REPLICAS,
+        feature_gates: frozenset[str] = CONTROLLER_DEFAULT_FEATURE_GATES,
+    ) -> None:
+        self._api = api
+        self._clock = clock
+        self._burst = burst
+        self._gates = feature_gates
+        self.expectations = Expectations()
+        self._recorder = EventRecorder(api, clock, COMPONENT)
+        self._pods = PodControl(api, self._recorder, rng or random.Random())
+        self._queue: WorkQueue[str] | None = None
+        self._rs_lister: Lister | None = None
+        self._pod_lister: Lister | None = None
+
+    # -- wiring -----------------------------------------------------------------------
+
+    def bind(self, informers: SharedInformers, queue: WorkQueue[str]) -> None:
+        rs_informer = informers.informer_for(REPLICA_SET)
+        pod_informer = informers.informer_for(POD)
+        self._queue = queue
+        self._rs_lister = rs_informer.lister
+        self._pod_lister = pod_informer.lister
+        rs_informer.add_handler(EventHandler(self._add_rs, self._update_rs, self._delete_rs))
+        pod_informer.add_handler(EventHandler(self._add_pod, self._update_pod, self._delete_pod))
+
+    def _bound(self) -> tuple[WorkQueue[str], Lister, Lister]:
+        if self._queue is None or self._rs_lister is None or self._pod_lister is None:
+            raise RuntimeError("ReplicaSetController used before bind()")
+        return self._queue, self._rs_lister, self._pod_lister
+
+    # -- ReplicaSet events ------------------------------------------------------------
+
+    def _add_rs(self, rs: JSON) -> None:
+        self._bound()[0].add(object_key(rs))
+
+    def _update_rs(self, old: JSON, new: JSON) -> None:
+        if _meta(old).get("uid") != _meta(new).get("uid"):
+            self._delete_rs(old)  # recreated under the same name: forget the old one
+        self._bound()[0].add(object_key(new))
+
+    def _delete_rs(self, rs: JSON) -> None:
+        key = object_key(rs)
+        self.expectations.delete(key)
+        self._bound()[0].add(key)
+
+    # -- pod events -------------------------------------------------------------------
+
+    def _resolve_owner(self, pod: Mapping[str, Any], ref: Mapping[str, Any]) -> JSON | None:
+        """The ReplicaSet ``ref`` names, if it is in the cache with that uid."""
+        if ref.get("kind") != "ReplicaSet":
+            return None
+        rs = self._bound()[1].get(str(_meta(pod).get("namespace") or ""), str(ref.get("name")))
+        return rs if rs is not None and _meta(rs).get("uid") == ref.get("uid") else None
+
+    def _enqueue_matching(self, pod: Mapping[str, Any]) -> None:
+        """Orphans: wake every ReplicaSet whose (non-empty) selector matches the pod."""
+        queue, rs_lister, _ = self._bound()
+        labels = _meta(pod).get("labels") or {}
+        if not labels:
+            return  # upstream's GetPodReplicaSets: a pod without labels has no ReplicaSets
+        for rs in rs_lister.list(str(_meta(pod).get("namespace") or "")):
+            raw = (rs.get("spec") or {}).get("selector")
+            try:
+                selector = selector_from_label_selector(raw)
+            except ValueError:
+                continue
+            if raw and selector.matches(labels):
+                queue.add(object_key(rs))
+
+    def _add_pod(self, pod: JSON) -> None:
+        if _meta(pod).get("deletionTimestamp"):
+            self._delete_pod(pod)  # seen first while terminating (e.g. after a restart)
+            return
+        ref = _controller_ref(pod)
+        if ref is None:
+            self._enqueue_matching(pod)
+            return
+        rs = self._resolve_owner(pod, ref)
+        if rs is not None:
+            key = object_key(rs)
+            self.expectations.creation_observed(key)
+            self._bound()[0].add(key)
+
+    def _update_pod(self, old: JSON, cur: JSON) -> None:
+        if _meta(old).get("resourceVersion") == _meta(cur).get("resourceVersion"):
+            return  # a resync: nothing changed
+        labels_changed = _meta(old).get("labels") != _meta(cur).get("labels")
+        if _meta(cur).get("deletionTimestamp"):
+            self._delete_pod(cur)
+            if labels_changed:
+                self._delete_pod(old)
+            return
+        queue = self._bound()[0]
+        cur_ref, old_ref = _controller_ref(cur), _controller_ref(old)
+        ref_changed = cur_ref != old_ref
+        if ref_changed and old_ref is not None:
+            previous = self._resolve_owner(old, old_ref)
+            if previous is not None:
+                queue.add(object_key(previous))
+        if cur_ref is not None:
+            rs = self._resolve_owner(cur, cur_ref)
+            if rs is None:
+                return
+            key = object_key(rs)
+            queue.add(key)
+            min_ready = int((rs.get("spec") or {}).get("minReadySeconds") or 0)
+            if min_ready > 0 and not is_pod_ready(old) and is_pod_ready(cur):
+                # Upstream adds a second to avoid skew between the clock and the
+                # (second-precision) transition time.
+                queue.add_after(key, timedelta(seconds=min_ready + 1))
+            return
+        if labels_changed or ref_changed:
+            self._enqueue_matching(cur)
+
+    def _delete_pod(self, pod: JSON) -> None:
+        ref = _controller_ref(pod)
+        rs = self._resolve_owner(pod, ref) if ref is not None else None
+        if rs is not None:
+            key = object_key(rs)
+            self.expectations.deletion_observed(key, object_key(pod))
+            self._bound()[0].add(key)
+
+    # -- sync -------------------------------------------------------------------------
+
+    async def reconcile(self, key: str) -> None:
+        """Upstream's ``syncReplicaSet`` for ``namespace/name``; raises to be retried."""
+        queue, rs_lister, pod_lister = self._bound()
+        namespace, _, name = key.rpartition("/")
+        cached = rs_lister.get(namespace, name)
+        if cached is None:
+            self.expectations.delete(key)
+            return
+        rs = copy.deepcopy(cached)
+        needs_sync = self.expectations.satisfied(key, now=self._clock.now())
+        try:
+            selector_from_label_selector((rs.get("spec") or {}).get("selector"))
+        except ValueError as err:
+            _LOG.error("invalid selector of ReplicaSet %s: %s", key, err)
+            return  # retrying cannot fix the spec; the next update re-enqueues it
+        active = filter_active_pods(pod_lister.list(namespace))
+        claimed = await claim_pods(self._api, rs, active)
+        manage_error: Exception | None = None
+        if needs_sync and not _meta(rs).get("deletionTimestamp"):
+            manage_error = await self._manage_replicas(key, rs, claimed)
+        status = replica_set_status(
+            rs,
+            claimed,
+            now=self._clock.now(),
+            manage_error=None if manage_error is None else str(manage_error),
+        )
+        updated = await self._update_status(rs, status)
+        spec = updated.get("spec") or {}
+        min_ready = int(spec.get("minReadySeconds") or 0)
+        new_status = updated.get("status") or {}
+        replicas = int(spec.get("replicas", 1))
+        if (
+            manage_error is None
+            and min_ready > 0
+            and int(new_status.get("readyReplicas") or 0) == replicas
+            and int(new_status.get("availableReplicas") or 0) != replicas
+        ):
+            queue.add_after(key, timedelta(seconds=min_ready))
+        if manage_error is not None:
+            raise manage_error
+
+    async def _manage_replicas(self, key: str, rs: JSON, claimed: list[JSON]) -> Exception | None:
+        """Create or delete pods toward ``spec.replicas``; the first error, if any."""
+        now = self._clock.now()
+        plan = plan_replicas(
+            rs,
+            claimed,
+            now=now,
+            burst=self._burst,
+            related_pods=self._related_pods(rs),
+            feature_gates=self._gates,
+        )
+        if plan.to_create > 0:
+            self.expectations.expect_creations(key, plan.to_create, now=now)
+            created, error = await self._pods.create_pods(rs, plan.to_create)
+            for _ in range(plan.to_create - created):
+                self.expectations.creation_observed(key)  # never attempted or failed
+            return error
+        if plan.to_delete:
+            pod_keys = [object_key(pod) for pod in plan.to_delete]
+            self.expectations.expect_deletions(key, pod_keys, now=now)
+            failed, error = await self._pods.delete_pods(rs, plan.to_delete)
+            for pod_key in failed:
+                self.expectations.deletion_observed(key, pod_key)
+            return error
+        return None
+
+    def _related_pods(self, rs: JSON) -> list[JSON]:
+        """Upstream's ``getIndirectlyRelatedPods``: the pods selected by every ReplicaSet
+        under the same controller (this one included), each once. A ReplicaSet without a
+        controller has none, so the same-node rank is 0 for all its pods, as upstream."""
+        owner = _controller_ref(rs)
+        if owner is None:
+            return []
+        _, rs_lister, pod_lister = self._bound()
+        namespace = _ns(rs)
+        related: dict[str, JSON] = {}
+        for other in rs_lister.list(namespace):
+            ref = _controller_ref(other)
+            if ref is None or ref.get("uid") != owner.get("uid"):
+                continue
+            try:
+                selector = selector_from_label_selector((other.get("spec") or {}).get("selector"))
+            except ValueError:
+                continue  # an invalid selector matches no pods
+            for pod in pod_lister.list(namespace, selector):
+                related.setdefault(str(_meta(pod).get("uid")), pod)
+        return list(related.values())
+
+    async def _update_status(self, rs: JSON, status: JSON) -> JSON:
+        """Write ``status`` through the status subresource unless it is already there."""
+        current = rs
+        for attempt in range(_STATUS_UPDATE_RETRIES + 1):
+            if (current.get("status") or {"replicas": 0}) == status:
+                return current
+            body = copy.deepcopy(current)
+            body["status"] = status
+            try:
+                return await self._api.update(REPLICA_SET, _ns(current), body, "status")
+            except ApiError:
+                if attempt >= _STATUS_UPDATE_RETRIES:
+                    raise
+            current = await self._api.get(REPLICA_SET, _ns(rs), str(_meta(rs).get("name")))
+        return current
+
+
+def _ns(obj: Mapping[str, Any]) -> str:
+    return str(_meta(obj).get("namespace") or "")

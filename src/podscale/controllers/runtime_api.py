@@ -1,0 +1,104 @@
+"""What a controller needs from an API client, and the shared informers it reads through.
+
+Both transports (``podscale.client.inprocess.InProcessApi``, embedded, and
+``podscale.client.http.HttpApi``, any API server) satisfy ``ControllerApi``, so every
+controller runs the same code in-process or against a remote server. ``SharedInformers``
+is kube-controller-manager's shared informer factory in miniature: one informer per
+resource (all namespaces), created on first request and shared by every controller that
+asks, so a pod watch is opened once however many controllers look at pods.
+``podscale.controllers.manager`` starts them and waits for them to sync.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from typing import Any, Protocol
+
+from podscale.api.kinds import KindInfo
+from podscale.client.informer import Informer
+from podscale.client.listwatch import ApiListWatcher
+from podscale.store.interface import Clock
+
+__all__ = ["STRATEGIC_MERGE_PATCH", "ControllerApi", "SharedInformers"]
+
+JSON = dict[str, Any]
+STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
+
+
+class ControllerApi(Protocol):
+    """The verbs controllers use; failures raise ``podscale.client.http.ApiError``."""
+
+    async def get(
+        self, kind: KindInfo, namespace: str | None, name: str, subresource: str | None = None
+    ) -> JSON: ...
+
+    async def list(
+        self,
+        kind: KindInfo,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> JSON: ...
+
+    def watch(
+        self,
+        kind: KindInfo,
+        namespace: str | None = None,
+        *,
+        resource_version: str = "",
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> AsyncIterator[tuple[str, JSON]]: ...
+
+    async def create(self, kind: KindInfo, namespace: str | None, obj: JSON) -> JSON: ...
+
+    async def update(
+        self, kind: KindInfo, namespace: str | None, obj: JSON, subresource: str | None = None
+    ) -> JSON: ...
+
+    async def patch(
+        self,
+        kind: KindInfo,
+        namespace: str | None,
+        name: str,
+        patch: JSON | builtins.list[Any],
+        *,
+        content_type: str = ...,
+        subresource: str | None = None,
+    ) -> JSON: ...
+
+    async def delete(
+        self, kind: KindInfo, namespace: str | None, name: str, *, propagation: str | None = None
+    ) -> JSON: ...
+
+
+def _kind_key(kind: KindInfo) -> tuple[str, str, str]:
+    group, version = kind.group_version
+    return group, version, kind.plural
+
+
+class SharedInformers:
+    """One ``Informer`` per resource over ``api``, made on first ``informer_for``."""
+
+    def __init__(self, api: ControllerApi, clock: Clock, *, resync: timedelta | None = None):
+        self._api = api
+        self._clock = clock
+        self._resync = resync
+        self._informers: dict[tuple[str, str, str], Informer] = {}
+
+    def informer_for(self, kind: KindInfo) -> Informer:
+        """The shared informer of ``kind`` (all namespaces), created if needed."""
+        key = _kind_key(kind)
+        informer = self._informers.get(key)
+        if informer is None:
+            source = ApiListWatcher(self._api, kind)
+            informer = Informer(source, self._clock, resync=self._resync)
+            self._informers[key] = informer
+        return informer
+
+    def all(self) -> list[Informer]:
+        """Every informer made so far, in creation order."""
+        return list(self._informers.values())

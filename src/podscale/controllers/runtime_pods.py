@@ -1,0 +1,192 @@
+"""Pod I/O for workload controllers: create in slow-start batches, delete, adopt, release.
+
+Upstream's ``RealPodControl`` and ``PodControllerRefManager.ClaimPods``
+(pkg/controller/controller_utils.go, controller_ref_manager.go). Creation sends
+``replicaset.pod_from_template`` named ``<rs>-<5 random>`` from the injected RNG (what the
+API server's ``generateName`` would pick; a name already taken is retried with a new
+suffix, as the server does), in batches of 1, 2, 4, ... that stop at the first error. Each
+success and failure is reported as an Event (SuccessfulCreate/FailedCreate,
+SuccessfulDelete/FailedDelete) with upstream's messages. Claiming patches ownerReferences
+with strategic-merge patches carrying a uid precondition, and adopts only after a fresh
+read shows the owner still exists and is not being deleted. Used by
+``replicaset.controller``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Mapping
+from typing import Any, Final
+
+from podscale.api.kinds import kind_for
+from podscale.client.cache import object_key
+from podscale.client.http import ApiError
+from podscale.controllers.replicaset.decisions import slow_start_batches
+from podscale.controllers.replicaset.ownership import adoption_patch, claim_action, release_patch
+from podscale.controllers.replicaset.status import (
+    created_event_message,
+    deleted_event_message,
+    failed_create_event_message,
+    failed_delete_event_message,
+)
+from podscale.controllers.replicaset.template import pod_from_template, pod_name, random_suffix
+from podscale.controllers.runtime_api import STRATEGIC_MERGE_PATCH, ControllerApi
+from podscale.controllers.runtime_events import EventRecorder
+from podscale.hpa.pods import parse_time
+
+__all__ = ["PodControl", "claim_pods"]
+
+JSON = dict[str, Any]
+_POD: Final = kind_for("v1", "Pod")
+_NAME_ATTEMPTS: Final = 8  # the API server's retries of a taken generated name
+_NAMESPACE_TERMINATING: Final = "NamespaceTerminating"
+
+
+def _is_namespace_terminating(err: ApiError) -> bool:
+    causes = (err.body.get("details") or {}).get("causes") or ()
+    return any(cause.get("type") == _NAMESPACE_TERMINATING for cause in causes)
+
+
+class PodControl:
+    """Creates and deletes a controller's pods and reports each as an Event."""
+
+    def __init__(self, api: ControllerApi, recorder: EventRecorder, rng: random.Random) -> None:
+        self._api = api
+        self._recorder = recorder
+        self._rng = rng
+
+    async def create_pods(self, owner: JSON, count: int) -> tuple[int, Exception | None]:
+        """Create ``count`` pods in slow-start batches: (successes, first error)."""
+        successes = 0
+        for size in slow_start_batches(count):
+            results = await asyncio.gather(*(self._create_one(owner) for _ in range(size)))
+            errors = [error for error in results if error is not None]
+            successes += size - len(errors)
+            if errors:
+                return successes, errors[0]
+        return successes, None
+
+    async def _create_one(self, owner: JSON) -> Exception | None:
+        meta = owner.get("metadata") or {}
+        pod = pod_from_template(owner)
+        if not (pod.get("metadata") or {}).get("labels"):
+            return ValueError("unable to create pods, no labels")
+        for _ in range(_NAME_ATTEMPTS):
+            pod["metadata"]["name"] = pod_name(str(meta.get("name", "")), random_suffix(self._rng))
+            try:
+                created = await self._api.create(_POD, str(meta.get("namespace") or ""), pod)
+            except ApiError as err:
+                if err.status == 409 and err.reason == "AlreadyExists":
+                    continue
+                if _is_namespace_terminating(err):
+                    return None  # every creation would fail; nothing to report or retry
+                await self._recorder.record(
+                    owner, "Warning", "FailedCreate", failed_create_event_message(str(err))
+                )
+                return err
+            name = str(created["metadata"]["name"])
+            await self._recorder.record(
+                owner, "Normal", "SuccessfulCreate", created_event_message(name)
+            )
+            return None
+        return RuntimeError("could not find a free pod name")
+
+    async def delete_pods(
+        self, owner: JSON, pods: list[JSON]
+    ) -> tuple[list[str], Exception | None]:
+        """Delete ``pods`` concurrently: (keys of pods not deleted, first error other than
+        NotFound). A pod already gone counts as not deleted but is no error."""
+        results = await asyncio.gather(*(self._delete_one(owner, pod) for pod in pods))
+        failed = [object_key(pod) for pod, result in zip(pods, results, strict=True) if result]
+        errors = [result for result in results if isinstance(result, Exception)]
+        return failed, errors[0] if errors else None
+
+    async def _delete_one(self, owner: JSON, pod: JSON) -> Exception | bool | None:
+        meta = pod.get("metadata") or {}
+        name = str(meta.get("name", ""))
+        try:
+            await self._api.delete(_POD, str(meta.get("namespace") or ""), name)
+        except ApiError as err:
+            if err.status == 404:
+                return True  # already gone: nothing to report
+            await self._recorder.record(
+                owner, "Warning", "FailedDelete", failed_delete_event_message(str(err))
+            )
+            return RuntimeError(f"unable to delete pods: {err}")
+        await self._recorder.record(
+            owner, "Normal", "SuccessfulDelete", deleted_event_message(name)
+        )
+        return None
+
+
+def _go_time(text: object) -> str:
+    """A timestamp as Go's ``%v`` prints a ``*metav1.Time`` (``2026-03-01 00:00:00 +0000 UTC``)."""
+    if not isinstance(text, str) or not text:
+        return str(text)
+    return parse_time(text).strftime("%Y-%m-%d %H:%M:%S +0000 UTC")
+
+
+async def _can_adopt(api: ControllerApi, owner: Mapping[str, Any]) -> Exception | None:
+    """Upstream's ``RecheckDeletionTimestamp``: a fresh read, not the cache."""
+    meta = owner.get("metadata") or {}
+    kind = kind_for(str(owner.get("apiVersion")), str(owner.get("kind")))
+    namespace, name = str(meta.get("namespace") or ""), str(meta.get("name", ""))
+    try:
+        fresh = await api.get(kind, namespace, name)
+    except ApiError as err:
+        return RuntimeError(f"can't recheck DeletionTimestamp: {err}")
+    fresh_meta = fresh.get("metadata") or {}
+    if fresh_meta.get("uid") != meta.get("uid"):
+        gone = (
+            f"original {owner.get('kind')} {namespace}/{name} is gone: "
+            f"got uid {fresh_meta.get('uid')}, wanted {meta.get('uid')}"
+        )
+        return RuntimeError(f"can't recheck DeletionTimestamp: {gone}")
+    if fresh_meta.get("deletionTimestamp"):
+        when = _go_time(fresh_meta["deletionTimestamp"])
+        return RuntimeError(f"{namespace}/{name} has just been deleted at {when}")
+    return None
+
+
+async def claim_pods(api: ControllerApi, owner: JSON, pods: list[JSON]) -> list[JSON]:
+    """The pods ``owner`` controls after adopting matching orphans and releasing pods that
+    stopped matching. Raises the first error after trying every pod (pods that are gone
+    are skipped silently), as ``ClaimPods`` returns an aggregate."""
+    claimed: list[JSON] = []
+    errors: list[Exception] = []
+    adopt_check: Exception | bool | None = False  # False: not checked yet
+    for pod in pods:
+        action = claim_action(owner, pod)
+        if action == "keep":
+            claimed.append(pod)
+            continue
+        if action == "ignore":
+            continue
+        if action == "adopt":
+            if adopt_check is False:
+                adopt_check = await _can_adopt(api, owner)
+            if isinstance(adopt_check, Exception):
+                meta = pod.get("metadata") or {}
+                where = f"{meta.get('namespace')}/{meta.get('name')} ({meta.get('uid')})"
+                errors.append(RuntimeError(f"can't adopt Pod {where}: {adopt_check}"))
+                continue
+        patch = adoption_patch(owner, pod) if action == "adopt" else release_patch(owner, pod)
+        meta = pod.get("metadata") or {}
+        try:
+            await api.patch(
+                _POD,
+                str(meta.get("namespace") or ""),
+                str(meta.get("name", "")),
+                patch,
+                content_type=STRATEGIC_MERGE_PATCH,
+            )
+        except ApiError as err:
+            if err.status != 404:
+                errors.append(err)
+            continue
+        if action == "adopt":
+            claimed.append(pod)
+    if errors:
+        raise errors[0]
+    return claimed
