@@ -41,11 +41,6 @@ def parse_resource_version(text: str) -> int | None:
     return value
 
 
-def _key(obj: JSON) -> tuple[str, str]:
-    meta = obj.get("metadata") or {}
-    return (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
-
-
 def _bookmark(info: KindInfo, revision: int) -> JSON:
     return {
         "kind": info.kind,

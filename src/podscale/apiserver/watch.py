@@ -23,6 +23,7 @@ from podscale.api.kinds import KindInfo
 from podscale.apiserver import extensions
 from podscale.apiserver.errors import bad_request, status_body
 from podscale.apiserver.handlers_read import include_object_mode
+from podscale.apiserver.operations_watch import parse_resource_version
 from podscale.apiserver.resources import Target, storage_resource, to_served
 from podscale.apiserver.selectors import build_predicate
 from podscale.apiserver.state import ServerState, query_flag
@@ -42,23 +43,6 @@ def _line(event: JSON) -> bytes:
     return orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE)
 
 
-def _key(obj: JSON) -> tuple[str, str]:
-    meta = obj.get("metadata") or {}
-    return (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
-
-
-def _parse_since(text: str | None) -> int | None:
-    if not text or text == "0":
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        raise bad_request(f'resourceVersion: Invalid value: "{text}": must be an integer') from None
-    if value < 0:
-        raise bad_request(f'resourceVersion: Invalid value: "{text}": must be non-negative')
-    return value
-
-
 def _timeout(text: str | None) -> float | None:
     if not text:
         return None
@@ -75,7 +59,7 @@ def watch_response(
     """Validate the watch parameters (400s happen before the 200), then stream."""
     query = request.query_params
     predicate, has_selector = build_predicate(info, query)
-    since = _parse_since(query.get("resourceVersion"))
+    since = parse_resource_version(query.get("resourceVersion") or "")
     timeout = _timeout(query.get("timeoutSeconds"))
     bookmarks = query_flag(query.get("allowWatchBookmarks"))
     table = extensions.wants_table(request.headers.get("accept"))

@@ -12,13 +12,12 @@ asks, so a pod watch is opened once however many controllers look at pods.
 from __future__ import annotations
 
 import builtins
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any, Protocol
 
 from podscale.api.kinds import KindInfo
 from podscale.client.informer import Informer
-from podscale.client.listwatch import ApiListWatcher
+from podscale.client.listwatch import ApiListWatcher, ResourceApi
 from podscale.store.interface import Clock
 
 __all__ = ["STRATEGIC_MERGE_PATCH", "ControllerApi", "SharedInformers"]
@@ -27,31 +26,13 @@ JSON = dict[str, Any]
 STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 
 
-class ControllerApi(Protocol):
-    """The verbs controllers use; failures raise ``podscale.client.http.ApiError``."""
+class ControllerApi(ResourceApi, Protocol):
+    """The verbs controllers use (``list``/``watch`` come from the client's ``ResourceApi``);
+    failures raise ``podscale.client.http.ApiError``."""
 
     async def get(
         self, kind: KindInfo, namespace: str | None, name: str, subresource: str | None = None
     ) -> JSON: ...
-
-    async def list(
-        self,
-        kind: KindInfo,
-        namespace: str | None = None,
-        *,
-        label_selector: str | None = None,
-        field_selector: str | None = None,
-    ) -> JSON: ...
-
-    def watch(
-        self,
-        kind: KindInfo,
-        namespace: str | None = None,
-        *,
-        resource_version: str = "",
-        label_selector: str | None = None,
-        field_selector: str | None = None,
-    ) -> AsyncIterator[tuple[str, JSON]]: ...
 
     async def create(self, kind: KindInfo, namespace: str | None, obj: JSON) -> JSON: ...
 
