@@ -8,6 +8,8 @@ subresources podscale actually serves (pods there also have ``exec``, ``log``...
 
 ``Scale`` (autoscaling/v1) is registered as a kind but is not a top-level resource: it only
 exists as the ``/scale`` subresource of the workload kinds, so resource lookups never return it.
+``Binding`` (v1) likewise only exists as ``pods/binding`` (create only), the way a scheduler
+assigns a pod to a node; upstream's deprecated top-level ``bindings`` resource is not served.
 """
 
 from __future__ import annotations
@@ -101,6 +103,8 @@ def _status(group: str, version: str, kind: str) -> Subresource:
 
 
 _SCALE: Final = Subresource("scale", "autoscaling", "v1", "Scale")
+# pods/binding is write-only: discovery lists it with the single verb "create".
+_BINDING: Final = Subresource("binding", "", "v1", "Binding", verbs=("create",))
 
 
 def _workload(kind: str, plural: str, short: str) -> KindInfo:
@@ -187,7 +191,7 @@ _KINDS: Final[tuple[KindInfo, ...]] = (
         short_names=("po",),
         namespaced=True,
         verbs=ALL_VERBS,
-        subresources=(_status("", "v1", "Pod"),),
+        subresources=(_BINDING, _status("", "v1", "Pod")),
         categories=("all",),
         list_kind="PodList",
     ),
@@ -196,6 +200,21 @@ _KINDS: Final[tuple[KindInfo, ...]] = (
     _workload("StatefulSet", "statefulsets", "sts"),
     _hpa("v2", preferred=True),
     _hpa("v1", preferred=False),
+    KindInfo(
+        group="",
+        version="v1",
+        kind="Binding",
+        plural="",
+        singular="",
+        short_names=(),
+        namespaced=True,
+        verbs=(),
+        subresources=(),
+        categories=(),
+        list_kind="",
+        preferred=False,
+        top_level=False,
+    ),
     KindInfo(
         group="autoscaling",
         version="v1",

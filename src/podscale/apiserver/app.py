@@ -27,6 +27,8 @@ from podscale.apiserver.errors import (
     path_not_found,
     unauthorized,
 )
+from podscale.apiserver.metrics_apis import metric_group_versions
+from podscale.apiserver.metrics_providers import CustomMetricsProvider, ExternalMetricsProvider
 from podscale.apiserver.routes import dispatch_resource
 from podscale.apiserver.state import MetricsProvider, ServerState, json_response
 from podscale.store.interface import Clock, Store
@@ -41,19 +43,22 @@ _HEALTH: Final = ("/healthz", "/readyz", "/livez")
 
 def _discovery_root(state: ServerState, request: Request, core: bool) -> Response:
     with_metrics = state.metrics_provider is not None
+    extra = metric_group_versions(state)
     version = discovery.negotiate_aggregated(request.headers.get("accept"))
     if version is not None:
-        body = discovery.discovery_list(core, version, with_metrics)
+        body = discovery.discovery_list(core, version, with_metrics, extra)
         response = json_response(body)
         response.headers["content-type"] = discovery.aggregated_content_type(version)
         return response
     if core:
         return json_response(discovery.api_versions(request.url.netloc or "127.0.0.1"))
-    return json_response(discovery.api_group_list(with_metrics))
+    return json_response(discovery.api_group_list(with_metrics, extra))
 
 
-def _api_group(group: str, with_metrics: bool) -> JSON | None:
-    for entry in discovery.api_group_list(with_metrics)["groups"]:
+def _api_group(state: ServerState, group: str) -> JSON | None:
+    with_metrics = state.metrics_provider is not None
+    extra = metric_group_versions(state)
+    for entry in discovery.api_group_list(with_metrics, extra)["groups"]:
         if entry["name"] == group:
             return {"kind": "APIGroup", "apiVersion": "v1", **entry}
     return None
@@ -92,12 +97,13 @@ async def _route(state: ServerState, request: Request) -> Response:
     parts = path.strip("/").split("/")
     if (parts[0] == "api" and len(parts) == 2) or (parts[0] == "apis" and len(parts) == 3):
         group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])
-        resources = discovery.api_resource_list(group, version, with_metrics)
+        extra = metric_group_versions(state)
+        resources = discovery.api_resource_list(group, version, with_metrics, extra)
         if resources is None:
             raise path_not_found()
         return json_response(resources)
     if parts[0] == "apis" and len(parts) == 2:
-        api_group = _api_group(parts[1], with_metrics)
+        api_group = _api_group(state, parts[1])
         if api_group is None:
             raise path_not_found()
         return json_response(api_group)
@@ -112,16 +118,24 @@ def create_app(
     clock: Clock,
     feature_gates: frozenset[str] = DEFAULT_FEATURE_GATES,
     metrics_provider: MetricsProvider | None = None,
+    custom_metrics_provider: CustomMetricsProvider | None = None,
+    external_metrics_provider: ExternalMetricsProvider | None = None,
     version_info: JSON | None = None,
     authenticate: Callable[[Request], bool] | None = None,
     bookmark_interval: float = 5.0,
 ) -> Starlette:
-    """The API server over ``store``. ``authenticate`` None means every request is allowed."""
+    """The API server over ``store``. ``authenticate`` None means every request is allowed.
+
+    Each metrics provider, when given, serves (and makes discovery list) its group:
+    metrics.k8s.io, custom.metrics.k8s.io and external.metrics.k8s.io.
+    """
     state = ServerState(
         store=store,
         clock=clock,
         feature_gates=feature_gates,
         metrics_provider=metrics_provider,
+        custom_metrics_provider=custom_metrics_provider,
+        external_metrics_provider=external_metrics_provider,
         version_info=version_info if version_info is not None else discovery.version_info(),
         bookmark_interval=bookmark_interval,
     )

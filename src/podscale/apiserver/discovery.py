@@ -4,11 +4,14 @@ Legacy discovery (``/api``, ``/apis``, ``/api/v1``, ``/apis/<g>/<v>``) and aggre
 (apidiscovery.k8s.io v2 / v2beta1), negotiated on the Accept header: kubectl picks its parser
 from the Content-Type alone, so the aggregated form goes out only to a client that asked for it
 and with the exact media type (kubectl-wire.md §1). ``routes`` serves these; the optional
-metrics.k8s.io group appears only when the app has a metrics provider (``metrics``).
+metrics.k8s.io group appears only when the app has a metrics provider (``metrics``). Groups
+served outside the kind registry (the custom and external metrics APIs, ``metrics_apis``) come
+in ready-made as ``ExtraGroupVersion`` values through the ``extra`` keyword.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -17,6 +20,7 @@ from podscale.api.kinds import KindInfo, all_kinds, served_group_versions
 __all__ = [
     "METRICS_GROUP",
     "METRICS_RESOURCES",
+    "ExtraGroupVersion",
     "Resource",
     "aggregated_content_type",
     "api_group_list",
@@ -50,6 +54,17 @@ class Resource:
     subresources: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = ()
 
 
+@dataclass(frozen=True)
+class ExtraGroupVersion:
+    """A group version whose resources are not registry kinds: its legacy ``APIResource``
+    entries and its aggregated ``APIResourceDiscovery`` entries, already rendered."""
+
+    group: str
+    version: str
+    resources: tuple[JSON, ...] = ()
+    discovery_resources: tuple[JSON, ...] = ()
+
+
 def _from_kind(info: KindInfo) -> Resource:
     subs = tuple((s.name, s.group, s.version, s.kind, s.verbs) for s in info.subresources)
     return Resource(
@@ -77,9 +92,12 @@ def served_resources(with_metrics: bool) -> list[Resource]:
     return resources + list(METRICS_RESOURCES) if with_metrics else resources
 
 
-def _group_versions(with_metrics: bool) -> list[tuple[str, str]]:
+def _group_versions(
+    with_metrics: bool, extra: Sequence[ExtraGroupVersion] = ()
+) -> list[tuple[str, str]]:
     pairs = served_group_versions()
-    return [*pairs, METRICS_GROUP] if with_metrics else pairs
+    pairs = [*pairs, METRICS_GROUP] if with_metrics else pairs
+    return pairs + [(e.group, e.version) for e in extra]
 
 
 def version_info(git_version: str = "v1.32.0") -> JSON:
@@ -112,9 +130,9 @@ def _gv(group: str, version: str) -> JSON:
     return {"groupVersion": f"{group}/{version}", "version": version}
 
 
-def api_group_list(with_metrics: bool) -> JSON:
+def api_group_list(with_metrics: bool, extra: Sequence[ExtraGroupVersion] = ()) -> JSON:
     groups: dict[str, list[str]] = {}
-    for group, version in _group_versions(with_metrics):
+    for group, version in _group_versions(with_metrics, extra):
         if group:
             groups.setdefault(group, []).append(version)
     return {
@@ -131,10 +149,20 @@ def api_group_list(with_metrics: bool) -> JSON:
     }
 
 
-def api_resource_list(group: str, version: str, with_metrics: bool) -> JSON | None:
+def api_resource_list(
+    group: str, version: str, with_metrics: bool, extra: Sequence[ExtraGroupVersion] = ()
+) -> JSON | None:
     """``/api/v1`` or ``/apis/<g>/<v>``; None for a group version that is not served."""
-    if (group, version) not in _group_versions(with_metrics):
+    if (group, version) not in _group_versions(with_metrics, extra):
         return None
+    for ready in extra:
+        if (ready.group, ready.version) == (group, version):
+            return {
+                "kind": "APIResourceList",
+                "apiVersion": "v1",
+                "groupVersion": f"{group}/{version}",
+                "resources": list(ready.resources),
+            }
     entries: list[JSON] = []
     for res in served_resources(with_metrics):
         if (res.group, res.version) != (group, version):
@@ -226,20 +254,25 @@ def _sorted_resources(resources: list[Resource], group: str, version: str) -> li
     return sorted(entries, key=lambda e: str(e["resource"]))
 
 
-def discovery_list(core: bool, version: str, with_metrics: bool) -> JSON:
+def discovery_list(
+    core: bool, version: str, with_metrics: bool, extra: Sequence[ExtraGroupVersion] = ()
+) -> JSON:
     """The aggregated ``APIGroupDiscoveryList`` for ``/api`` (core) or ``/apis``."""
     groups: dict[str, list[str]] = {}
-    for group, gv_version in _group_versions(with_metrics):
+    for group, gv_version in _group_versions(with_metrics, extra):
         if (group == "") == core:
             groups.setdefault(group, []).append(gv_version)
     resources = served_resources(with_metrics)
+    ready = {(e.group, e.version): list(e.discovery_resources) for e in extra}
     items = [
         {
             "metadata": {"name": group, "creationTimestamp": None},
             "versions": [
                 {
                     "version": v,
-                    "resources": _sorted_resources(resources, group, v),
+                    "resources": ready[(group, v)]
+                    if (group, v) in ready
+                    else _sorted_resources(resources, group, v),
                     "freshness": "Current",
                 }
                 for v in versions

@@ -1,9 +1,10 @@
-"""POST (create), PUT (update) and PATCH of a whole object over HTTP.
+"""POST (create), PUT (update) and PATCH of a whole object over HTTP, and POST pods/binding.
 
 Shells over ``operations.create_object``/``update_object``/``patch_object`` (which run the
-``admission`` pipeline and write through the store): read the options and the body (413 for a
-too-large one), call the operation, answer 201/200 with the object and one ``Warning`` header
-per warning (unknown fields under ``fieldValidation=Warn``).
+``admission`` pipeline and write through the store) and ``operations_binding.create_binding``:
+read the options and the body (413 for a too-large one), call the operation, answer 201/200
+with the object (a Success ``Status`` for a binding) and one ``Warning`` header per warning
+(unknown fields under ``fieldValidation=Warn``).
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from podscale.api.kinds import KindInfo
-from podscale.apiserver import admission, operations
+from podscale.apiserver import admission, operations, operations_binding
 from podscale.apiserver.limits import read_body
 from podscale.apiserver.operations_types import EncodedBody, Written
 from podscale.apiserver.resources import Target
 from podscale.apiserver.state import ServerState, json_response
 
 __all__ = [
+    "create_binding",
     "create_object",
     "encoded_body",
     "patch_object",
@@ -75,3 +77,14 @@ async def patch_object(
         state, info, target.namespace, target.name or "", patch, options
     )
     return respond(written, 200)
+
+
+async def create_binding(
+    state: ServerState, request: Request, info: KindInfo, target: Target
+) -> Response:
+    options = admission.write_options(request)
+    body = await encoded_body(request)
+    written = operations_binding.create_binding(
+        state, info, target.namespace, target.name or "", body, options
+    )
+    return respond(written, 201)

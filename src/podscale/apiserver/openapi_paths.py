@@ -1,11 +1,12 @@
 """The ``paths`` section of a group-version OpenAPI document, generated from the kind registry.
 
 For every served resource: the collection (list, create, deletecollection), the object (get,
-replace, patch, delete), the all-namespaces list of namespaced resources, and the ``status`` and
-``scale`` subresources. Each operation carries ``x-kubernetes-action`` and a single-object
-``x-kubernetes-group-version-kind``: kubectl (>= 1.29) looks for a PATCH operation of the kind it
-is about to send that lists the ``fieldValidation`` query parameter, and only then leaves field
-validation to the server (``?fieldValidation=Strict``). ``openapi`` assembles the document.
+replace, patch, delete), the all-namespaces list of namespaced resources, the ``status`` and
+``scale`` subresources (get, replace, patch) and ``pods/binding`` (create only). Each operation
+carries ``x-kubernetes-action`` and a single-object ``x-kubernetes-group-version-kind``: kubectl
+(>= 1.29) looks for a PATCH operation of the kind it is about to send that lists the
+``fieldValidation`` query parameter, and only then leaves field validation to the server
+(``?fieldValidation=Strict``). ``openapi`` assembles the document.
 """
 
 from __future__ import annotations
@@ -175,6 +176,19 @@ class _Operations:
             )
         return ops
 
+    def create_only(self) -> Schema:
+        """POST of a write-only subresource (pods/binding), as upstream publishes it."""
+        return {
+            "post": self._op(
+                "create",
+                "post",
+                f"create {self._what}",
+                parameters=list(_WRITE_PARAMS),
+                requestBody=self._body(self.schema, "application/json"),
+                responses=_responses(self.schema, "200", "201", "202"),
+            )
+        }
+
     def collection(self) -> Schema:
         """list, create and deletecollection of the collection."""
         list_schema = schema_name(self.info.group, self.info.version, self.info.list_kind)
@@ -248,7 +262,8 @@ def group_version_paths(infos: list[KindInfo]) -> dict[str, Schema]:
             paths[f"{prefix}/{info.plural}"] = _with_params(ops.all_namespaces(), [_PRETTY])
         for sub in info.subresources:
             sub_ops = _Operations(info, sub)
+            sub_item = sub_ops.create_only() if sub.verbs == ("create",) else sub_ops.item()
             paths[f"{collection}/{{name}}/{sub.name}"] = _with_params(
-                sub_ops.item(), [name, *scope_params, _PRETTY]
+                sub_item, [name, *scope_params, _PRETTY]
             )
     return paths

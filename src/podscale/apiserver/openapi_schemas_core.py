@@ -1,5 +1,7 @@
 """OpenAPI schemas of the core/v1 kinds podscale serves: Pod, Node, Namespace and Event.
 
+Also Binding, the body of the ``pods/binding`` subresource (``operations_binding``).
+
 Pod's spec and status come from ``openapi_schemas_pod`` and ``openapi_schemas_pod_status``;
 this module adds the kinds themselves, their lists, PodTemplateSpec (embedded by the apps/v1
 workloads) and the node and namespace status types.
@@ -50,6 +52,15 @@ def _pod_schemas() -> dict[str, Schema]:
             "A group of containers scheduled together on one node.", "Pod", "PodSpec", "PodStatus"
         ),
         core("PodList"): list_kind("A list of pods.", core("Pod"), ("", "v1", "PodList")),
+        core("Binding"): struct(
+            "Ties one object to another: a scheduler binds a pod to a node.",
+            {
+                **kind_header(),
+                "target": ref(core("ObjectReference"), "The object to bind to (a node)."),
+            },
+            required=("target",),
+            gvk=("", "v1", "Binding"),
+        ),
         core("PodTemplateSpec"): struct(
             "The pods a workload controller creates: their metadata and spec.",
             {

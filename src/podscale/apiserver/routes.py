@@ -3,8 +3,9 @@
 ``app`` hands every ``/api/...`` and ``/apis/...`` request that is not discovery here. Mirrors
 kube-apiserver's installer: collection paths take list/watch (GET), create (POST) and
 deletecollection (DELETE), but the all-namespaces path of a namespaced resource only list and
-watch; object paths take get/update/patch/delete; ``status``/``scale`` take get/update/patch.
-A verb the resource does not support is 405; a path shape it does not have is 404.
+watch; object paths take get/update/patch/delete; ``status``/``scale`` take get/update/patch,
+``pods/binding`` only create (POST). A verb the resource does not support is 405; a path shape
+it does not have is 404.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from podscale.apiserver import handlers_delete, handlers_read, handlers_write, s
 from podscale.apiserver.discovery import METRICS_GROUP
 from podscale.apiserver.errors import method_not_allowed, path_not_found
 from podscale.apiserver.metrics import handle_metrics
+from podscale.apiserver.metrics_apis import serve_metric_api
 from podscale.apiserver.operations import require_verb
 from podscale.apiserver.resources import Target, lookup_kind, parse_path
 from podscale.apiserver.state import ServerState, query_flag
@@ -29,7 +31,7 @@ __all__ = ["dispatch_resource"]
 Handler = Callable[[ServerState, Request, KindInfo, Target], Awaitable[Response]]
 
 _OBJECT_VERBS = {"GET": "get", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
-_SUBRESOURCE_VERBS = {"GET": "get", "PUT": "update", "PATCH": "patch"}
+_SUBRESOURCE_VERBS = {"GET": "get", "PUT": "update", "PATCH": "patch", "POST": "create"}
 
 
 async def _collection(
@@ -75,12 +77,18 @@ async def _subresource(
     verb = _SUBRESOURCE_VERBS.get(request.method)
     if verb is None or verb not in sub.verbs:
         raise method_not_allowed()
+    if sub.name == "binding":
+        return await handlers_write.create_binding(state, request, info, target)
     if sub.name == "scale":
         return await subresources.handle_scale(state, request, info, target)
     return await subresources.handle_status(state, request, info, target)
 
 
 async def dispatch_resource(state: ServerState, request: Request) -> Response:
+    # custom/external metrics URLs have their own shapes (``*`` names, metric segments).
+    served = await serve_metric_api(state, request)
+    if served is not None:
+        return served
     target = parse_path(request.url.path)
     if target is None:
         raise path_not_found()

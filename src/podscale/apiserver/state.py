@@ -2,7 +2,8 @@
 
 ``app.create_app`` (or ``podscale.client.inprocess``) builds one ``ServerState``; the
 ``operations*`` modules, their HTTP shells (``handlers_*``, ``subresources``), ``watch`` and
-``metrics`` receive it. ``json_response`` is the one JSON encoder of the server (compact, UTF-8,
+``metrics`` receive it; the custom/external metrics providers (``metrics_providers``) hang off
+it too. ``json_response`` is the one JSON encoder of the server (compact, UTF-8,
 ``application/json``), so every body, Status included, is rendered the same way.
 """
 
@@ -16,6 +17,7 @@ import orjson
 from starlette.responses import Response
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
+from podscale.apiserver.metrics_providers import CustomMetricsProvider, ExternalMetricsProvider
 from podscale.store.interface import Clock, Store
 
 __all__ = ["MetricsProvider", "ServerState", "json_response", "query_flag"]
@@ -46,6 +48,8 @@ class ServerState:
     clock: Clock
     feature_gates: frozenset[str] = DEFAULT_FEATURE_GATES
     metrics_provider: MetricsProvider | None = None
+    custom_metrics_provider: CustomMetricsProvider | None = None
+    external_metrics_provider: ExternalMetricsProvider | None = None
     version_info: JSON = field(default_factory=dict)
     bookmark_interval: float = 5.0
 

@@ -23,6 +23,7 @@ from podscale.client.informer import Gone
 from podscale.client.kubeconfig import Connection
 from podscale.client.listwatch import ApiListWatcher
 from podscale.client.paths import resource_path
+from podscale.store.interface import Preconditions
 
 __all__ = ["ApiError", "HttpApi", "HttpListWatcher"]
 
@@ -125,8 +126,16 @@ class HttpApi:
         params = _selectors(label_selector, field_selector)
         return await self.request("GET", resource_path(kind, namespace), params=params)
 
-    async def create(self, kind: KindInfo, namespace: str | None, obj: JSON) -> JSON:
-        return await self.request("POST", resource_path(kind, namespace), body=obj)
+    async def create(
+        self, kind: KindInfo, namespace: str | None, obj: JSON, *, subresource: str | None = None
+    ) -> JSON:
+        """POST a new object; with ``subresource`` (``binding``) POST ``obj`` to the
+        subresource of the object its ``metadata.name`` names, as client-go's ``Bind``."""
+        if subresource is None:
+            return await self.request("POST", resource_path(kind, namespace), body=obj)
+        name = str((obj.get("metadata") or {}).get("name") or "")
+        path = resource_path(kind, namespace, name, subresource)
+        return await self.request("POST", path, body=obj)
 
     async def update(
         self, kind: KindInfo, namespace: str | None, obj: JSON, subresource: str | None = None
@@ -150,11 +159,20 @@ class HttpApi:
         return await self.request("PATCH", path, body=patch, content_type=content_type)
 
     async def delete(
-        self, kind: KindInfo, namespace: str | None, name: str, *, propagation: str | None = None
+        self,
+        kind: KindInfo,
+        namespace: str | None,
+        name: str,
+        *,
+        propagation: str | None = None,
+        preconditions: Preconditions | None = None,
     ) -> JSON:
         options: JSON = {"kind": "DeleteOptions", "apiVersion": "v1"}
         if propagation:
             options["propagationPolicy"] = propagation
+        if preconditions is not None:
+            wanted = {"uid": preconditions.uid, "resourceVersion": preconditions.resource_version}
+            options["preconditions"] = {k: v for k, v in wanted.items() if v is not None}
         return await self.request("DELETE", resource_path(kind, namespace, name), body=options)
 
     async def watch(

@@ -28,6 +28,7 @@ from podscale.api.kinds import KindInfo
 from podscale.apiserver import (
     admission,
     operations,
+    operations_binding,
     operations_delete,
     operations_subresources,
     operations_watch,
@@ -78,6 +79,10 @@ _UPDATES: Mapping[str, tuple[str, _Writer]] = {
     "": ("update", operations.update_object),
     "scale": ("update", operations_subresources.update_scale),
     "status": ("update", operations_subresources.update_status),
+}
+# POST to an object's subresource: only pods/binding takes one.
+_CREATES: Mapping[str, tuple[str, _Writer]] = {
+    "binding": ("create", operations_binding.create_binding),
 }
 _PATCHES: Mapping[str, tuple[str, _Writer]] = {
     "": ("patch", operations.patch_object),
@@ -205,11 +210,18 @@ class InProcessApi:
         namespace: str | None,
         obj: JSON,
         *,
+        subresource: str | None = None,
         dry_run: bool = False,
         field_validation: str | None = None,
     ) -> JSON:
+        """POST: a new object, or (``subresource="binding"``) a Binding to the pod that
+        ``obj``'s ``metadata.name`` names, as ``HttpApi`` builds the path from it; the reply
+        is then the server's Success ``Status``."""
         state = self._state
         options = _write_options(dry_run, field_validation)
+        if subresource is not None:
+            name = str((obj.get("metadata") or {}).get("name") or "")
+            return self._write(_CREATES, kind, namespace, name, subresource, _copy(obj), options)
         if kind.namespaced and not namespace:
             # POST on the all-namespaces collection: the router answers 405.
             raise ApiError(405, server_errors.method_not_allowed().status)
@@ -265,9 +277,12 @@ class InProcessApi:
     ) -> JSON:
         state = self._state
         scope = self._object_scope(kind, namespace)
+        if subresource is not None and kind.subresource(subresource) is None:
+            raise ApiError(404, server_errors.path_not_found().status)
         entry = writers.get(subresource or "")
         if entry is None:
-            raise ApiError(404, server_errors.path_not_found().status)
+            # A served subresource without this verb (PUT to pods/binding, POST to status).
+            raise ApiError(405, server_errors.method_not_allowed().status)
         verb, write = entry
         if subresource is None:
             _call(lambda: operations.require_verb(kind, verb))

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from podscale.api.kinds import KindInfo
 from podscale.client.informer import Informer
 from podscale.client.listwatch import ApiListWatcher, ResourceApi
-from podscale.store.interface import Clock
+from podscale.store.interface import Clock, Preconditions
 
 __all__ = ["STRATEGIC_MERGE_PATCH", "ControllerApi", "SharedInformers"]
 
@@ -34,7 +34,11 @@ class ControllerApi(ResourceApi, Protocol):
         self, kind: KindInfo, namespace: str | None, name: str, subresource: str | None = None
     ) -> JSON: ...
 
-    async def create(self, kind: KindInfo, namespace: str | None, obj: JSON) -> JSON: ...
+    async def create(
+        self, kind: KindInfo, namespace: str | None, obj: JSON, *, subresource: str | None = None
+    ) -> JSON:
+        """POST ``obj``; ``subresource="binding"`` binds the pod ``obj`` names instead."""
+        ...
 
     async def update(
         self, kind: KindInfo, namespace: str | None, obj: JSON, subresource: str | None = None
@@ -52,7 +56,13 @@ class ControllerApi(ResourceApi, Protocol):
     ) -> JSON: ...
 
     async def delete(
-        self, kind: KindInfo, namespace: str | None, name: str, *, propagation: str | None = None
+        self,
+        kind: KindInfo,
+        namespace: str | None,
+        name: str,
+        *,
+        propagation: str | None = None,
+        preconditions: Preconditions | None = None,
     ) -> JSON: ...
 
 

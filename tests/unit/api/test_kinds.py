@@ -69,7 +69,7 @@ def test_kind_metadata_matches_discovery(
 @pytest.mark.parametrize(
     ("api_version", "kind", "subresources"),
     [
-        ("v1", "Pod", ("status",)),
+        ("v1", "Pod", ("binding", "status")),
         ("v1", "Node", ("status",)),
         ("v1", "Event", ()),
         ("apps/v1", "Deployment", ("status", "scale")),
@@ -83,7 +83,9 @@ def test_subresources(api_version: str, kind: str, subresources: tuple[str, ...]
     info = kind_for(api_version, kind)
     assert tuple(sub.name for sub in info.subresources) == subresources
     for sub in info.subresources:
-        assert sub.verbs == ("get", "patch", "update")
+        # pods/binding is write-only, as upstream's discovery lists it.
+        expected = ("create",) if sub.name == "binding" else ("get", "patch", "update")
+        assert sub.verbs == expected
 
 
 def test_scale_subresource_speaks_autoscaling_v1_scale() -> None:

@@ -26,6 +26,7 @@ from podscale.controllers.deployment.replicasets import (
 __all__ = [
     "OldScaleDown",
     "RecreateStep",
+    "StaleScaleDown",
     "new_replica_set_replicas",
     "old_pods_running",
     "plan_old_scale_down",
@@ -92,6 +93,25 @@ class OldScaleDown:
         return self.cleaned_up + self.scaled_down > 0
 
 
+class StaleScaleDown(ValueError):
+    """Cleaning up unhealthy replicas would have grown ``name`` from ``current`` to ``target``.
+
+    The shell reports it with upstream's text (which names the namespace) via ``message``.
+    """
+
+    def __init__(self, name: str, current: int, target: int) -> None:
+        super().__init__(name, current, target)
+        self.name = name
+        self.current = current
+        self.target = target
+
+    def message(self, namespace: str) -> str:
+        return (
+            "when cleaning up unhealthy replicas, got invalid request to scale down "
+            f"{namespace}/{self.name} {self.current} -> {self.target}"
+        )
+
+
 def _cleanup_unhealthy(old: list[ReplicaSetState], budget: int, targets: dict[str, int]) -> int:
     # Oldest first; only pods the ReplicaSet asks for but that are not available go.
     # The ReplicaSet controller deletes not-ready pods first, so availability holds.
@@ -103,6 +123,11 @@ def _cleanup_unhealthy(old: list[ReplicaSetState], budget: int, targets: dict[st
         if size == 0 or size == rs.available_replicas:
             continue
         count = min(budget - removed, size - rs.available_replicas)
+        if count < 0:
+            # A status reporting more available pods than asked for is stale (the
+            # ReplicaSet controller has not caught up with a scale-down): upstream refuses
+            # the step rather than trust it, and the sync is retried.
+            raise StaleScaleDown(rs.name, size, size - count)
         targets[rs.name] = size - count
         removed += count
     return removed

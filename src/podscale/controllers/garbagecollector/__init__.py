@@ -2,8 +2,10 @@
 
 ``build_graph`` indexes a listing of objects by uid; ``plan`` returns the ordered writes
 (deletes with a propagation policy, ownerReference and finalizer removals, warning events)
-that upstream's collector would make in that state. The reconcile loop that lists objects,
-applies the actions and replans lives with the controller runtime, not here.
+that upstream's collector would make in that state. The controller shell is imported from
+its own modules, like the ReplicaSet controller's: ``controller.GarbageCollectorController``
+(informers and reconcile), ``live_graph`` (the graph kept from events) and ``operations``
+(the actions as API calls); this package stays importable without them.
 """
 
 from podscale.controllers.garbagecollector.actions import (
@@ -29,11 +31,13 @@ from podscale.controllers.garbagecollector.graph import (
     OwnershipGraph,
     ScopeLookup,
     build_graph,
+    node_from_object,
     registry_scope,
 )
 from podscale.controllers.garbagecollector.plan import (
     REASON_OWNER_REF_INVALID_NAMESPACE,
     plan,
+    plan_events,
     plan_node,
 )
 
@@ -57,7 +61,9 @@ __all__ = [
     "build_graph",
     "classify_references",
     "invalid_namespace_owner_refs",
+    "node_from_object",
     "plan",
+    "plan_events",
     "plan_node",
     "registry_scope",
 ]

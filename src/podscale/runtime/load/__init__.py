@@ -1,0 +1,54 @@
+"""The load model of the simulated cluster: request-rate sources and per-pod usage.
+
+``rates`` holds the synthetic shapes (constant, step, ramp, sine), ``traces`` replays
+recorded request-rate files, ``usage`` turns a workload's rate into each pod's CPU and
+memory usage and request rate, ``pods`` reads pod objects into the model. Scenarios
+(``podscale.sim.scenario``) declare all of this; the simulated kubelets report the result.
+"""
+
+from podscale.runtime.load.pods import is_pod_ready, is_running, pod_load
+from podscale.runtime.load.rates import (
+    ConstantRate,
+    RampRate,
+    RateSource,
+    RateStep,
+    SineRate,
+    StepRate,
+)
+from podscale.runtime.load.traces import TraceError, TraceRate, TraceSeries, load_trace
+from podscale.runtime.load.usage import (
+    ContainerCost,
+    ContainerResources,
+    ContainerUsage,
+    LoadProfile,
+    PodLoad,
+    PodUsage,
+    WorkloadDemand,
+    compute_usage,
+    spread_rate,
+)
+
+__all__ = [
+    "ConstantRate",
+    "ContainerCost",
+    "ContainerResources",
+    "ContainerUsage",
+    "LoadProfile",
+    "PodLoad",
+    "PodUsage",
+    "RampRate",
+    "RateSource",
+    "RateStep",
+    "SineRate",
+    "StepRate",
+    "TraceError",
+    "TraceRate",
+    "TraceSeries",
+    "WorkloadDemand",
+    "compute_usage",
+    "is_pod_ready",
+    "is_running",
+    "load_trace",
+    "pod_load",
+    "spread_rate",
+]

@@ -1,0 +1,140 @@
+"""Request-rate sources: how many requests per second a workload receives at a moment.
+
+A scenario (``podscale.sim.scenario``) declares one source per workload; the usage model
+(``podscale.runtime.load.usage``) spreads its rate over the workload's ready pods. The
+file-backed source lives in ``podscale.runtime.load.traces``; the shapes here are pure.
+
+Contract shared by every source (the ``RateSource`` protocol): ``rate_at(t)`` takes the time
+since the scenario started, returns requests per second, is never negative, and depends on
+nothing but ``t`` and the source's own fields (no clock, no randomness), so the same
+scenario always sees the same load. A negative ``t`` reads as ``t = 0``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Protocol, runtime_checkable
+
+__all__ = [
+    "ConstantRate",
+    "RampRate",
+    "RateSource",
+    "RateStep",
+    "SineRate",
+    "StepRate",
+]
+
+
+@runtime_checkable
+class RateSource(Protocol):
+    """Anything that answers "requests per second at ``t`` after the start"."""
+
+    def rate_at(self, t: timedelta) -> float: ...
+
+
+def _seconds(t: timedelta) -> float:
+    return max(t.total_seconds(), 0.0)
+
+
+def _require_rate(name: str, value: float) -> None:
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite rate >= 0, got {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class ConstantRate:
+    """The same rate for the whole run."""
+
+    rate: float
+
+    def __post_init__(self) -> None:
+        _require_rate("rate", self.rate)
+
+    def rate_at(self, t: timedelta) -> float:
+        return self.rate
+
+
+@dataclass(frozen=True, slots=True)
+class RateStep:
+    """From ``at`` on (until the next step) the rate is ``rate``."""
+
+    at: timedelta
+    rate: float
+
+
+@dataclass(frozen=True, slots=True)
+class StepRate:
+    """A piecewise-constant rate: each step holds until the next one.
+
+    Before the first step the rate is 0, so a step at ``0s`` sets the starting rate. Steps
+    must be in strictly increasing ``at`` order (the scenario validator reports violations
+    with their field path; the constructor only refuses them).
+    """
+
+    steps: tuple[RateStep, ...]
+
+    def __post_init__(self) -> None:
+        for i, step in enumerate(self.steps):
+            _require_rate(f"steps[{i}].rate", step.rate)
+            if i and step.at <= self.steps[i - 1].at:
+                raise ValueError("steps must be in strictly increasing order of 'at'")
+
+    def rate_at(self, t: timedelta) -> float:
+        current = 0.0
+        # A scenario has a handful of steps: a scan is simpler than bisecting timedeltas.
+        for step in self.steps:
+            if step.at > t:
+                break
+            current = step.rate
+        return current
+
+
+@dataclass(frozen=True, slots=True)
+class RampRate:
+    """``start_rate`` until ``begin``, then a straight line to ``end_rate`` over ``over``,
+    then ``end_rate`` held for the rest of the run."""
+
+    start_rate: float
+    end_rate: float
+    over: timedelta
+    begin: timedelta = timedelta(0)
+
+    def __post_init__(self) -> None:
+        _require_rate("from", self.start_rate)
+        _require_rate("to", self.end_rate)
+        if self.over <= timedelta(0):
+            raise ValueError("over must be a positive duration")
+
+    def rate_at(self, t: timedelta) -> float:
+        elapsed = _seconds(t) - self.begin.total_seconds()
+        if elapsed <= 0:
+            return self.start_rate
+        fraction = min(elapsed / self.over.total_seconds(), 1.0)
+        return self.start_rate + (self.end_rate - self.start_rate) * fraction
+
+
+@dataclass(frozen=True, slots=True)
+class SineRate:
+    """``base + amplitude * sin(2π (t + phase) / period)``, clipped at 0.
+
+    ``phase`` is a time shift (a quarter period starts at the peak), which reads better in
+    a scenario file than radians. An amplitude above ``base`` gives quiet stretches of 0.
+    """
+
+    base: float
+    amplitude: float
+    period: timedelta
+    phase: timedelta = timedelta(0)
+
+    def __post_init__(self) -> None:
+        _require_rate("base", self.base)
+        _require_rate("amplitude", self.amplitude)
+        if self.period <= timedelta(0):
+            raise ValueError("period must be a positive duration")
+
+    def rate_at(self, t: timedelta) -> float:
+        angle = 2 * math.pi * (_seconds(t) + self.phase.total_seconds())
+        value = self.base + self.amplitude * math.sin(angle / self.period.total_seconds())
+        return max(value, 0.0)

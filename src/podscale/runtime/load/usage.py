@@ -1,0 +1,251 @@
+"""The usage model: from a workload's request rate to each pod's CPU and memory usage.
+
+Inputs are the rate from a ``RateSource`` (``podscale.runtime.load.rates``/``traces``), the
+pods behind each workload (``PodLoad``, built from pod objects by
+``podscale.runtime.load.pods``), what each node can give (``Resources`` from
+``podscale.runtime.sim_resources``) and a ``LoadProfile`` saying what a container costs.
+The output feeds the simulated kubelets' metrics (metrics server, per-pod request rates).
+
+Contract:
+
+* Traffic goes to ready pods only, split evenly: every ready pod's ``request_rate`` is
+  ``rate / ready_pods`` (so the shares sum to the rate); not-ready pods get 0, and with no
+  ready pod the requests are dropped.
+* Every container of a passed pod uses its baseline plus ``cost per request/s x share``,
+  for CPU (millicores) and memory (bytes) separately; containers are costed by name, so a
+  sidecar can be idle or busy independently of the main container.
+* That demand is multiplied by seeded noise, ``max(0, N(1, noise_stddev))`` drawn from the
+  passed ``random.Random`` in a fixed order (pods sorted by namespace/name, containers in
+  spec order, CPU before memory) and not drawn at all when the stddev is 0: the same seed
+  and inputs always give the same usage.
+* Then it is capped by the container's limit, and on each node the containers together
+  never exceed the node's allocatable: when they would, the node's capacity is shared as
+  the kernel's CPU shares do, in proportion to the containers' requests, with whatever a
+  container does not need going to the others (water-filling). Memory is shared the same
+  way: the model clamps rather than simulating OOM kills.
+* Usage is reported in whole millicores and bytes, rounded down so no cap is ever crossed.
+
+Pure: no clock, no I/O; randomness only from the passed generator.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from podscale.runtime.sim_resources import Resources
+
+__all__ = [
+    "ContainerCost",
+    "ContainerResources",
+    "ContainerUsage",
+    "LoadProfile",
+    "PodLoad",
+    "PodUsage",
+    "WorkloadDemand",
+    "compute_usage",
+    "spread_rate",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerResources:
+    """A container's requests and limits; a limit of None means unlimited."""
+
+    name: str
+    request: Resources = field(default_factory=Resources)
+    cpu_limit_milli: int | None = None
+    memory_limit: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PodLoad:
+    """A running pod as the load model sees it."""
+
+    name: str
+    containers: tuple[ContainerResources, ...]
+    namespace: str = "default"
+    node: str | None = None
+    ready: bool = True
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.namespace, self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerCost:
+    """Baseline usage and cost per request/s of one container (CPU in millicores, memory
+    in bytes; per request/s means ``2`` millicores costs 2 ms of CPU per request)."""
+
+    baseline_milli_cpu: float = 0.0
+    baseline_memory: float = 0.0
+    milli_cpu_per_rps: float = 0.0
+    memory_per_rps: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class LoadProfile:
+    """What each container of a workload's pods costs, by container name; containers not
+    named cost ``default``."""
+
+    costs: Mapping[str, ContainerCost] = field(default_factory=dict)
+    default: ContainerCost = ContainerCost()
+    noise_stddev: float = 0.0
+
+    def cost_of(self, container: str) -> ContainerCost:
+        return self.costs.get(container, self.default)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadDemand:
+    """One workload at one instant: its request rate and the pods behind it."""
+
+    rate: float
+    pods: Sequence[PodLoad]
+    profile: LoadProfile = LoadProfile()
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerUsage:
+    name: str
+    milli_cpu: int
+    memory: int
+
+
+@dataclass(frozen=True, slots=True)
+class PodUsage:
+    """A pod's traffic share and its containers' usage."""
+
+    namespace: str
+    name: str
+    node: str | None
+    request_rate: float
+    containers: tuple[ContainerUsage, ...]
+
+    @property
+    def milli_cpu(self) -> int:
+        return sum(c.milli_cpu for c in self.containers)
+
+    @property
+    def memory(self) -> int:
+        return sum(c.memory for c in self.containers)
+
+
+def spread_rate(rate: float, pods: Sequence[PodLoad]) -> dict[tuple[str, str], float]:
+    """Each pod's request rate: an even share of ``rate`` for ready pods, 0 for the rest."""
+    ready = sum(1 for p in pods if p.ready)
+    share = rate / ready if ready else 0.0
+    return {p.key: share if p.ready else 0.0 for p in pods}
+
+
+def _noise(rng: random.Random, stddev: float) -> float:
+    return max(0.0, rng.gauss(1.0, stddev)) if stddev > 0 else 1.0
+
+
+def _capped(value: float, limit: int | None) -> float:
+    return value if limit is None else min(value, float(limit))
+
+
+def _share_capacity(demands: list[float], weights: list[float], capacity: float) -> list[float]:
+    """Water-filling: weighted fair shares of ``capacity``, surplus redistributed."""
+    if sum(demands) <= capacity:
+        return demands
+    granted = [0.0] * len(demands)
+    pending = set(range(len(demands)))
+    remaining = capacity
+    while pending:
+        total_weight = sum(weights[i] for i in pending)
+        content = [i for i in pending if demands[i] <= remaining * weights[i] / total_weight]
+        if not content:
+            for i in pending:
+                granted[i] = remaining * weights[i] / total_weight
+            break
+        for i in content:
+            granted[i] = demands[i]
+            remaining -= demands[i]
+            pending.discard(i)
+    return granted
+
+
+@dataclass(slots=True)
+class _Slot:
+    """One container's demand while the node caps are applied."""
+
+    pod: int
+    name: str
+    node: str | None
+    cpu: float
+    memory: float
+    cpu_weight: float
+    memory_weight: float
+
+
+def _apply_node_caps(slots: list[_Slot], allocatable: Mapping[str, Resources]) -> None:
+    by_node: dict[str, list[_Slot]] = {}
+    for slot in slots:
+        if slot.node is not None and slot.node in allocatable:
+            by_node.setdefault(slot.node, []).append(slot)
+    for node, members in by_node.items():
+        capacity = allocatable[node]
+        cpu = _share_capacity(
+            [s.cpu for s in members], [s.cpu_weight for s in members], capacity.milli_cpu
+        )
+        memory = _share_capacity(
+            [s.memory for s in members], [s.memory_weight for s in members], capacity.memory
+        )
+        for slot, granted_cpu, granted_memory in zip(members, cpu, memory, strict=True):
+            slot.cpu, slot.memory = granted_cpu, granted_memory
+
+
+def compute_usage(
+    workloads: Sequence[WorkloadDemand],
+    allocatable: Mapping[str, Resources],
+    rng: random.Random,
+) -> tuple[PodUsage, ...]:
+    """Every passed pod's usage, sorted by (namespace, name).
+
+    All workloads sharing the cluster go in one call, so that pods of different workloads
+    on one node compete for it. Nodes missing from ``allocatable`` (and pods without a
+    node) are not capped by a node.
+    """
+    entries: list[tuple[PodLoad, float, LoadProfile]] = []
+    for workload in workloads:
+        shares = spread_rate(workload.rate, workload.pods)
+        entries.extend((pod, shares[pod.key], workload.profile) for pod in workload.pods)
+    entries.sort(key=lambda entry: entry[0].key)
+
+    slots: list[_Slot] = []
+    for index, (pod, share, profile) in enumerate(entries):
+        for container in pod.containers:
+            cost = profile.cost_of(container.name)
+            cpu = (cost.baseline_milli_cpu + cost.milli_cpu_per_rps * share) * _noise(
+                rng, profile.noise_stddev
+            )
+            memory = (cost.baseline_memory + cost.memory_per_rps * share) * _noise(
+                rng, profile.noise_stddev
+            )
+            slots.append(
+                _Slot(
+                    pod=index,
+                    name=container.name,
+                    node=pod.node,
+                    cpu=_capped(cpu, container.cpu_limit_milli),
+                    memory=_capped(memory, container.memory_limit),
+                    cpu_weight=float(max(container.request.milli_cpu, 1)),
+                    memory_weight=float(max(container.request.memory, 1)),
+                )
+            )
+    _apply_node_caps(slots, allocatable)
+
+    per_pod: list[list[ContainerUsage]] = [[] for _ in entries]
+    for slot in slots:
+        per_pod[slot.pod].append(
+            ContainerUsage(slot.name, math.floor(slot.cpu), math.floor(slot.memory))
+        )
+    return tuple(
+        PodUsage(pod.namespace, pod.name, pod.node, share, tuple(per_pod[i]))
+        for i, (pod, share, _) in enumerate(entries)
+    )
