@@ -19,6 +19,7 @@ from podscale import __version__
 from podscale.cli.controlplane import ControlPlaneError, default_data_dir
 from podscale.cli.resources import register_resource_commands
 from podscale.cli.serve import UpOptions, assemble_control_plane, run_control_plane
+from podscale.controllers.registry import select_controllers
 from podscale.hpa import decide, render_trace, trace_to_dict
 from podscale.hpa.scenario import ScaleInputError, parse_scale_input
 
@@ -91,6 +92,14 @@ def explain_scale(file: Path, output: str) -> None:
             click.echo(f"  {event.type} {event.reason}: {event.message}")
 
 
+def _check_controllers(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
+    try:
+        select_controllers(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from None
+    return value
+
+
 @cli.command("up")
 @click.option(
     "--data-dir",
@@ -124,6 +133,48 @@ def explain_scale(file: Path, output: str) -> None:
     help="Serve https with a private CA recorded in the kubeconfig "
     "[default: on when authentication is on; kubectl sends tokens only over https].",
 )
+@click.option(
+    "--controllers",
+    default="*",
+    show_default=True,
+    callback=_check_controllers,
+    help="Controllers to run, as kube-controller-manager's flag: '*' all, 'foo' enables, "
+    "'-foo' disables (replicaset, deployment, statefulset, garbagecollector); '' runs none.",
+)
+@click.option(
+    "--simulate/--no-simulate",
+    default=True,
+    show_default=True,
+    help="Run simulated nodes, a scheduler and kubelets, so pods get scheduled and run.",
+)
+@click.option(
+    "--nodes", type=click.IntRange(0), default=3, show_default=True, help="Simulated nodes."
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the simulation.")
+@click.option(
+    "--concurrent-replicaset-syncs",
+    type=click.IntRange(1),
+    default=None,
+    help="Objects synced concurrently by the ReplicaSets controller [default: 5].",
+)
+@click.option(
+    "--concurrent-deployment-syncs",
+    type=click.IntRange(1),
+    default=None,
+    help="Objects synced concurrently by the Deployments controller [default: 5].",
+)
+@click.option(
+    "--concurrent-statefulset-syncs",
+    type=click.IntRange(1),
+    default=None,
+    help="Objects synced concurrently by the StatefulSets controller [default: 5].",
+)
+@click.option(
+    "--concurrent-gc-syncs",
+    type=click.IntRange(1),
+    default=None,
+    help="Objects synced concurrently by the garbage collector controller [default: 20].",
+)
 @click.option("--report-minor", type=click.IntRange(0), default=None, hidden=True)
 def up(
     data_dir: Path | None,
@@ -132,9 +183,15 @@ def up(
     kubeconfig: Path | None,
     no_auth: bool,
     tls: bool | None,
+    controllers: str,
+    simulate: bool,
+    nodes: int,
+    seed: int,
     report_minor: int | None,
+    **workers: int | None,
 ) -> None:
-    """Run the embedded control plane (API server and store) until Ctrl-C."""
+    """Run the embedded control plane (API server, store, controllers and a simulated
+    cluster) until Ctrl-C."""
     options = UpOptions(
         data_dir=data_dir if data_dir is not None else default_data_dir(),
         host=host,
@@ -143,6 +200,11 @@ def up(
         auth=not no_auth,
         report_minor=report_minor,
         tls=tls,
+        controllers=controllers,
+        simulate=simulate,
+        nodes=nodes,
+        seed=seed,
+        workers={flag: count for flag, count in workers.items() if count is not None},
     )
     try:
         plane = assemble_control_plane(options)

@@ -4,21 +4,23 @@ Plain functions the CLI (``podscale.cli.main``) calls after parsing arguments:
 ``assemble_control_plane`` prepares the private data directory and the bearer token
 (``controlplane``), opens the SQLite store, builds the API server app
 (``podscale.apiserver.create_app``) and wraps it in the ``AccessGuard`` (``access``);
-``run_control_plane`` binds the socket, writes the kubeconfig once uvicorn accepts
-connections, tells the user how to point kubectl at it, serves until SIGINT/SIGTERM and
-always closes the store. Every setup failure surfaces as ``ControlPlaneError`` with a message
-fit for the terminal. The token goes only into the 0600 kubeconfig and token files: it is
-never printed or logged.
+``run_control_plane`` runs uvicorn and the embedded controllers (``workloads``) on one
+event loop, writes the kubeconfig once
+uvicorn accepts connections, tells the user how to point kubectl at it, serves until
+SIGINT/SIGTERM and always closes the store. Every setup failure surfaces as
+``ControlPlaneError`` with a message fit for the terminal. The token goes only into the
+0600 kubeconfig and token files: it is never printed or logged.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import signal
 import socket
 import threading
-from collections.abc import Callable, Generator
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
@@ -38,6 +40,8 @@ from podscale.cli.controlplane import (
     write_kubeconfig,
 )
 from podscale.cli.tls import TlsFiles, ensure_certificates
+from podscale.cli.workloads import serve_with_workloads
+from podscale.client.inprocess import InProcessApi
 from podscale.store.clock import SystemClock
 from podscale.store.errors import BackendError
 from podscale.store.sqlite import SqliteStore
@@ -73,6 +77,11 @@ class UpOptions:
     auth: bool = True
     report_minor: int | None = None
     tls: bool | None = None  # None: TLS whenever auth is on (kubectl sends tokens only on TLS)
+    controllers: str = "*"  # kube-controller-manager's --controllers; "" runs none
+    simulate: bool = True  # run simulated nodes, a scheduler and kubelets for the pods
+    nodes: int = 3
+    seed: int = 0
+    workers: Mapping[str, int] = field(default_factory=dict)  # --concurrent-*-syncs
 
     @property
     def use_tls(self) -> bool:
@@ -92,6 +101,7 @@ class ControlPlane:
     app: ASGIApp
     token: str | None
     tls: TlsFiles | None = None
+    api: InProcessApi | None = None  # the server's own API, for the embedded controllers
 
     def __repr__(self) -> str:  # keeps the token out of tracebacks and debug output
         return (
@@ -157,7 +167,8 @@ def assemble_control_plane(options: UpOptions) -> ControlPlane:
         store.close()
         raise
     guarded = AccessGuard(app, token=token, allowed_hosts=allowed_hosts(options.host))
-    return ControlPlane(options=options, store=store, app=guarded, token=token, tls=tls)
+    api = InProcessApi.for_app(app)
+    return ControlPlane(options=options, store=store, app=guarded, token=token, tls=tls, api=api)
 
 
 def usage_lines(url: str, kubeconfig: Path, *, authenticated: bool) -> list[str]:
@@ -261,7 +272,11 @@ def run_control_plane(plane: ControlPlane, *, announce: Callable[[str], None]) -
         )
         server = _Server(config, on_started)
         try:
-            server.run(sockets=[sock])
+            # uvicorn's own run() with its loop choice (uvloop when installed), plus the
+            # controllers on the same loop.
+            get_factory = getattr(config, "get_loop_factory", None)
+            with asyncio.Runner(loop_factory=get_factory() if get_factory else None) as runner:
+                runner.run(serve_with_workloads(server, sock, plane, failures))
         finally:
             sock.close()
         if failures:

@@ -41,6 +41,7 @@ from podscale.runtime.sim_pod_status import (
 )
 
 __all__ = [
+    "DEFAULT_PROFILE",
     "StartupProfile",
     "advance_pod",
     "crash",
@@ -62,6 +63,9 @@ class StartupProfile:
     startup: timedelta = field(default=timedelta(seconds=2))
     readiness_delay: timedelta = field(default=timedelta(seconds=3))
     termination: timedelta = field(default=timedelta(seconds=1))
+
+
+DEFAULT_PROFILE: Final = StartupProfile()
 
 
 def _containers(pod: dict[str, Any]) -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ NodeUnschedulable, TaintToleration (NoSchedule/NoExecute; a node whose Ready con
 not True carries the ``node.kubernetes.io/not-ready`` taint the node lifecycle controller
 would add), NodeAffinity (``spec.nodeSelector`` only) and NodeResourcesFit (pods count, CPU,
 memory). Feasible nodes are scored by LeastAllocated over non-zero requests with equal CPU
-and memory weights; ties go to the smallest node name (upstream picks at random).
+and memory weights; ties go to a seeded random choice (as upstream) or the smallest name.
 
 Requests come from ``podscale.runtime.sim_resources``; the kubelet side of the simulation is
 ``podscale.runtime.kubelet``.
@@ -16,6 +16,7 @@ Requests come from ``podscale.runtime.sim_resources``; the kubelet side of the s
 from __future__ import annotations
 
 import copy
+import random
 from collections import Counter
 from collections.abc import Mapping
 from datetime import datetime
@@ -23,14 +24,16 @@ from typing import Any, Final
 
 from podscale.hpa.conditions import format_time
 from podscale.runtime.sim_resources import (
-    Resources,
+    NodeUsage,
     node_allocatable,
+    node_usage,
     pod_non_zero_requests,
     pod_requests,
 )
 
 __all__ = [
     "NO_NODES_AVAILABLE",
+    "PodsOnNode",
     "bind",
     "choose_node",
     "filter_node",
@@ -85,21 +88,16 @@ def _effective_taints(node: dict[str, Any]) -> list[dict[str, Any]]:
     return taints
 
 
-def _is_terminal(pod: dict[str, Any]) -> bool:
-    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+# The pods on a node, or their running totals (``sim_resources.NodeUsage``): a caller that
+# keeps totals up to date avoids re-reading every pod's requests for every decision.
+PodsOnNode = list[dict[str, Any]] | NodeUsage
 
 
-def _sum_requests(pods: list[dict[str, Any]], *, non_zero: bool) -> Resources:
-    total = Resources()
-    for pod in pods:
-        if not _is_terminal(pod):
-            total = total + (pod_non_zero_requests(pod) if non_zero else pod_requests(pod))
-    return total
+def _usage(pods_on_node: PodsOnNode) -> NodeUsage:
+    return pods_on_node if isinstance(pods_on_node, NodeUsage) else node_usage(pods_on_node)
 
 
-def filter_node(
-    pod: dict[str, Any], node: dict[str, Any], pods_on_node: list[dict[str, Any]]
-) -> list[str]:
+def filter_node(pod: dict[str, Any], node: dict[str, Any], pods_on_node: PodsOnNode) -> list[str]:
     """Why ``pod`` cannot go to ``node`` (the first rejecting plugin's reasons); [] if it fits."""
     spec = pod.get("spec") or {}
     tolerations = list(spec.get("tolerations") or [])
@@ -121,15 +119,15 @@ def filter_node(
 
 
 def _fit_resources(
-    pod: dict[str, Any], node: dict[str, Any], pods_on_node: list[dict[str, Any]]
+    pod: dict[str, Any], node: dict[str, Any], pods_on_node: PodsOnNode
 ) -> list[str]:
     allocatable = node_allocatable(node)
-    live = [p for p in pods_on_node if not _is_terminal(p)]
+    usage = _usage(pods_on_node)
     reasons: list[str] = []
-    if len(live) + 1 > allocatable.pods:
+    if usage.pods + 1 > allocatable.pods:
         reasons.append(_REASON_TOO_MANY_PODS)
     wanted = pod_requests(pod)
-    used = _sum_requests(live, non_zero=False)
+    used = usage.requested
     if wanted.milli_cpu > 0 and allocatable.milli_cpu < wanted.milli_cpu + used.milli_cpu:
         reasons.append("Insufficient cpu")
     if wanted.memory > 0 and allocatable.memory < wanted.memory + used.memory:
@@ -143,12 +141,10 @@ def _least_allocated(requested: int, allocatable: int) -> int:
     return (allocatable - requested) * _MAX_NODE_SCORE // allocatable
 
 
-def score_node(
-    pod: dict[str, Any], node: dict[str, Any], pods_on_node: list[dict[str, Any]]
-) -> int:
+def score_node(pod: dict[str, Any], node: dict[str, Any], pods_on_node: PodsOnNode) -> int:
     """LeastAllocated, 0..100: the share of CPU and memory left free once ``pod`` is added."""
     allocatable = node_allocatable(node)
-    requested = _sum_requests(pods_on_node, non_zero=True) + pod_non_zero_requests(pod)
+    requested = _usage(pods_on_node).non_zero_requested + pod_non_zero_requests(pod)
     cpu = _least_allocated(requested.milli_cpu, allocatable.milli_cpu)
     memory = _least_allocated(requested.memory, allocatable.memory)
     return (cpu + memory) // 2
@@ -157,43 +153,54 @@ def score_node(
 def choose_node(
     pod: dict[str, Any],
     nodes: list[dict[str, Any]],
-    pods_on_nodes: Mapping[str, list[dict[str, Any]]],
+    pods_on_nodes: Mapping[str, PodsOnNode],
+    rng: random.Random | None = None,
 ) -> str | None:
     """The node to bind ``pod`` to, or None when no node passes the filters.
 
     A pod that already names its node (``spec.nodeName``) bypasses scheduling, as upstream.
-    ``pods_on_nodes`` maps node name to the pods bound there (terminal ones are ignored).
+    ``pods_on_nodes`` maps node name to the pods bound there (terminal ones are ignored)
+    or to their ``NodeUsage``. Among equally scored nodes ``rng`` picks uniformly, as
+    upstream's ``selectHost`` does; without one the smallest name wins (reproducible
+    without a seed).
     """
     bound = (pod.get("spec") or {}).get("nodeName")
     if bound:
         return str(bound)
-    best: tuple[int, str] | None = None
+    best_score = -1
+    best: list[str] = []
     for node in nodes:
         name = _name(node)
-        on_node = list(pods_on_nodes.get(name, []))
+        on_node = _usage(pods_on_nodes.get(name, []))
         if filter_node(pod, node, on_node):
             continue
-        key = (-score_node(pod, node, on_node), name)
-        if best is None or key < best:
-            best = key
-    return None if best is None else best[1]
+        score = score_node(pod, node, on_node)
+        if score > best_score:
+            best_score, best = score, [name]
+        elif score == best_score:
+            best.append(name)
+    if not best:
+        return None
+    best.sort()
+    return best[0] if rng is None else rng.choice(best)
 
 
 def unschedulable_reason(
     pod: dict[str, Any],
     nodes: list[dict[str, Any]],
-    pods_on_nodes: Mapping[str, list[dict[str, Any]]],
+    pods_on_nodes: Mapping[str, PodsOnNode],
 ) -> str:
     """The FitError message: ``0/3 nodes are available: 1 Too many pods, 2 Insufficient cpu.``
 
     Reasons are counted over nodes and sorted as strings, like upstream's histogram. The
-    preemption suffix (``preemption: ...``) is not produced: the simulation has no preemption.
+    preemption part (``preemption: ...``) that follows it in upstream's message is added by
+    ``podscale.runtime.simulated.fit_error.fit_error_message``.
     """
     if not nodes:
         return NO_NODES_AVAILABLE
     counts: Counter[str] = Counter()
     for node in nodes:
-        counts.update(filter_node(pod, node, list(pods_on_nodes.get(_name(node), []))))
+        counts.update(filter_node(pod, node, pods_on_nodes.get(_name(node), [])))
     histogram = sorted(f"{count} {reason}" for reason, count in counts.items())
     message = f"0/{len(nodes)} nodes are available:"
     if histogram:

@@ -20,8 +20,10 @@ from podscale.api.quantity import parse_quantity
 __all__ = [
     "DEFAULT_MEMORY_REQUEST",
     "DEFAULT_MILLI_CPU_REQUEST",
+    "NodeUsage",
     "Resources",
     "node_allocatable",
+    "node_usage",
     "pod_non_zero_requests",
     "pod_requests",
 ]
@@ -43,6 +45,11 @@ class Resources:
     def __add__(self, other: Resources) -> Resources:
         return Resources(
             self.milli_cpu + other.milli_cpu, self.memory + other.memory, self.pods + other.pods
+        )
+
+    def __sub__(self, other: Resources) -> Resources:
+        return Resources(
+            self.milli_cpu - other.milli_cpu, self.memory - other.memory, self.pods - other.pods
         )
 
     def max_with(self, other: Resources) -> Resources:
@@ -112,3 +119,46 @@ def node_allocatable(node: dict[str, Any]) -> Resources:
     """``status.allocatable``, falling back to ``status.capacity`` like the kubelet reports."""
     status = node.get("status") or {}
     return read_resource_list(status.get("allocatable") or status.get("capacity"))
+
+
+@dataclass(frozen=True, slots=True)
+class NodeUsage:
+    """What the live (non-terminal) pods on a node take, as upstream's ``NodeInfo`` keeps it:
+    their count, their requests, and their requests with the scoring defaults filled in.
+
+    A scheduler can keep one per node and adjust it per pod (``with_pod``/``without_pod``)
+    instead of re-reading every pod's requests for every decision."""
+
+    pods: int = 0
+    requested: Resources = Resources()
+    non_zero_requested: Resources = Resources()
+
+    def with_pod(self, pod: dict[str, Any]) -> NodeUsage:
+        if _is_terminal(pod):
+            return self
+        return NodeUsage(
+            self.pods + 1,
+            self.requested + pod_requests(pod),
+            self.non_zero_requested + pod_non_zero_requests(pod),
+        )
+
+    def without_pod(self, pod: dict[str, Any]) -> NodeUsage:
+        if _is_terminal(pod):
+            return self
+        return NodeUsage(
+            self.pods - 1,
+            self.requested - pod_requests(pod),
+            self.non_zero_requested - pod_non_zero_requests(pod),
+        )
+
+
+def _is_terminal(pod: dict[str, Any]) -> bool:
+    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+
+
+def node_usage(pods: list[dict[str, Any]]) -> NodeUsage:
+    """The usage of ``pods`` (terminal ones do not count)."""
+    usage = NodeUsage()
+    for pod in pods:
+        usage = usage.with_pod(pod)
+    return usage

@@ -42,7 +42,18 @@ def replica_set(name: str) -> dict[str, object]:
 def control_plane(data_dir: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """``podscale up --no-auth`` on a free loopback port; yields the process and its URL."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "podscale", "up", "--no-auth", "--data-dir", str(data_dir)],
+        # No controllers: acknowledged objects must come back exactly as written.
+        [
+            sys.executable,
+            "-m",
+            "podscale",
+            "up",
+            "--no-auth",
+            "--controllers=",
+            "--no-simulate",
+            "--data-dir",
+            str(data_dir),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -100,12 +100,17 @@ class LineReader:
 
 
 def start_control_plane(
-    data_dir: Path, *, minor: int | None = None, auth: bool = False
+    data_dir: Path, *, minor: int | None = None, auth: bool = False, workloads: bool = False
 ) -> ControlPlaneProcess:
-    """Start ``podscale up`` and wait (bounded) until it has written its kubeconfig."""
+    """Start ``podscale up`` and wait (bounded) until it has written its kubeconfig.
+
+    Without ``workloads`` it runs no controllers and no simulated nodes, so the API
+    tests see exactly the objects they wrote."""
     command = [sys.executable, "-m", "podscale", "up", "--data-dir", str(data_dir), "--port", "0"]
     if not auth:
         command.append("--no-auth")
+    if not workloads:
+        command += ["--controllers=", "--no-simulate"]
     if minor is not None:
         command += ["--report-minor", str(minor)]
     process = subprocess.Popen(

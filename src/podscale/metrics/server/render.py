@@ -1,0 +1,114 @@
+"""metrics.k8s.io/v1beta1 shapes: ``PodMetrics`` and ``NodeMetrics`` items as JSON dicts.
+
+As metrics-server marshals them (pkg/api/pod.go, node.go; k8s.io/metrics types): ``metadata``
+with ``name`` (and ``namespace``), ``creationTimestamp`` = the time of the request and the
+object's ``labels`` when it has any; ``timestamp`` (RFC 3339, whole seconds, ``null`` for Go's
+zero time); ``window`` as Go's ``Duration.String`` (``15s``, ``1m0s``, ``14.5s``); usage as
+Quantities: CPU in nanocores printed canonically (``250m``, ``123456789n``), memory in bytes
+as BinarySI (``64Mi``, ``1536``). ``kind``/``apiVersion`` are added by the API server
+(``podscale.apiserver.metrics``), which wraps items in the List.
+
+Pure. Used by ``storage``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from podscale.api import Quantity
+from podscale.metrics.server.usage import Usage
+from podscale.store.objects import format_timestamp
+
+__all__ = ["format_go_duration", "render_node_metrics", "render_pod_metrics", "render_usage"]
+
+JSON = dict[str, Any]
+_SECOND_NS = 1_000_000_000
+
+
+def _fraction(value: int, digits: int) -> str:
+    """``value`` / 10**digits with trailing zeros (and a bare point) dropped."""
+    whole, rest = divmod(value, 10**digits)
+    if rest == 0:
+        return str(whole)
+    return f"{whole}.{rest:0{digits}d}".rstrip("0")
+
+
+def format_go_duration(value: timedelta) -> str:
+    """Go's ``time.Duration.String`` (to the microsecond a timedelta holds): ``0s``,
+    ``500ms``, ``1.5µs``, ``15s``, ``14.999s``, ``1m0s``, ``1h2m3.5s``."""
+    nanos = ((value.days * 86_400 + value.seconds) * 1_000_000 + value.microseconds) * 1000
+    sign = "-" if nanos < 0 else ""
+    nanos = abs(nanos)
+    if nanos == 0:
+        return "0s"
+    if nanos < _SECOND_NS:
+        for unit, digits in (("ms", 6), ("µs", 3)):
+            if nanos >= 10**digits:
+                return f"{sign}{_fraction(nanos, digits)}{unit}"
+        return f"{sign}{nanos}ns"
+    text = f"{_fraction(nanos % (60 * _SECOND_NS), 9)}s"
+    minutes = nanos // (60 * _SECOND_NS)
+    if minutes:
+        hours, minutes = divmod(minutes, 60)
+        text = f"{minutes}m{text}"
+        if hours:
+            text = f"{hours}h{text}"
+    return sign + text
+
+
+def render_usage(usage: Usage) -> JSON:
+    """The ResourceList: keys in Go's (sorted) map order."""
+    return {
+        "cpu": str(Quantity(usage.cpu_nanocores, -9, "DecimalSI")),
+        "memory": str(Quantity(usage.memory_bytes, 0, "BinarySI")),
+    }
+
+
+def _metadata(name: str, namespace: str | None, labels: Mapping[str, str], now: datetime) -> JSON:
+    metadata: JSON = {"name": name}
+    if namespace is not None:
+        metadata["namespace"] = namespace
+    metadata["creationTimestamp"] = format_timestamp(now)
+    if labels:
+        metadata["labels"] = dict(labels)
+    return metadata
+
+
+def _times(timestamp: datetime | None, window: timedelta) -> JSON:
+    stamp = None if timestamp is None else format_timestamp(timestamp)
+    return {"timestamp": stamp, "window": format_go_duration(window)}
+
+
+def render_pod_metrics(
+    namespace: str,
+    name: str,
+    labels: Mapping[str, str],
+    now: datetime,
+    containers: Sequence[tuple[str, Usage]],
+) -> JSON:
+    """One PodMetrics. Timestamp and window are those of the container sampled earliest
+    (upstream's ``earliestTimeInfo``); with no container, Go's zero time and ``0s``."""
+    earliest: Usage | None = None
+    for _, usage in containers:
+        if earliest is None or usage.timestamp < earliest.timestamp:
+            earliest = usage
+    return {
+        "metadata": _metadata(name, namespace, labels, now),
+        **_times(
+            earliest.timestamp if earliest else None,
+            earliest.window if earliest else timedelta(0),
+        ),
+        "containers": [
+            {"name": container, "usage": render_usage(usage)} for container, usage in containers
+        ],
+    }
+
+
+def render_node_metrics(name: str, labels: Mapping[str, str], now: datetime, usage: Usage) -> JSON:
+    return {
+        "metadata": _metadata(name, None, labels, now),
+        **_times(usage.timestamp, usage.window),
+        "usage": render_usage(usage),
+    }

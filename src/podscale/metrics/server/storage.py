@@ -1,0 +1,204 @@
+"""``MetricsStorage``: the last two scrapes, and the PodMetrics / NodeMetrics served from them.
+
+metrics-server's in-memory storage (pkg/storage/{node,pod,storage}.go), rule for rule:
+
+- Each ``store(batch)`` REPLACES what is kept: a node or pod missing from the batch (gone, or
+  its node failed to answer) is forgotten at once and never served stale. What comes back
+  needs two points again.
+- For every point of the batch the previous point is chosen: the point stored last, if the
+  new one is newer; else the previous one kept, if still older than the new one; else none.
+  A container whose start time is not before the stored point's time has restarted (or is a
+  new pod of the same name): its history is dropped.
+- A fresh container, started between 10 s and one resolution before its first sample, gets a
+  synthetic previous point (CPU zero at its start time) so it is served after one scrape.
+- A pod is served only when every container of its last scrape has a previous point; a
+  container whose two points do not make a rate (``usage.UsageError``) is left out of it.
+  Timestamp and window are those of the earliest-sampled container (``render``).
+
+``pod_metrics``/``node_metrics`` take ``now`` (for ``creationTimestamp``) and optionally an
+``ObjectLabels`` (``podscale.metrics.object_labels``): with it, as metrics-server serves from
+its pod and node informers, only objects that exist in the API are served, with their labels.
+
+State is one immutable snapshot swapped on store, so readers on other threads (the API
+server's handlers) always see a consistent pair of scrapes. No clock, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+from podscale.metrics.object_labels import ObjectLabels
+from podscale.metrics.server.points import MetricsBatch, MetricsPoint, PodKey
+from podscale.metrics.server.render import render_node_metrics, render_pod_metrics
+from podscale.metrics.server.usage import Usage, UsageError, compute_usage
+
+__all__ = ["DEFAULT_RESOLUTION", "FRESH_CONTAINER_MIN_AGE", "MetricsStorage"]
+
+JSON = dict[str, Any]
+Containers = Mapping[str, MetricsPoint]
+
+DEFAULT_RESOLUTION: Final = timedelta(seconds=15)
+"""metrics-server's ``--metric-resolution`` default."""
+FRESH_CONTAINER_MIN_AGE: Final = timedelta(seconds=10)
+"""Younger containers give too short a window for the synthetic first point."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    nodes_last: Mapping[str, MetricsPoint] = field(default_factory=dict)
+    nodes_prev: Mapping[str, MetricsPoint] = field(default_factory=dict)
+    pods_last: Mapping[PodKey, Containers] = field(default_factory=dict)
+    pods_prev: Mapping[PodKey, Containers] = field(default_factory=dict)
+
+
+def _previous_of(
+    new: MetricsPoint, last: MetricsPoint | None, prev: MetricsPoint | None
+) -> MetricsPoint | None:
+    """The point to pair with ``new``, given what was stored as last and previous."""
+    if last is None:
+        return None
+    if new.timestamp > last.timestamp:
+        return last
+    # The same sample again (or an older one): keep the older pair member if it still is.
+    # (Upstream would pair a container missing from ``prev`` with Go's zero point, a
+    # window of centuries; such a container simply has no previous point here.)
+    if prev is not None and prev.timestamp < new.timestamp:
+        return prev
+    return None
+
+
+class MetricsStorage:
+    """Keeps two scrapes; ``resolution`` is the scrape period (for fresh containers)."""
+
+    def __init__(self, resolution: timedelta = DEFAULT_RESOLUTION) -> None:
+        if resolution <= timedelta(0):
+            raise ValueError("resolution must be positive")
+        self._resolution = resolution
+        self._snapshot = _Snapshot()
+
+    @property
+    def resolution(self) -> timedelta:
+        return self._resolution
+
+    # -- writing ------------------------------------------------------------------------
+
+    def store(self, batch: MetricsBatch) -> None:
+        old = self._snapshot
+        nodes_prev: dict[str, MetricsPoint] = {}
+        for name, point in batch.nodes.items():
+            previous = _previous_of(point, old.nodes_last.get(name), old.nodes_prev.get(name))
+            if previous is not None:
+                nodes_prev[name] = previous
+        pods_prev: dict[PodKey, Containers] = {}
+        for key, containers in batch.pods.items():
+            previous_containers = self._previous_containers(
+                containers, old.pods_last.get(key, {}), old.pods_prev.get(key, {})
+            )
+            if previous_containers:
+                pods_prev[key] = previous_containers
+        self._snapshot = _Snapshot(dict(batch.nodes), nodes_prev, dict(batch.pods), pods_prev)
+
+    def _is_fresh(self, point: MetricsPoint) -> bool:
+        if point.start_time is None or point.start_time >= point.timestamp:
+            return False
+        age = point.timestamp - point.start_time
+        return FRESH_CONTAINER_MIN_AGE <= age < self._resolution
+
+    def _previous_containers(
+        self, containers: Containers, last: Containers, prev: Containers
+    ) -> dict[str, MetricsPoint]:
+        chosen: dict[str, MetricsPoint] = {}
+        for name, point in containers.items():
+            if self._is_fresh(point):
+                assert point.start_time is not None
+                chosen[name] = replace(point, timestamp=point.start_time, cumulative_cpu_used=0)
+                continue
+            stored = last.get(name)
+            restarted = stored is None or (
+                point.start_time is not None and point.start_time >= stored.timestamp
+            )
+            if restarted:
+                continue
+            previous = _previous_of(point, stored, prev.get(name))
+            if previous is not None:
+                chosen[name] = previous
+        return chosen
+
+    # -- reading ------------------------------------------------------------------------
+
+    def ready(self) -> bool:
+        """metrics-server's readiness: some node and some pod can be served."""
+        snapshot = self._snapshot
+        return bool(snapshot.nodes_prev) and any(snapshot.pods_prev.values())
+
+    def node_usage(self, name: str) -> Usage | None:
+        return self._node_usage(self._snapshot, name)
+
+    @staticmethod
+    def _node_usage(snapshot: _Snapshot, name: str) -> Usage | None:
+        last, prev = snapshot.nodes_last.get(name), snapshot.nodes_prev.get(name)
+        if last is None or prev is None:
+            return None
+        try:
+            return compute_usage(last, prev)
+        except UsageError:
+            return None
+
+    def pod_usage(self, namespace: str, name: str) -> list[tuple[str, Usage]] | None:
+        """Per-container usage in the kubelet's order, or None when the pod is not served."""
+        return self._pod_usage(self._snapshot, (namespace, name))
+
+    @staticmethod
+    def _pod_usage(snapshot: _Snapshot, key: PodKey) -> list[tuple[str, Usage]] | None:
+        last, prev = snapshot.pods_last.get(key), snapshot.pods_prev.get(key)
+        if last is None or prev is None:
+            return None
+        usages: list[tuple[str, Usage]] = []
+        for container, point in last.items():
+            previous = prev.get(container)
+            if previous is None:
+                return None
+            try:
+                usages.append((container, compute_usage(point, previous)))
+            except UsageError:
+                continue
+        return usages
+
+    def pod_metrics(
+        self, namespace: str | None, now: datetime, objects: ObjectLabels | None = None
+    ) -> list[JSON]:
+        """PodMetrics of one namespace (all for None), ordered by namespace and name."""
+        snapshot = self._snapshot
+        items: list[JSON] = []
+        for key in sorted(snapshot.pods_last):
+            if namespace is not None and key[0] != namespace:
+                continue
+            labels: Mapping[str, str] = {}
+            if objects is not None:
+                found = objects.labels_of("pods", key[0], key[1])
+                if found is None:
+                    continue
+                labels = found
+            usages = self._pod_usage(snapshot, key)
+            if usages is not None:
+                items.append(render_pod_metrics(key[0], key[1], labels, now, usages))
+        return items
+
+    def node_metrics(self, now: datetime, objects: ObjectLabels | None = None) -> list[JSON]:
+        """NodeMetrics, ordered by name."""
+        snapshot = self._snapshot
+        items: list[JSON] = []
+        for name in sorted(snapshot.nodes_last):
+            labels: Mapping[str, str] = {}
+            if objects is not None:
+                found = objects.labels_of("nodes", None, name)
+                if found is None:
+                    continue
+                labels = found
+            usage = self._node_usage(snapshot, name)
+            if usage is not None:
+                items.append(render_node_metrics(name, labels, now, usage))
+        return items

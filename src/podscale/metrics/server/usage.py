@@ -1,0 +1,63 @@
+"""From two points to a usage: the CPU rate over the window between them, and the memory now.
+
+metrics-server's ``resourceUsage`` (pkg/storage/types.go): CPU is the growth of the
+cumulative counter divided by the time between the points, in whole nanocores (truncated, in
+float64 as Go computes it); memory is the newer point's working set; the usage is stamped
+with the newer point's time and the window between the two. Two points that cannot belong to
+one run of a container (start time or counter going backwards) are refused with upstream's
+messages; the storage then skips that container.
+
+Pure. Used by ``storage``; rendered by ``render``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from podscale.metrics.server.points import MetricsPoint
+
+__all__ = ["Usage", "UsageError", "compute_usage", "go_seconds"]
+
+_START_DECREASED = "unexpected decrease in startTime of node/container"
+_CPU_DECREASED = "unexpected decrease in cumulative CPU usage value"
+
+
+class UsageError(ValueError):
+    """Two points that do not make a rate (upstream logs these and skips the container)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    cpu_nanocores: int
+    memory_bytes: int
+    timestamp: datetime
+    window: timedelta
+
+
+def go_seconds(duration: timedelta) -> float:
+    """``time.Duration.Seconds()``: whole seconds plus the nanosecond remainder, in float64."""
+    micros = (duration.days * 86_400 + duration.seconds) * 1_000_000 + duration.microseconds
+    whole, rest = divmod(micros, 1_000_000)
+    return float(whole) + float(rest * 1000) / 1e9
+
+
+def _started_before(last: datetime | None, prev: datetime | None) -> bool:
+    # A missing start time is Go's zero time: earlier than any real one.
+    if prev is None:
+        return False
+    return last is None or last < prev
+
+
+def compute_usage(last: MetricsPoint, prev: MetricsPoint) -> Usage:
+    """The usage between ``prev`` and the newer ``last``; ``UsageError`` if they are not two
+    samples of one run. The caller guarantees ``last`` is strictly newer than ``prev``."""
+    if _started_before(last.start_time, prev.start_time):
+        raise UsageError(_START_DECREASED)
+    if last.cumulative_cpu_used < prev.cumulative_cpu_used:
+        raise UsageError(_CPU_DECREASED)
+    window = last.timestamp - prev.timestamp
+    if window <= timedelta(0):
+        raise UsageError("metric points out of order")  # storage never pairs these
+    rate = float(last.cumulative_cpu_used - prev.cumulative_cpu_used) / go_seconds(window)
+    return Usage(int(rate), last.memory_usage, last.timestamp, window)

@@ -1,0 +1,180 @@
+"""The embedded control plane: store, API, controllers and the simulated cluster on one clock.
+
+``EmbeddedControlPlane`` is the whole of a simulated Kubernetes in one process: a store
+(``MemoryStore`` by default), the API server's operations through ``InProcessApi``, a
+``ControllerManager`` with the workload controllers of ``default_controllers``, and the
+simulated nodes, scheduler and kubelets of ``podscale.runtime.simulated``. Every part reads
+the one injected clock and waits through asyncio, so on ``podscale.runtime``'s virtual-time
+loop (a ``VirtualClock``) a simulated hour passes in seconds, and on a normal loop (a
+``SystemClock``) the same code runs at wall speed. ``podscale up``/``podscale demo`` build on it.
+
+Determinism: all randomness comes from one ``random.Random(seed)``: object uids (the store's
+``new_uid``), the controllers' choices (pod name suffixes, ties) and the scheduler's ties
+between equally good nodes each get a generator seeded from it, so the same seed and the
+same inputs give the same run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from datetime import timedelta
+from typing import Any
+
+from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
+from podscale.client.inprocess import InProcessApi
+from podscale.controllers.manager import Controller, ControllerManager
+from podscale.controllers.registry import build_controllers, select_controllers
+from podscale.controllers.runtime_api import ControllerApi
+from podscale.runtime.kubelet import DEFAULT_PROFILE, StartupProfile
+from podscale.runtime.simulated.cluster import SimulatedCluster
+from podscale.runtime.simulated.kubelets import DEFAULT_EVICTION_TIMEOUT
+from podscale.runtime.simulated.nodes import (
+    NODE_STATUS_REPORT_FREQUENCY,
+    NodeSpec,
+    default_node_specs,
+)
+from podscale.store.interface import Clock, Store
+from podscale.store.memory import MemoryStore
+
+__all__ = [
+    "ControllerFactory",
+    "EmbeddedControlPlane",
+    "controllers_from_flag",
+    "default_controllers",
+    "seeded_uids",
+]
+
+ControllerFactory = Callable[[ControllerApi, Clock, random.Random], list[Controller]]
+
+
+def default_controllers(api: ControllerApi, clock: Clock, rng: random.Random) -> list[Controller]:
+    """The workload controllers of the embedded control plane: every controller of
+    ``podscale.controllers.registry`` (ReplicaSet, Deployment, StatefulSet, garbage
+    collector). ``controllers_from_flag`` selects a subset as ``--controllers`` does."""
+    return build_controllers(api, clock, rng)
+
+
+def controllers_from_flag(flag: str) -> ControllerFactory:
+    """A factory for the controllers ``--controllers`` (e.g. ``*,-garbagecollector``)
+    enables; raises ``ValueError`` for an unknown name."""
+    enabled = select_controllers(flag)
+
+    def factory(api: ControllerApi, clock: Clock, rng: random.Random) -> list[Controller]:
+        return build_controllers(api, clock, rng, enabled)
+
+    return factory
+
+
+def seeded_uids(rng: random.Random) -> Callable[[], str]:
+    """A store ``new_uid`` drawing version-4 UUIDs from ``rng`` (reproducible uids)."""
+
+    def new_uid() -> str:
+        return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+    return new_uid
+
+
+class EmbeddedControlPlane:
+    """Run with ``await plane.run()`` until ``stop()``; ``api`` is ready at construction.
+
+    ``nodes`` None means three default nodes; ``simulate=False`` leaves out the simulated
+    cluster (controllers only). ``workers`` overrides the ``--concurrent-*-syncs`` flags.
+    ``api`` runs everything over an existing server's in-process API (``store`` is then
+    ignored): how ``podscale up`` shares its store with the HTTP server.
+    """
+
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        store: Store | None = None,
+        api: InProcessApi | None = None,
+        nodes: Sequence[NodeSpec] | None = None,
+        seed: int = 0,
+        workers: Mapping[str, int] | None = None,
+        simulate: bool = True,
+        profile: StartupProfile = DEFAULT_PROFILE,
+        heartbeat: timedelta = NODE_STATUS_REPORT_FREQUENCY,
+        eviction_timeout: timedelta | None = DEFAULT_EVICTION_TIMEOUT,
+        feature_gates: frozenset[str] = DEFAULT_FEATURE_GATES,
+        controllers: ControllerFactory = default_controllers,
+        resync: timedelta | None = None,
+    ) -> None:
+        self.clock = clock
+        rng = random.Random(seed)
+        uid_rng = random.Random(rng.getrandbits(64))
+        controller_rng = random.Random(rng.getrandbits(64))
+        scheduler_rng = random.Random(rng.getrandbits(64))
+        if api is not None:
+            # A running API server's state (``podscale up``): its store, gates and providers.
+            self.api = api
+            self.store: Store = api.state.store
+        else:
+            self.store = (
+                store if store is not None else MemoryStore(clock, new_uid=seeded_uids(uid_rng))
+            )
+            self.api = InProcessApi.for_store(self.store, clock, feature_gates=feature_gates)
+        self.manager = ControllerManager(self.api, clock, workers=workers, resync=resync)
+        for controller in controllers(self.api, clock, controller_rng):
+            self.manager.register(controller)
+        self.cluster: SimulatedCluster | None = None
+        if simulate:
+            self.cluster = SimulatedCluster(
+                self.api,
+                clock,
+                default_node_specs() if nodes is None else nodes,
+                profile=profile,
+                heartbeat=heartbeat,
+                eviction_timeout=eviction_timeout,
+                rng=scheduler_rng,
+            )
+            for controller in self.cluster.controllers():
+                self.manager.register(controller)
+        self._stop = asyncio.Event()
+        self._started = asyncio.Event()
+
+    async def run(self) -> None:
+        """Run everything until ``stop()`` (or cancellation); no task outlives it. A part
+        that fails ends the run with its exception, even before start-up completed."""
+        parts = [asyncio.create_task(self.manager.run(), name="controller-manager")]
+        if self.cluster is not None:
+            parts.append(asyncio.create_task(self.cluster.run(), name="simulated-nodes"))
+        stop = asyncio.create_task(self._stop.wait())
+        ready = asyncio.create_task(self._parts_started())
+        pending: set[asyncio.Task[Any]] = {stop, ready, *parts}
+        try:
+            while True:
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                if ready in done:
+                    self._started.set()
+                    done.discard(ready)
+                if done:
+                    for task in done:
+                        if task is not stop and not task.cancelled():
+                            failure = task.exception()
+                            if failure is not None:
+                                raise failure
+                    return  # stopped, or a part ended on its own
+        finally:
+            self.manager.stop()
+            everything = [stop, ready, *parts]
+            for task in everything:
+                task.cancel()
+            # ``wait``, not ``await task``: a failed part's error is already on its way out.
+            await asyncio.wait(everything)
+
+    async def _parts_started(self) -> None:
+        await self.manager.wait_started()
+        if self.cluster is not None:
+            await self.cluster.wait_registered()
+
+    async def wait_started(self) -> None:
+        """Return once informers have synced, workers run and the nodes are registered."""
+        await self._started.wait()
+
+    def stop(self) -> None:
+        """Ask ``run`` to return."""
+        self._stop.set()

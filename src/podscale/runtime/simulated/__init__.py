@@ -1,0 +1,43 @@
+"""The simulated cluster: nodes, a scheduler and kubelets that run against the API.
+
+Async shells around the pure decisions of ``podscale.runtime.scheduling``,
+``podscale.runtime.kubelet`` and ``podscale.runtime.sim_nodes``: they read through shared
+informers and write through the API like the real components, on whatever clock the loop
+has (virtual time or real time). ``SimulatedCluster`` bundles them with fault injection;
+``podscale.runtime.embedded`` runs them with the store, API and controllers on one clock.
+"""
+
+from podscale.runtime.simulated.cluster import SimulatedCluster
+from podscale.runtime.simulated.cluster_api import binding_for
+from podscale.runtime.simulated.kubelets import DEFAULT_EVICTION_TIMEOUT, SimulatedKubelets
+from podscale.runtime.simulated.nodes import (
+    NODE_STATUS_REPORT_FREQUENCY,
+    NodeSpec,
+    SimulatedNodes,
+    default_node_specs,
+)
+from podscale.runtime.simulated.profiles import (
+    READINESS_DELAY_ANNOTATION,
+    STARTUP_ANNOTATION,
+    TERMINATION_ANNOTATION,
+    profile_for,
+)
+from podscale.runtime.simulated.scheduler import DEFAULT_SCHEDULER_NAME, SimulatedScheduler
+
+__all__ = [
+    "DEFAULT_EVICTION_TIMEOUT",
+    "DEFAULT_SCHEDULER_NAME",
+    "NODE_STATUS_REPORT_FREQUENCY",
+    "READINESS_DELAY_ANNOTATION",
+    "STARTUP_ANNOTATION",
+    "TERMINATION_ANNOTATION",
+    "ControllerApi",
+    "NodeSpec",
+    "SimulatedCluster",
+    "SimulatedKubelets",
+    "SimulatedNodes",
+    "SimulatedScheduler",
+    "binding_for",
+    "default_node_specs",
+    "profile_for",
+]

@@ -1,0 +1,159 @@
+"""Simulated nodes: v1 Node objects registered through the API and kept Ready by heartbeats.
+
+What each node's kubelet does for its Node object: register it (capacity and allocatable
+cpu, memory and pods; the ``kubernetes.io/hostname`` label; an InternalIP address; a Ready
+condition), then report status every ``heartbeat`` (upstream's nodeStatusReportFrequency,
+5 minutes, since with node leases the kubelet rewrites an unchanged status that rarely).
+``lose`` plays a dead kubelet as the node lifecycle controller sees it: heartbeats stop and
+Ready turns Unknown at once (the 40 s grace period is not waited out); ``restore`` brings the
+node back. The Node documents are built by the pure ``podscale.runtime.sim_nodes``; the pods
+on a lost node are handled by ``kubelets``. Status goes through the ``status`` subresource.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, Final
+
+from podscale.client.http import ApiError
+from podscale.controllers.runtime_api import ControllerApi
+from podscale.runtime.sim_nodes import node, set_node_ready
+from podscale.runtime.simulated.cluster_api import NODE
+from podscale.store.interface import Clock
+
+__all__ = ["NODE_STATUS_REPORT_FREQUENCY", "NodeSpec", "SimulatedNodes", "default_node_specs"]
+
+JSON = dict[str, Any]
+NODE_STATUS_REPORT_FREQUENCY: Final = timedelta(minutes=5)
+KUBELET_VERSION: Final = "v1.35.0"  # the upstream release podscale follows
+_CONFLICT_RETRIES: Final = 3
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSpec:
+    """One simulated node: its name and capacity (allocatable equals capacity)."""
+
+    name: str
+    cpu: str = "4"
+    memory: str = "8Gi"
+    pods: int = 110
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+
+def default_node_specs(count: int = 3) -> tuple[NodeSpec, ...]:
+    """``count`` identical nodes ``node-1`` ... ``node-<count>`` (4 CPU, 8Gi, 110 pods)."""
+    return tuple(NodeSpec(f"node-{index}") for index in range(1, count + 1))
+
+
+def _with_host_details(obj: JSON, index: int) -> JSON:
+    """Addresses and ``nodeInfo`` as a kubelet reports them (``kubectl get nodes -o wide``)."""
+    name = str(obj["metadata"]["name"])
+    obj["status"]["addresses"] = [
+        {"type": "InternalIP", "address": f"10.0.0.{index + 1}"},
+        {"type": "Hostname", "address": name},
+    ]
+    obj["status"]["nodeInfo"] = {
+        "architecture": "amd64",
+        "operatingSystem": "linux",
+        "osImage": "podscale simulated node",
+        "kernelVersion": "simulated",
+        "containerRuntimeVersion": "simulated://1.0",
+        "kubeletVersion": KUBELET_VERSION,
+    }
+    return obj
+
+
+class SimulatedNodes:
+    """Registers the nodes of ``specs`` and keeps their status fresh until cancelled."""
+
+    def __init__(
+        self,
+        api: ControllerApi,
+        clock: Clock,
+        specs: Sequence[NodeSpec],
+        *,
+        heartbeat: timedelta = NODE_STATUS_REPORT_FREQUENCY,
+    ) -> None:
+        names = [spec.name for spec in specs]
+        if len(set(names)) != len(names):
+            raise ValueError("simulated node names must be unique")
+        if heartbeat <= timedelta(0):
+            raise ValueError("heartbeat must be positive")
+        self._api = api
+        self._clock = clock
+        self._specs = tuple(specs)
+        self._heartbeat = heartbeat
+        self._lost: set[str] = set()
+        self._registered = asyncio.Event()
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(spec.name for spec in self._specs)
+
+    def index_of(self, name: str) -> int:
+        """The node's position in the specs (it numbers the node's and its pods' IPs)."""
+        for index, spec in enumerate(self._specs):
+            if spec.name == name:
+                return index
+        raise KeyError(name)
+
+    def is_lost(self, name: str) -> bool:
+        return name in self._lost
+
+    async def wait_registered(self) -> None:
+        await self._registered.wait()
+
+    async def run(self) -> None:
+        """Register every node, then report status every ``heartbeat`` (until cancelled)."""
+        for index, spec in enumerate(self._specs):
+            await self._register(index, spec)
+        self._registered.set()
+        while True:
+            await asyncio.sleep(self._heartbeat.total_seconds())
+            for spec in self._specs:
+                if spec.name not in self._lost:
+                    await self._report(spec.name, ready=True)
+
+    async def lose(self, name: str) -> None:
+        """The node's kubelet stops reporting: Ready becomes Unknown, heartbeats stop."""
+        self.index_of(name)
+        self._lost.add(name)
+        await self._report(name, ready=False)
+
+    async def restore(self, name: str) -> None:
+        """The node's kubelet is back: Ready True again and heartbeats resume."""
+        self.index_of(name)
+        self._lost.discard(name)
+        await self._report(name, ready=True)
+
+    async def _register(self, index: int, spec: NodeSpec) -> None:
+        built = node(
+            spec.name,
+            spec.cpu,
+            spec.memory,
+            spec.pods,
+            labels=dict(spec.labels),
+            now=self._clock.now(),
+        )
+        try:
+            await self._api.create(NODE, None, _with_host_details(built, index))
+        except ApiError as err:
+            if err.status != 409:
+                raise
+            # Already registered (a restart over a kept store): report Ready again.
+            await self._report(spec.name, ready=True)
+
+    async def _report(self, name: str, *, ready: bool) -> None:
+        """Write the Ready condition with a fresh heartbeat; a conflict re-reads and retries."""
+        for attempt in range(_CONFLICT_RETRIES):
+            current = await self._api.get(NODE, None, name)
+            body = set_node_ready(current, ready, self._clock.now())
+            try:
+                await self._api.update(NODE, None, body, "status")
+                return
+            except ApiError as err:
+                if err.status != 409 or attempt == _CONFLICT_RETRIES - 1:
+                    raise

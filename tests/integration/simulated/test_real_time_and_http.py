@@ -1,0 +1,108 @@
+"""The same simulated cluster on real time: against an API server over HTTP (a uvicorn
+server on 127.0.0.1:0; the scheduler binds through POST pods/<name>/binding), and embedded
+with the wall clock. Short startup delays; waiting is event-driven, bounded by a timeout.
+And the embedded plane's run ends with the error of a part that fails."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+
+from podscale.apiserver.app import create_app
+from podscale.apiserver.server import RunningServer, start_in_thread
+from podscale.client.http import ApiError, HttpApi
+from podscale.client.kubeconfig import Connection
+from podscale.controllers.manager import ControllerManager
+from podscale.controllers.replicaset.controller import ReplicaSetController
+from podscale.controllers.runtime_api import ControllerApi
+from podscale.runtime import VirtualClock, run, run_virtual
+from podscale.runtime.embedded import EmbeddedControlPlane
+from podscale.runtime.kubelet import StartupProfile
+from podscale.runtime.simulated import NodeSpec, SimulatedCluster, default_node_specs
+from podscale.store import MemoryStore, SystemClock
+
+from .sim_plane import JSON, POD, RS, START, is_ready, replica_set
+
+WAIT = timedelta(seconds=30)
+QUICK = StartupProfile(
+    startup=timedelta(milliseconds=50),
+    readiness_delay=timedelta(milliseconds=50),
+    termination=timedelta(milliseconds=10),
+)
+
+
+@pytest.fixture
+def server() -> Iterator[RunningServer]:
+    clock = SystemClock()
+    store = MemoryStore(clock)
+    running = start_in_thread(create_app(store, clock=clock))
+    try:
+        yield running
+    finally:
+        running.stop()
+        store.close()
+
+
+async def wait_for_ready_replicas(api: ControllerApi, name: str, replicas: int) -> None:
+    async for _, rs in api.watch(RS, "default", field_selector=f"metadata.name={name}"):
+        if (rs.get("status") or {}).get("readyReplicas") == replicas:
+            return
+
+
+async def ready_pods(api: ControllerApi) -> list[JSON]:
+    return [p for p in (await api.list(POD, "default"))["items"] if is_ready(p)]
+
+
+def test_simulated_cluster_over_http(server: RunningServer) -> None:
+    async def main() -> list[str]:
+        clock = SystemClock()
+        async with HttpApi(Connection(server=server.url)) as api:
+            cluster = SimulatedCluster(api, clock, default_node_specs(2), profile=QUICK)
+            manager = ControllerManager(api, clock)
+            manager.register(ReplicaSetController(api, clock, rng=random.Random(3)))
+            for controller in cluster.controllers():
+                manager.register(controller)
+            tasks = [asyncio.create_task(manager.run()), asyncio.create_task(cluster.run())]
+            try:
+                await manager.wait_started()
+                await cluster.wait_registered()
+                await api.create(RS, "default", replica_set("web", 4))
+                await wait_for_ready_replicas(api, "web", 4)
+                return sorted(p["spec"]["nodeName"] for p in await ready_pods(api))
+            finally:
+                manager.stop()
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+
+    assert run(main(), virtual=False, until=WAIT) == ["node-1", "node-1", "node-2", "node-2"]
+
+
+def test_embedded_control_plane_on_the_wall_clock() -> None:
+    async def main() -> int:
+        plane = EmbeddedControlPlane(SystemClock(), seed=5, profile=QUICK)
+        task = asyncio.create_task(plane.run())
+        try:
+            await plane.wait_started()
+            await plane.api.create(RS, "default", replica_set("web", 3))
+            await wait_for_ready_replicas(plane.api, "web", 3)
+            return len(await ready_pods(plane.api))
+        finally:
+            plane.stop()
+            await task
+
+    assert run(main(), virtual=False, until=WAIT) == 3
+
+
+def test_embedded_run_ends_with_the_error_of_a_failing_part() -> None:
+    async def main() -> None:
+        plane = EmbeddedControlPlane(VirtualClock(START), nodes=[NodeSpec("Not_A_DNS_Name")])
+        await plane.run()
+
+    with pytest.raises(ApiError) as failure:
+        run_virtual(main(), start=START, until=timedelta(minutes=5))
+    assert failure.value.status == 422

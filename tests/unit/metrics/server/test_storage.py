@@ -1,0 +1,308 @@
+"""``MetricsStorage``: which scrapes pair up, what is served, and that the rate is right."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from podscale.metrics.server.points import MetricsBatch, MetricsPoint
+from podscale.metrics.server.storage import MetricsStorage
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+CORE = 1_000_000_000  # one core for one second, in core-nanoseconds
+
+
+def t(seconds: float) -> datetime:
+    return T0 + timedelta(seconds=seconds)
+
+
+def pt(at: float, cpu: float, *, start: float | None = -3600, mem: int = 4096) -> MetricsPoint:
+    return MetricsPoint(None if start is None else t(start), t(at), int(cpu), mem)
+
+
+def pods(**containers_by_pod: Mapping[str, MetricsPoint]) -> MetricsBatch:
+    return MetricsBatch({}, {("default", name): dict(c) for name, c in containers_by_pod.items()})
+
+
+def p(**containers: MetricsPoint) -> MetricsBatch:
+    """A scrape in which pod ``default/p`` has these containers."""
+    return pods(p=containers)
+
+
+NOTHING = MetricsBatch()
+Served = dict[str, tuple[int, float]] | None  # container -> (nanocores, window seconds)
+
+
+def served(storage: MetricsStorage, name: str = "p") -> Served:
+    usages = storage.pod_usage("default", name)
+    if usages is None:
+        return None
+    return {c: (u.cpu_nanocores, u.window.total_seconds()) for c, u in usages}
+
+
+def run(batches: Sequence[MetricsBatch], resolution: float = 15) -> MetricsStorage:
+    storage = MetricsStorage(timedelta(seconds=resolution))
+    for batch in batches:
+        storage.store(batch)
+    return storage
+
+
+SCENARIOS: list[tuple[str, list[MetricsBatch], Served]] = [
+    ("one-scrape", [p(c=pt(0, 0))], None),
+    ("two-scrapes", [p(c=pt(0, 0)), p(c=pt(15, 1.5 * CORE))], {"c": (100_000_000, 15)}),
+    (
+        "window-is-the-last-interval",
+        [p(c=pt(0, 0)), p(c=pt(15, 15 * CORE)), p(c=pt(30, 18 * CORE))],
+        {"c": (200_000_000, 15)},
+    ),
+    ("vanished", [p(c=pt(0, 0)), p(c=pt(15, CORE)), NOTHING], None),
+    ("back-once", [p(c=pt(0, 0)), p(c=pt(15, CORE)), NOTHING, p(c=pt(45, 3 * CORE))], None),
+    (
+        "back-twice",
+        [p(c=pt(0, 0)), NOTHING, p(c=pt(30, CORE)), p(c=pt(45, 4 * CORE))],
+        {"c": (200_000_000, 15)},
+    ),
+    ("restarted", [p(c=pt(0, 100)), p(c=pt(15, 200)), p(c=pt(30, 5, start=25))], None),
+    (
+        "restarted-then-sampled-again",
+        [
+            p(c=pt(0, 100)),
+            p(c=pt(15, 200)),
+            p(c=pt(30, CORE, start=5)),
+            p(c=pt(45, 4 * CORE, start=5)),
+        ],
+        {"c": (200_000_000, 15)},
+    ),
+    ("started-at-the-stored-sample", [p(c=pt(0, 100)), p(c=pt(15, 200, start=0))], None),
+    ("counter-backwards", [p(c=pt(0, 100)), p(c=pt(15, 50))], {}),
+    (
+        "counter-backwards-beside-a-good-container",
+        [p(c=pt(0, 100), d=pt(0, 0)), p(c=pt(15, 50), d=pt(15, 3 * CORE))],
+        {"d": (200_000_000, 15)},
+    ),
+    ("fresh-12s", [p(c=pt(15, 1.2 * CORE, start=3))], {"c": (100_000_000, 12)}),
+    ("fresh-10s", [p(c=pt(15, CORE, start=5))], {"c": (100_000_000, 10)}),
+    ("too-fresh-9s", [p(c=pt(15, CORE, start=6))], None),
+    ("not-fresh-at-resolution", [p(c=pt(15, CORE, start=0))], None),
+    (
+        "fresh-after-restart",
+        [p(c=pt(0, 100)), p(c=pt(15, 200)), p(c=pt(30, 6 * CORE, start=18))],
+        {"c": (500_000_000, 12)},
+    ),
+    ("new-sidecar-waits", [p(c=pt(0, 0)), p(c=pt(15, CORE), s=pt(15, 1))], None),
+    (
+        "new-sidecar-served-next",
+        [p(c=pt(0, 0)), p(c=pt(15, CORE), s=pt(15, 1)), p(c=pt(30, 2 * CORE), s=pt(30, CORE + 1))],
+        {"c": (66_666_666, 15), "s": (66_666_666, 15)},
+    ),
+    (
+        "sidecar-gone",
+        [p(c=pt(0, 0), s=pt(0, 0)), p(c=pt(15, CORE), s=pt(15, CORE)), p(c=pt(30, 2 * CORE))],
+        {"c": (66_666_666, 15)},
+    ),
+    (
+        "same-sample-again",
+        [p(c=pt(0, 0)), p(c=pt(15, 1.5 * CORE)), p(c=pt(15, 1.5 * CORE))],
+        {"c": (100_000_000, 15)},
+    ),
+    (
+        "older-sample-pairs-with-kept-previous",
+        [p(c=pt(0, 0)), p(c=pt(15, 3 * CORE)), p(c=pt(10, CORE))],
+        {"c": (100_000_000, 10)},
+    ),
+    ("older-than-previous", [p(c=pt(5, 0)), p(c=pt(15, CORE)), p(c=pt(3, CORE))], None),
+]
+
+
+@pytest.mark.parametrize(
+    ("batches", "expected"), [s[1:] for s in SCENARIOS], ids=[s[0] for s in SCENARIOS]
+)
+def test_pod_scenarios(batches: list[MetricsBatch], expected: Served) -> None:
+    assert served(run(batches)) == expected
+
+
+@pytest.mark.parametrize(
+    ("resolution", "age", "expected"),
+    [(30, 20, {"c": (50_000_000, 20)}), (30, 30, None), (10, 10, None)],
+    ids=["20s-under-30s", "30s-is-not-fresh", "never-fresh-under-10s"],
+)
+def test_freshness_depends_on_the_resolution(
+    resolution: float, age: float, expected: Served
+) -> None:
+    batches = [p(c=pt(100, CORE, start=100 - age))]
+    assert served(run(batches, resolution)) == expected
+
+
+def node_batch(**points: MetricsPoint) -> MetricsBatch:
+    return MetricsBatch(points, {})
+
+
+NODE_SCENARIOS: list[tuple[str, list[MetricsBatch], tuple[int, float] | None]] = [
+    ("one-scrape", [node_batch(n=pt(0, 0))], None),
+    ("two-scrapes", [node_batch(n=pt(0, 0)), node_batch(n=pt(15, 30 * CORE))], (2 * CORE, 15)),
+    ("vanished", [node_batch(n=pt(0, 0)), node_batch(n=pt(15, CORE)), NOTHING], None),
+    (
+        "same-sample-again",
+        [node_batch(n=pt(0, 0)), node_batch(n=pt(15, 15 * CORE)), node_batch(n=pt(15, 15 * CORE))],
+        (CORE, 15),
+    ),
+    ("counter-backwards", [node_batch(n=pt(0, 100)), node_batch(n=pt(15, 50))], None),
+    # Nodes have no restart rule: a reboot shows as a refused pair, then a fresh pair.
+    (
+        "rebooted",
+        [
+            node_batch(n=pt(0, 9 * CORE)),
+            node_batch(n=pt(15, CORE, start=10)),
+            node_batch(n=pt(30, 4 * CORE, start=10)),
+        ],
+        (200_000_000, 15),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("batches", "expected"), [s[1:] for s in NODE_SCENARIOS], ids=[s[0] for s in NODE_SCENARIOS]
+)
+def test_node_scenarios(batches: list[MetricsBatch], expected: tuple[int, float] | None) -> None:
+    usage = run(batches).node_usage("n")
+    got = None if usage is None else (usage.cpu_nanocores, usage.window.total_seconds())
+    assert got == expected
+
+
+class Objects:
+    """``ObjectLabels`` over a dict."""
+
+    def __init__(self, known: dict[tuple[str, str | None, str], dict[str, str]]) -> None:
+        self.known = known
+
+    def labels_of(
+        self, group_resource: str, namespace: str | None, name: str
+    ) -> Mapping[str, str] | None:
+        return self.known.get((group_resource, namespace, name))
+
+
+def two_scrapes() -> MetricsStorage:
+    def scrape(at: float) -> MetricsBatch:
+        point = pt(at, at * CORE)
+        return MetricsBatch(
+            {"n2": point, "n1": point},
+            {("b", "x"): {"c": point}, ("a", "z"): {"c": point}, ("a", "y"): {"c": point}},
+        )
+
+    return run([scrape(15), scrape(30)])
+
+
+def names(items: list[dict[str, object]]) -> list[tuple[object, object]]:
+    return [(i["metadata"]["namespace"], i["metadata"]["name"]) for i in items]  # type: ignore[index]
+
+
+def test_pod_metrics_are_ordered_and_filtered_by_namespace() -> None:
+    storage = two_scrapes()
+    assert names(storage.pod_metrics(None, t(31))) == [("a", "y"), ("a", "z"), ("b", "x")]
+    assert names(storage.pod_metrics("a", t(31))) == [("a", "y"), ("a", "z")]
+    assert storage.pod_metrics("missing", t(31)) == []
+
+
+def test_objects_hide_what_the_api_does_not_have_and_lend_their_labels() -> None:
+    storage = two_scrapes()
+    objects = Objects(
+        {
+            ("pods", "a", "z"): {"app": "z"},
+            ("pods", "b", "x"): {},
+            ("nodes", None, "n2"): {"role": "w"},
+        }
+    )
+    pods_served = storage.pod_metrics(None, t(31), objects)
+    assert names(pods_served) == [("a", "z"), ("b", "x")]
+    assert [i["metadata"].get("labels") for i in pods_served] == [{"app": "z"}, None]
+    nodes_served = storage.node_metrics(t(31), objects)
+    assert [(i["metadata"]["name"], i["metadata"]["labels"]) for i in nodes_served] == [
+        ("n2", {"role": "w"})
+    ]
+
+
+def test_served_items_carry_times() -> None:
+    item = two_scrapes().node_metrics(t(31))[0]
+    assert item["metadata"]["creationTimestamp"] == "2026-01-01T00:00:31Z"
+    assert (item["timestamp"], item["window"], item["usage"]["cpu"]) == (
+        "2026-01-01T00:00:30Z",
+        "15s",
+        "1",
+    )
+
+
+@pytest.mark.parametrize(
+    ("batches", "ready"),
+    [
+        ([], False),
+        ([MetricsBatch({"n": pt(0, 1)}, {("a", "p"): {"c": pt(0, 1)}})], False),
+        ([MetricsBatch({"n": pt(0, 1)}, {}), MetricsBatch({"n": pt(15, 2)}, {})], False),
+        (
+            [
+                MetricsBatch({"n": pt(0, 1)}, {("a", "p"): {"c": pt(0, 1)}}),
+                MetricsBatch({"n": pt(15, 2)}, {("a", "p"): {"c": pt(15, 2)}}),
+            ],
+            True,
+        ),
+    ],
+    ids=["empty", "one-scrape", "nodes-only", "two-scrapes"],
+)
+def test_ready_once_a_node_and_a_pod_can_be_served(
+    batches: list[MetricsBatch], ready: bool
+) -> None:
+    assert run(batches).ready() is ready
+
+
+def test_resolution_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="resolution must be positive"):
+        MetricsStorage(timedelta(0))
+
+
+# -- the rate is the true average ------------------------------------------------------
+
+segments = st.lists(
+    st.tuples(st.integers(1, 60_000_000), st.integers(0, 64 * CORE)), min_size=1, max_size=6
+)  # (duration in microseconds, rate in nanocores)
+
+
+def counter_at(history: list[tuple[int, int]], micros: int) -> Fraction:
+    """Exact core-nanoseconds used in the first ``micros`` of a piecewise-constant history."""
+    used, elapsed = Fraction(0), 0
+    for duration, rate in history:
+        span = min(duration, max(micros - elapsed, 0))
+        used += Fraction(rate * span, 1_000_000)
+        elapsed += duration
+    if micros > elapsed:  # past the history: the last rate continues
+        used += Fraction(history[-1][1] * (micros - elapsed), 1_000_000)
+    return used
+
+
+@given(history=segments, first=st.integers(0, 120_000_000), gap=st.integers(1_000_000, 120_000_000))
+def test_reported_cpu_is_the_true_average_rate(
+    history: list[tuple[int, int]], first: int, gap: int
+) -> None:
+    """Whatever the usage did between two scrapes, the rate is its average over the window
+    (to the nanocore: the kubelet's counter is whole core-nanoseconds, the rate truncated).
+    The container started long before (idle until ``origin``), so no fresh-start rule applies."""
+    origin = t(0)
+
+    def sample(micros: int) -> MetricsBatch:
+        moment = origin + timedelta(microseconds=micros)
+        point = MetricsPoint(t(-3600), moment, int(counter_at(history, micros)), 1)
+        return p(c=point)
+
+    second = first + gap
+    usage = run([sample(first), sample(second)]).pod_usage("default", "p")
+    assert usage is not None
+    ((_, got),) = usage
+    true_average = (counter_at(history, second) - counter_at(history, first)) / Fraction(
+        gap, 1_000_000
+    )
+    assert abs(got.cpu_nanocores - true_average) < 2
+    assert got.window == timedelta(microseconds=gap)
+    assert got.timestamp == origin + timedelta(microseconds=second)
