@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.api.kinds import KindInfo, kind_for
+from podscale.api.selector_model import Selector
 from podscale.api.selectors import selector_from_label_selector
 from podscale.client.cache import Lister, object_key
 from podscale.client.informer import EventHandler
@@ -71,6 +72,13 @@ def _controller_ref(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
         if ref.get("controller") is True:
             return ref  # type: ignore[no-any-return]
     return None
+
+
+def _claimable(rs: Mapping[str, Any], uid: object, selector: Selector) -> bool:
+    ref = _controller_ref(rs)
+    if ref is not None:
+        return bool(ref.get("uid") == uid)
+    return selector.matches(_meta(rs).get("labels") or {})
 
 
 class DeploymentController:
@@ -230,7 +238,13 @@ class DeploymentController:
             selector = selector_from_label_selector(spec.get("selector"))
         except ValueError as err:
             raise ValueError(f"deployment {key} has invalid label selector: {err}") from None
-        candidates = [copy.deepcopy(rs) for rs in rs_lister.list(namespace)]
+        # Only ReplicaSets this Deployment controls or could adopt (orphans its selector
+        # matches) matter to the claim: copying every ReplicaSet of the namespace made each
+        # sync O(namespace), quadratic over a namespace of many Deployments.
+        uid = _meta(deployment).get("uid")
+        candidates = [
+            copy.deepcopy(rs) for rs in rs_lister.list(namespace) if _claimable(rs, uid, selector)
+        ]
         replica_sets = await claim_replica_sets(self._api, deployment, candidates)
         sync = DeploymentSync(
             self._api, self._recorder, deployment, replica_sets, self._clock.now()

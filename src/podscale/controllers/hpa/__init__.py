@@ -1,0 +1,41 @@
+"""The HorizontalPodAutoscaler controller and the metrics clients it reads through.
+
+Modules: ``controller`` (the shell around ``podscale.hpa.decide``), ``metrics_client``
+(the async ``MetricsClient`` Protocol), ``metrics_rest`` / ``metrics_inprocess`` (its two
+implementations) over ``metrics_values`` (API answers to engine values), ``prefetch``
+(asking the client what a decision needs), ``scale_target`` (``scaleTargetRef`` and
+``/scale``), ``selector_index`` (``AmbiguousSelector``), ``history_store`` (history and last
+decision in annotations) and ``monitor`` (upstream's controller metrics as Prometheus text).
+"""
+
+from __future__ import annotations
+
+from podscale.controllers.hpa.controller import (
+    COMPONENT,
+    DEFAULT_SYNC_PERIOD,
+    HorizontalPodAutoscalerController,
+)
+from podscale.controllers.hpa.history_store import (
+    HISTORY_ANNOTATION,
+    LAST_DECISION_ANNOTATION,
+    encode_history,
+    load_history,
+)
+from podscale.controllers.hpa.metrics_client import MetricsClient
+from podscale.controllers.hpa.metrics_inprocess import InProcessMetricsClient
+from podscale.controllers.hpa.metrics_rest import RestMetricsClient
+from podscale.controllers.hpa.monitor import ControllerMetrics
+
+__all__ = [
+    "COMPONENT",
+    "DEFAULT_SYNC_PERIOD",
+    "HISTORY_ANNOTATION",
+    "LAST_DECISION_ANNOTATION",
+    "ControllerMetrics",
+    "HorizontalPodAutoscalerController",
+    "InProcessMetricsClient",
+    "MetricsClient",
+    "RestMetricsClient",
+    "encode_history",
+    "load_history",
+]

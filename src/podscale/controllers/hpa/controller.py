@@ -1,0 +1,328 @@
+"""The HorizontalPodAutoscaler controller: a thin shell around the pure ``podscale.hpa``.
+
+Upstream's ``HorizontalController`` (pkg/controller/podautoscaler/horizontal.go), run by
+``podscale.controllers.manager.ControllerManager`` on the injected clock (so on virtual
+time in tests and simulations):
+
+- Queueing: an HPA add or update schedules its key one sync period later, and every sync
+  schedules the next one, as upstream's fixed-interval rate limiter does; a key already
+  waiting is not scheduled again (the earlier time wins). A sync that fails is logged and
+  retried at the next period, never with backoff. Deleted HPAs are forgotten.
+- A sync (``reconcileAutoscaler``): resolve ``scaleTargetRef`` and read ``/scale``
+  (``scale_target``; failure is the engine's ``scale_unavailable``), list the target's
+  pods from the pod informer by ``status.selector``, find every HPA controlling them
+  (``selector_index``), ask the ``MetricsClient`` what the engine will ask
+  (``prefetch``), ``decide``, write ``/scale`` only to rescale (``FailedRescale`` via
+  ``apply_rescale_failure`` when that fails), record the decision's events (component
+  ``horizontal-pod-autoscaler``), write the status through ``status`` only when it
+  changed, and persist history and the last trace in annotations (``history_store``).
+- Observability: upstream's reconciliation and metric computation metrics (``monitor``).
+
+Beyond upstream, the engine's history survives a controller restart (``history_store``);
+``persist_history=False`` gives upstream's in-memory behaviour.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+from podscale.api.kinds import KindInfo, kind_for
+from podscale.api.selectors import SelectorError, parse_selector
+from podscale.client.cache import Lister, object_key
+from podscale.client.http import ApiError
+from podscale.client.informer import EventHandler
+from podscale.client.workqueue import WorkQueue
+from podscale.controllers.hpa.history_store import annotation_changes, load_history
+from podscale.controllers.hpa.metrics_client import MetricsClient
+from podscale.controllers.hpa.monitor import (
+    ACTION_NONE,
+    ACTION_SCALE_DOWN,
+    ACTION_SCALE_UP,
+    ERROR_INTERNAL,
+    ERROR_NONE,
+    ERROR_SPEC,
+    ControllerMetrics,
+)
+from podscale.controllers.hpa.prefetch import QueryRecorder, RecordedMetrics, fetch_answers
+from podscale.controllers.hpa.scale_target import ScaleTargetError, read_scale, resolve_target
+from podscale.controllers.hpa.selector_index import SelectorIndex
+from podscale.controllers.runtime_api import ControllerApi, SharedInformers
+from podscale.controllers.runtime_events import EventRecorder
+from podscale.hpa import Config, Decision, History, decide
+from podscale.hpa.scale_failures import apply_rescale_failure, scale_unavailable
+from podscale.store.interface import Clock
+
+__all__ = ["COMPONENT", "DEFAULT_SYNC_PERIOD", "HorizontalPodAutoscalerController"]
+
+_LOG = logging.getLogger(__name__)
+HPA: Final = kind_for("autoscaling/v2", "HorizontalPodAutoscaler")
+POD: Final = kind_for("v1", "Pod")
+COMPONENT: Final = "horizontal-pod-autoscaler"
+# kube-controller-manager's --horizontal-pod-autoscaler-sync-period default.
+DEFAULT_SYNC_PERIOD: Final = timedelta(seconds=15)
+MERGE_PATCH: Final = "application/merge-patch+json"
+# Upstream marks this metric failure as a fault of the spec (errSpec).
+_SPEC_METRIC_ERROR: Final = "unknown metric source type"
+
+JSON = dict[str, Any]
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    return obj.get("metadata") or {}
+
+
+class HorizontalPodAutoscalerController:
+    """Scales each HPA's target every sync period; see the module docstring."""
+
+    name: Final = "horizontalpodautoscaler"
+    workers_flag: Final = "concurrent_horizontal_pod_autoscaler_syncs"
+    informer_kinds: Final[Sequence[KindInfo]] = (HPA, POD)
+
+    def __init__(
+        self,
+        api: ControllerApi,
+        clock: Clock,
+        metrics: MetricsClient,
+        *,
+        config: Config | None = None,
+        sync_period: timedelta = DEFAULT_SYNC_PERIOD,
+        persist_history: bool = True,
+        monitor: ControllerMetrics | None = None,
+        timer: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self._api = api
+        self._clock = clock
+        self._metrics = metrics
+        self._config = config or Config()
+        self._sync_period = sync_period
+        self._persist = persist_history
+        self.monitor = monitor or ControllerMetrics()
+        self._timer = timer
+        self._recorder = EventRecorder(api, clock, COMPONENT)
+        self._selectors = SelectorIndex()
+        # Upstream's recommendations/scaleUpEvents/scaleDownEvents maps, one History per key.
+        self._histories: dict[str, History] = {}
+        self._loaded: set[str] = set()
+        self._due: dict[str, datetime] = {}
+        self._queue: WorkQueue[str] | None = None
+        self._hpa_lister: Lister | None = None
+        self._pod_lister: Lister | None = None
+
+    # -- wiring -----------------------------------------------------------------------
+
+    def bind(self, informers: SharedInformers, queue: WorkQueue[str]) -> None:
+        hpa_informer = informers.informer_for(HPA)
+        self._queue = queue
+        self._hpa_lister = hpa_informer.lister
+        self._pod_lister = informers.informer_for(POD).lister
+        hpa_informer.add_handler(
+            EventHandler(self._enqueue, lambda _old, new: self._enqueue(new), self._forget)
+        )
+
+    def _bound(self) -> tuple[WorkQueue[str], Lister, Lister]:
+        if self._queue is None or self._hpa_lister is None or self._pod_lister is None:
+            raise RuntimeError("HorizontalPodAutoscalerController used before bind()")
+        return self._queue, self._hpa_lister, self._pod_lister
+
+    def _enqueue(self, hpa: JSON) -> None:
+        key = object_key(hpa)
+        self._selectors.register(str(_meta(hpa).get("namespace") or ""), key)
+        self._schedule(key)
+
+    def _forget(self, hpa: JSON) -> None:
+        key = object_key(hpa)
+        self._bound()[0].forget(key)
+        self._selectors.remove(str(_meta(hpa).get("namespace") or ""), key)
+
+    def _schedule(self, key: str) -> None:
+        """Sync ``key`` one period from now, unless a sync is already waiting."""
+        now = self._clock.now()
+        pending = self._due.get(key)
+        if pending is not None and pending > now:
+            return
+        self._due[key] = now + self._sync_period
+        self._bound()[0].add_after(key, self._sync_period)
+
+    # -- sync -------------------------------------------------------------------------
+
+    async def reconcile(self, key: str) -> None:
+        """Upstream's ``reconcileKey`` plus the requeue of ``processNextWorkItem``."""
+        _, hpa_lister, _ = self._bound()
+        namespace, _, name = key.rpartition("/")
+        cached = hpa_lister.get(namespace, name)
+        if cached is None:
+            self._histories.pop(key, None)
+            self._loaded.discard(key)
+            self._due.pop(key, None)
+            self._selectors.remove(namespace, key)
+            return
+        started = self._timer()
+        action, error = ACTION_NONE, ERROR_INTERNAL
+        try:
+            action, error = await self._sync(key, copy.deepcopy(cached))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            _LOG.exception("error syncing HorizontalPodAutoscaler %r", key)
+        finally:
+            if error != ERROR_NONE:
+                action = ACTION_NONE
+            self.monitor.observe_reconciliation(action, error, self._timer() - started)
+        self._schedule(key)
+
+    def _history_of(self, key: str, hpa: JSON, now: datetime) -> History | None:
+        if key not in self._loaded:
+            self._loaded.add(key)
+            if self._persist and key not in self._histories:
+                restored = load_history(hpa, now=now)
+                if restored is not None:
+                    self._histories[key] = restored
+        return self._histories.get(key)
+
+    async def _sync(self, key: str, hpa: JSON) -> tuple[str, str]:
+        """One ``reconcileAutoscaler``; returns the (action, error) metric labels."""
+        now = self._clock.now()
+        hpa.setdefault("apiVersion", HPA.api_version)
+        hpa.setdefault("kind", HPA.kind)
+        namespace = str(_meta(hpa).get("namespace") or "")
+        history = self._history_of(key, hpa, now)
+        ref = (hpa.get("spec") or {}).get("scaleTargetRef") or {}
+        try:
+            mappings = resolve_target(ref)
+            scale, target_kind = await read_scale(
+                self._api, mappings, namespace, str(ref.get("name") or "")
+            )
+        except ScaleTargetError as err:
+            # Upstream records nothing for an HPA whose scale it never read.
+            decision = scale_unavailable(hpa, error=err.message, history=history, now=now)
+            await self._publish(hpa, decision, history, now)
+            return ACTION_NONE, ERROR_SPEC if err.spec else ERROR_INTERNAL
+        pods, controlling = self._target_pods(key, namespace, scale)
+        recorder = QueryRecorder()
+        self._decide(hpa, scale, pods, recorder, history, now, controlling)
+        recorded = await fetch_answers(self._metrics, recorder.queries, timer=self._timer)
+        decision = self._decide(hpa, scale, pods, recorded, history, now, controlling)
+        action = ACTION_NONE
+        if decision.rescale:
+            body = copy.deepcopy(scale)
+            body.setdefault("spec", {})["replicas"] = decision.desired_replicas
+            try:
+                await self._api.update(target_kind, namespace, body, "scale")
+            except ApiError as err:
+                decision = apply_rescale_failure(decision, hpa, error=str(err), now=now)
+            else:
+                up = decision.desired_replicas > decision.current_replicas
+                action = ACTION_SCALE_UP if up else ACTION_SCALE_DOWN
+        self._histories[key] = decision.history
+        self._observe_metrics(hpa, decision, recorded)
+        status_written = await self._publish(hpa, decision, decision.history, now)
+        if decision.error is not None:
+            _LOG.info("HorizontalPodAutoscaler %s: %s", key, decision.error)
+            spec_error = any(
+                (m.error or "").startswith(_SPEC_METRIC_ERROR) for m in decision.trace.metrics
+            )
+            return action, ERROR_SPEC if spec_error else ERROR_INTERNAL
+        return action, ERROR_NONE if status_written else ERROR_INTERNAL
+
+    def _decide(
+        self,
+        hpa: JSON,
+        scale: JSON,
+        pods: list[JSON],
+        metrics: QueryRecorder | RecordedMetrics,
+        history: History | None,
+        now: datetime,
+        controlling: list[str],
+    ) -> Decision:
+        return decide(
+            hpa,
+            scale=scale,
+            pods=pods,
+            metrics=metrics,
+            history=history,
+            now=now,
+            config=self._config,
+            controlling_hpas=controlling,
+        )
+
+    def _target_pods(self, key: str, namespace: str, scale: JSON) -> tuple[list[JSON], list[str]]:
+        """The pods the scale's selector matches and the HPAs controlling any of them."""
+        text = str((scale.get("status") or {}).get("selector") or "")
+        if not text:
+            return [], []
+        try:
+            selector = parse_selector(text)
+        except SelectorError:
+            return [], []  # the engine reports InvalidSelector
+        self._selectors.update(namespace, key, selector)
+        pods = self._bound()[2].list(namespace, selector)
+        return pods, self._selectors.controlling(namespace, pods)
+
+    # -- writing ----------------------------------------------------------------------
+
+    async def _publish(
+        self, hpa: JSON, decision: Decision, history: History | None, now: datetime
+    ) -> bool:
+        """Events, then the status (if changed), then the annotations (if changed).
+        Returns False when the status write failed."""
+        for event in decision.events:
+            await self._recorder.record(hpa, event.type, event.reason, event.message)
+        written = await self._write_status(hpa, decision.status)
+        if self._persist:
+            await self._write_annotations(hpa, decision, history, now)
+        return written
+
+    async def _write_status(self, hpa: JSON, status: JSON) -> bool:
+        if status == (hpa.get("status") or {}):
+            return True
+        body = {**hpa, "status": status}
+        try:
+            await self._api.update(HPA, str(_meta(hpa).get("namespace") or ""), body, "status")
+        except ApiError as err:
+            await self._recorder.record(hpa, "Warning", "FailedUpdateStatus", str(err))
+            _LOG.warning("failed to update status for %s: %s", _meta(hpa).get("name"), err)
+            return False
+        return True
+
+    async def _write_annotations(
+        self, hpa: JSON, decision: Decision, history: History | None, now: datetime
+    ) -> None:
+        changes = annotation_changes(hpa, decision, history, now=now, config=self._config)
+        if not changes:
+            return
+        patch = {"metadata": {"annotations": changes}}
+        meta = _meta(hpa)
+        try:
+            await self._api.patch(
+                HPA,
+                str(meta.get("namespace") or ""),
+                str(meta.get("name") or ""),
+                patch,
+                content_type=MERGE_PATCH,
+            )
+        except ApiError as err:
+            _LOG.warning("could not persist the history of %s: %s", object_key(hpa), err)
+
+    def _observe_metrics(self, hpa: JSON, decision: Decision, recorded: RecordedMetrics) -> None:
+        """``metric_computation_*`` per metric, against the status' old currentReplicas."""
+        metrics = decision.trace.metrics
+        old_current = int((hpa.get("status") or {}).get("currentReplicas") or 0)
+        durations = list(recorded.seconds.values())
+        if len(durations) != len(metrics):
+            durations = [0.0] * len(metrics)
+        for metric, seconds in zip(metrics, durations, strict=True):
+            action, error = ACTION_NONE, ERROR_NONE
+            if metric.error is not None or metric.replicas is None:
+                spec = (metric.error or "").startswith(_SPEC_METRIC_ERROR)
+                error = ERROR_SPEC if spec else ERROR_INTERNAL
+            elif metric.replicas > old_current:
+                action = ACTION_SCALE_UP
+            elif metric.replicas < old_current:
+                action = ACTION_SCALE_DOWN
+            self.monitor.observe_metric_computation(action, error, metric.type, seconds)

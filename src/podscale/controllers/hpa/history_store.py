@@ -1,0 +1,200 @@
+"""Persisting the engine's ``History`` and the last decision trace in HPA annotations.
+
+Beyond upstream: kube-controller-manager keeps recommendations and scale events in memory,
+so a restart forgets them (a fresh controller seeds the current count and rate limits
+start over). podscale stores them on the HPA so a restarted controller continues where
+the old one stopped:
+
+- ``autoscaling.podscale.dev/history``: compact JSON ``{"recommendations": [{"replicas",
+  "time"}], "scaleUpEvents": [{"change", "time"}], "scaleDownEvents": [...]}`` (the
+  explain-scale ``history`` shape; times RFC 3339 with microseconds). Bounded: only
+  recommendations inside the longest stabilization window, one per replica count (its
+  latest; the windows only ask "the highest/lowest count recommended after the cutoff",
+  which this keeps exact), and only scale events inside their direction's longest policy
+  period. Entries are sorted by time, so the last recommendation is the latest one.
+- ``autoscaling.podscale.dev/last-decision``: compact JSON of ``trace_to_dict`` of the
+  last decision.
+
+Writes happen only on change (``annotation_changes`` compares against the annotations the
+HPA carries), and a change that only refreshes the latest recommendation's time does not
+count, nor does a new trace that differs only in its time or in the recommendations it
+looked at: a quiet HPA is never written. In exchange the stored time of the latest
+recommendation may lag; ``load_history`` therefore takes it as made "now", which can only
+keep it in a window longer (like upstream's seed at start), never shorter.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final
+
+from podscale.api.defaults import default_scale_down_rules, default_scale_up_rules
+from podscale.hpa.decide import Decision
+from podscale.hpa.policies import longest_policy_period
+from podscale.hpa.trace import trace_to_dict
+from podscale.hpa.types import Config, History, Recommendation, ScaleEvent
+
+__all__ = [
+    "HISTORY_ANNOTATION",
+    "LAST_DECISION_ANNOTATION",
+    "Retention",
+    "annotation_changes",
+    "encode_history",
+    "load_history",
+    "retention_for",
+]
+
+_LOG = logging.getLogger(__name__)
+JSON = dict[str, Any]
+HISTORY_ANNOTATION: Final = "autoscaling.podscale.dev/history"
+LAST_DECISION_ANNOTATION: Final = "autoscaling.podscale.dev/last-decision"
+
+
+@dataclass(frozen=True, slots=True)
+class Retention:
+    """How far back each part of the history still matters to a decision."""
+
+    recommendations: timedelta
+    scale_up_events: timedelta
+    scale_down_events: timedelta
+
+
+def retention_for(spec: Mapping[str, Any], config: Config) -> Retention:
+    """The HPA's longest stabilization window and each direction's longest policy period
+    (the legacy path, without ``behavior``, uses the controller's downscale window only)."""
+    behavior = spec.get("behavior")
+    if behavior is None:
+        return Retention(config.downscale_stabilization, timedelta(0), timedelta(0))
+    up = default_scale_up_rules(behavior.get("scaleUp"))
+    down = default_scale_down_rules(behavior.get("scaleDown"))
+    down_window = down.get("stabilizationWindowSeconds")
+    windows = [
+        timedelta(seconds=int(up.get("stabilizationWindowSeconds") or 0)),
+        config.downscale_stabilization
+        if down_window is None
+        else timedelta(seconds=int(down_window)),
+    ]
+    return Retention(max(windows), longest_policy_period(up), longest_policy_period(down))
+
+
+def _format(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _parse(text: Any) -> datetime:
+    parsed = datetime.fromisoformat(str(text))
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def _events(events: list[ScaleEvent], cutoff: datetime) -> list[JSON]:
+    kept = sorted((e for e in events if e.timestamp > cutoff), key=lambda e: e.timestamp)
+    return [{"change": e.replica_change, "time": _format(e.timestamp)} for e in kept]
+
+
+def encode_history(history: History, *, now: datetime, retention: Retention) -> JSON:
+    """The annotation document of ``history`` at ``now``, bounded by ``retention``."""
+    cutoff = now - retention.recommendations
+    # Per count its latest time; among equal times the later list position is the later
+    # recommendation (a first sync stores the seed, then appends its own).
+    latest: dict[int, tuple[datetime, int]] = {}
+    for position, rec in enumerate(history.recommendations):
+        # Upstream's windows drop only recommendations strictly before the cutoff.
+        if rec.timestamp >= cutoff and (rec.timestamp, position) > latest.get(
+            rec.replicas, (cutoff, -1)
+        ):
+            latest[rec.replicas] = (rec.timestamp, position)
+    ordered = sorted(latest.items(), key=lambda item: item[1])
+    return {
+        "recommendations": [{"replicas": r, "time": _format(t)} for r, (t, _) in ordered],
+        "scaleUpEvents": _events(history.scale_up_events, now - retention.scale_up_events),
+        "scaleDownEvents": _events(history.scale_down_events, now - retention.scale_down_events),
+    }
+
+
+def _history_signature(document: Mapping[str, Any]) -> Any:
+    """The document without the latest recommendation's time (see the module docstring)."""
+    recommendations = [dict(rec) for rec in document.get("recommendations") or []]
+    if recommendations:
+        recommendations[-1]["time"] = None
+    return {**document, "recommendations": recommendations}
+
+
+def _trace_signature(document: Mapping[str, Any]) -> Any:
+    stabilization = document.get("stabilization")
+    if isinstance(stabilization, Mapping):
+        stabilization = {**stabilization, "recommendations": None}
+    return {**document, "at": None, "stabilization": stabilization}
+
+
+def load_history(hpa: Mapping[str, Any], *, now: datetime) -> History | None:
+    """The history stored on ``hpa``, or None when there is none (or it is unreadable)."""
+    annotations = (hpa.get("metadata") or {}).get("annotations") or {}
+    text = annotations.get(HISTORY_ANNOTATION)
+    if not text:
+        return None
+    try:
+        document = json.loads(text)
+        recommendations = [
+            Recommendation(int(rec["replicas"]), _parse(rec["time"]))
+            for rec in document.get("recommendations") or []
+        ]
+        up = [
+            ScaleEvent(int(e["change"]), _parse(e["time"]))
+            for e in document.get("scaleUpEvents") or []
+        ]
+        down = [
+            ScaleEvent(int(e["change"]), _parse(e["time"]))
+            for e in document.get("scaleDownEvents") or []
+        ]
+    except (ValueError, TypeError, KeyError, AttributeError) as err:
+        _LOG.warning("ignoring unreadable %s annotation: %s", HISTORY_ANNOTATION, err)
+        return None
+    if recommendations:  # stored oldest first: the last one is the latest
+        recommendations[-1] = Recommendation(recommendations[-1].replicas, now)
+    return History(recommendations, up, down)
+
+
+def _stored(annotations: Mapping[str, Any], name: str) -> Any:
+    try:
+        return json.loads(str(annotations.get(name) or "null"))
+    except ValueError:
+        return None
+
+
+def _compact(document: Any) -> str:
+    return json.dumps(document, separators=(",", ":"), sort_keys=True)
+
+
+def annotation_changes(
+    hpa: Mapping[str, Any],
+    decision: Decision,
+    history: History | None,
+    *,
+    now: datetime,
+    config: Config,
+) -> dict[str, str]:
+    """The annotations to write after ``decision`` (empty when nothing meaningful changed).
+
+    ``history`` is what the controller keeps for the next sync (None: nothing yet).
+    """
+    annotations = (hpa.get("metadata") or {}).get("annotations") or {}
+    changes: dict[str, str] = {}
+    if history is not None:
+        retention = retention_for(hpa.get("spec") or {}, config)
+        document = encode_history(history, now=now, retention=retention)
+        stored = _stored(annotations, HISTORY_ANNOTATION)
+        if not isinstance(stored, Mapping) or _history_signature(stored) != _history_signature(
+            document
+        ):
+            changes[HISTORY_ANNOTATION] = _compact(document)
+    trace = json.loads(_compact(trace_to_dict(decision.trace)))
+    stored_trace = _stored(annotations, LAST_DECISION_ANNOTATION)
+    if not isinstance(stored_trace, Mapping) or _trace_signature(stored_trace) != _trace_signature(
+        trace
+    ):
+        changes[LAST_DECISION_ANNOTATION] = _compact(trace)
+    return changes

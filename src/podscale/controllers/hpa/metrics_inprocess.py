@@ -1,0 +1,136 @@
+"""``InProcessMetricsClient``: the metrics APIs' answers taken from a ``ServerState``.
+
+What ``RestMetricsClient`` would read through the API server, without HTTP: PodMetrics
+from ``state.metrics_provider`` (filtered by label selector as the metrics.k8s.io
+handler does), custom values from ``state.custom_metrics_provider`` and external values
+from ``state.external_metrics_provider``, with the same selectors the URLs would carry.
+A provider the state lacks reads as the 404 the server gives for an unserved group; a
+provider's ``ApiError`` reads as its Status message; any other provider failure as the
+server's generic 500, so both clients report the same text for the same situation.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Final
+
+from podscale.api.selectors import Selector, SelectorError, parse_selector
+from podscale.apiserver import errors as server_errors
+from podscale.apiserver.metrics_providers import CustomMetricInfo, ExternalMetricInfo
+from podscale.apiserver.state import ServerState
+from podscale.controllers.hpa.metrics_values import (
+    CUSTOM_API,
+    EXTERNAL_API,
+    RESOURCE_API,
+    custom_group_resource,
+    external_values,
+    fetch_failed,
+    metric_selector_text,
+    object_value,
+    pod_custom_values,
+    pod_resource_values,
+)
+from podscale.hpa.types import MetricsUnavailable, PodMetric
+
+__all__ = ["InProcessMetricsClient"]
+
+JSON = dict[str, Any]
+_NOT_SERVED: Final = "the server could not find the requested resource"
+
+
+def _selector(text: str) -> Selector:
+    try:
+        return parse_selector(text)
+    except SelectorError as err:
+        raise MetricsUnavailable(str(err)) from None
+
+
+def _failure_text(err: Exception) -> str:
+    if isinstance(err, server_errors.ApiError):
+        return str(err.status.get("message") or "")
+    return str(server_errors.internal_error().status["message"])
+
+
+class InProcessMetricsClient:
+    """A ``MetricsClient`` answering from ``state``'s metrics providers."""
+
+    def __init__(self, state: ServerState) -> None:
+        self._state = state
+
+    async def resource_metric(
+        self, resource: str, namespace: str, selector: str, container: str | None
+    ) -> tuple[dict[str, PodMetric], datetime]:
+        provider = self._state.metrics_provider
+        if provider is None:
+            raise fetch_failed(RESOURCE_API, _NOT_SERVED)
+        wanted = _selector(selector)
+        try:
+            items = provider.pod_metrics(namespace)
+        except Exception as err:
+            raise fetch_failed(RESOURCE_API, _failure_text(err)) from None
+        matching = [
+            item
+            for item in items
+            if wanted.empty() or wanted.matches((item.get("metadata") or {}).get("labels") or {})
+        ]
+        return pod_resource_values(matching, resource, container)
+
+    async def pods_metric(
+        self,
+        metric_name: str,
+        namespace: str,
+        selector: str,
+        metric_selector: dict[str, Any] | None,
+    ) -> tuple[dict[str, PodMetric], datetime]:
+        provider = self._state.custom_metrics_provider
+        if provider is None:
+            raise fetch_failed(CUSTOM_API, _NOT_SERVED)
+        wanted = _selector(selector)
+        metric_wanted = _selector(metric_selector_text(metric_selector))
+        info = CustomMetricInfo("pods", True, metric_name)
+        try:
+            items = await provider.get_metric_by_selector(namespace, wanted, info, metric_wanted)
+        except Exception as err:
+            raise fetch_failed(CUSTOM_API, _failure_text(err)) from None
+        return pod_custom_values(list(items))
+
+    async def object_metric(
+        self,
+        metric_name: str,
+        namespace: str,
+        described_object: dict[str, Any],
+        metric_selector: dict[str, Any] | None,
+    ) -> tuple[int, datetime]:
+        provider = self._state.custom_metrics_provider
+        if provider is None:
+            raise fetch_failed(CUSTOM_API, _NOT_SERVED)
+        metric_wanted = _selector(metric_selector_text(metric_selector))
+        api_version = str(described_object.get("apiVersion") or "")
+        kind = str(described_object.get("kind") or "")
+        try:
+            if kind == "Namespace" and "/" not in api_version:
+                info = CustomMetricInfo("namespaces", False, metric_name)
+                value = await provider.get_metric_by_name(None, namespace, info, metric_wanted)
+            else:
+                group_resource = custom_group_resource(api_version, kind)
+                info = CustomMetricInfo(group_resource, True, metric_name)
+                name = str(described_object.get("name") or "")
+                value = await provider.get_metric_by_name(namespace, name, info, metric_wanted)
+        except Exception as err:
+            raise fetch_failed(CUSTOM_API, _failure_text(err)) from None
+        return object_value([value])
+
+    async def external_metric(
+        self, metric_name: str, namespace: str, metric_selector: dict[str, Any] | None
+    ) -> tuple[list[int], datetime]:
+        provider = self._state.external_metrics_provider
+        if provider is None:
+            raise fetch_failed(EXTERNAL_API, _NOT_SERVED)
+        wanted = _selector(metric_selector_text(metric_selector))
+        try:
+            items = await provider.get_external_metric(
+                namespace, wanted, ExternalMetricInfo(metric_name)
+            )
+        except Exception as err:
+            raise fetch_failed(EXTERNAL_API, _failure_text(err)) from None
+        return external_values(list(items))

@@ -1,0 +1,200 @@
+"""Turning metrics API answers into the engine's values, with upstream's error texts.
+
+Both metrics clients (``metrics_rest`` over HTTP, ``metrics_inprocess`` over a
+``ServerState``'s providers) obtain the same JSON documents: a ``PodMetricsList``'s items
+(metrics.k8s.io/v1beta1), ``MetricValue`` items (custom.metrics.k8s.io/v1beta2) and
+``ExternalMetricValue`` items (external.metrics.k8s.io/v1beta1). The functions here read
+them as upstream's ``pkg/controller/podautoscaler/metrics/client.go`` does:
+
+- resource metrics are summed over a pod's containers; a pod with no containers, or with
+  a container lacking the resource, gets no sample at all (it is then "missing");
+- for one container, a pod without that container fails the whole query;
+- an empty answer is an error (``no metrics returned from ... API``);
+- the answer's timestamp is the first item's; custom samples default to a 1 minute window.
+
+Every failure is a ``MetricsUnavailable`` whose message is upstream's client error, which
+the engine wraps further (``unable to get metrics for resource cpu: ...``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final
+
+from podscale.api import parse_quantity
+from podscale.api.kinds import all_kinds
+from podscale.api.selectors import selector_from_label_selector
+from podscale.hpa.types import MetricsUnavailable, PodMetric
+
+__all__ = [
+    "CUSTOM_API",
+    "EXTERNAL_API",
+    "RESOURCE_API",
+    "custom_group_resource",
+    "external_values",
+    "fetch_failed",
+    "metric_selector_text",
+    "object_value",
+    "parse_go_duration",
+    "pod_custom_values",
+    "pod_resource_values",
+]
+
+JSON = dict[str, Any]
+RESOURCE_API: Final = "resource metrics API"
+CUSTOM_API: Final = "custom metrics API"
+EXTERNAL_API: Final = "external metrics API"
+# Upstream's metricServerDefaultMetricWindow: custom samples without windowSeconds.
+DEFAULT_CUSTOM_WINDOW: Final = timedelta(minutes=1)
+_EPOCH: Final = datetime(1, 1, 1, tzinfo=UTC)  # Go's zero time, for a missing timestamp
+_DURATION_PART: Final = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_UNIT_SECONDS: Final[Mapping[str, float]] = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "μs": 1e-6,
+    "ms": 1e-3,
+    "s": 1.0,
+    "m": 60.0,
+    "h": 3600.0,
+}
+
+
+def fetch_failed(api: str, cause: str) -> MetricsUnavailable:
+    """The client's error when the API call itself failed."""
+    return MetricsUnavailable(f"unable to fetch metrics from {api}: {cause}")
+
+
+def _empty(api: str) -> MetricsUnavailable:
+    return MetricsUnavailable(f"no metrics returned from {api}")
+
+
+def parse_go_duration(text: str) -> timedelta:
+    """Go's ``time.ParseDuration`` for the non-negative values metrics APIs send
+    (``30s``, ``1m0s``, ``14.5s``, ``500ms``); ValueError otherwise."""
+    if text in ("0", ""):
+        return timedelta(0)
+    position, seconds = 0, 0.0
+    for match in _DURATION_PART.finditer(text):
+        if match.start() != position:
+            break
+        seconds += float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+        position = match.end()
+    if position != len(text):
+        raise ValueError(f'time: invalid duration "{text}"')
+    return timedelta(seconds=seconds)
+
+
+def _timestamp(value: Any) -> datetime:
+    if not value:
+        return _EPOCH
+    parsed = datetime.fromisoformat(str(value))
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def _milli(value: Any) -> int:
+    return parse_quantity(value).milli_value()
+
+
+def metric_selector_text(label_selector: Mapping[str, Any] | None) -> str:
+    """A metric's ``selector`` as the query parameter upstream sends (``labels.Selector``'s
+    ``String()``: empty for no selector). Raises ``MetricsUnavailable`` if it is invalid."""
+    try:
+        return str(selector_from_label_selector(label_selector))
+    except ValueError as err:
+        raise MetricsUnavailable(str(err)) from None
+
+
+def pod_resource_values(
+    items: Sequence[JSON], resource: str, container: str | None
+) -> tuple[dict[str, PodMetric], datetime]:
+    """A ``PodMetricsList``'s items as per-pod samples of ``resource`` (milli-units)."""
+    if not items:
+        raise _empty(RESOURCE_API)
+    samples: dict[str, PodMetric] = {}
+    for item in items:
+        meta = item.get("metadata") or {}
+        pod = str(meta.get("name", ""))
+        containers = item.get("containers") or []
+        stamp = _timestamp(item.get("timestamp"))
+        window = parse_go_duration(str(item.get("window") or "0"))
+        if container is not None:
+            entry = next((c for c in containers if c.get("name") == container), None)
+            if entry is None:
+                raise MetricsUnavailable(
+                    "failed to get container metrics: container "
+                    f"{container} not present in metrics for pod {meta.get('namespace', '')}/{pod}"
+                )
+            usage = entry.get("usage") or {}
+            if resource in usage:
+                samples[pod] = PodMetric(_milli(usage[resource]), stamp, window)
+            continue
+        total, missing = 0, not containers
+        for entry in containers:
+            usage = entry.get("usage") or {}
+            if resource not in usage:
+                missing = True
+                break
+            total += _milli(usage[resource])
+        if not missing:
+            samples[pod] = PodMetric(total, stamp, window)
+    return samples, _timestamp(items[0].get("timestamp"))
+
+
+def pod_custom_values(items: Sequence[JSON]) -> tuple[dict[str, PodMetric], datetime]:
+    """``MetricValue`` items of pods as per-pod samples, keyed by the described pod."""
+    if not items:
+        raise _empty(CUSTOM_API)
+    samples: dict[str, PodMetric] = {}
+    for item in items:
+        window_seconds = item.get("windowSeconds")
+        window = (
+            DEFAULT_CUSTOM_WINDOW if window_seconds is None else timedelta(seconds=window_seconds)
+        )
+        pod = str((item.get("describedObject") or {}).get("name", ""))
+        samples[pod] = PodMetric(
+            _milli(item.get("value", 0)), _timestamp(item["timestamp"]), window
+        )
+    return samples, _timestamp(items[0].get("timestamp"))
+
+
+def object_value(items: Sequence[JSON]) -> tuple[int, datetime]:
+    """The one ``MetricValue`` a named-object read returns."""
+    if not items:
+        raise _empty(CUSTOM_API)  # a well-behaved adapter answers 404 instead
+    item = items[0]
+    return _milli(item.get("value", 0)), _timestamp(item.get("timestamp"))
+
+
+def external_values(items: Sequence[JSON]) -> tuple[list[int], datetime]:
+    """Every ``ExternalMetricValue`` of the answer (the engine sums them)."""
+    if not items:
+        raise _empty(EXTERNAL_API)
+    return [_milli(item.get("value", 0)) for item in items], _timestamp(items[0].get("timestamp"))
+
+
+def _guess_plural(kind: str) -> str:
+    """The RESTMapper's ``UnsafeGuessKindToResource`` for kinds this server does not know."""
+    lowered = kind.lower()
+    if not lowered:
+        return lowered
+    if lowered.endswith("s"):
+        return lowered + "es"
+    if lowered.endswith("y"):
+        return lowered[:-1] + "ies"
+    return lowered + "s"
+
+
+def custom_group_resource(api_version: str, kind: str) -> str:
+    """The GroupResource string custom.metrics.k8s.io URLs name an object kind by
+    (``pods``, ``deployments.apps``); the version plays no part, as upstream."""
+    group = api_version.rpartition("/")[0] if "/" in api_version else ""
+    for info in all_kinds():
+        if info.top_level and info.group == group and info.kind == kind:
+            plural = info.plural
+            break
+    else:
+        plural = _guess_plural(kind)
+    return f"{plural}.{group}" if group else plural

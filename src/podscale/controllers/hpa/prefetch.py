@@ -1,0 +1,180 @@
+"""Asking the ``MetricsClient`` exactly what one decision will ask, before deciding.
+
+The engine's ``decide`` reads a synchronous ``MetricsSource``; the controller's client is
+async. Rather than re-deriving from the HPA spec which metric calls ``decide`` will make
+(and risking a mismatch in some branch), the controller runs ``decide`` once against a
+``QueryRecorder``, which notes every call and answers "unavailable", then fetches those
+queries through the client (``fetch_answers``) and runs ``decide`` again against the
+``RecordedMetrics``. ``decide`` is pure, and each metric's query does not depend on any
+other metric's answer, so the second run asks exactly the recorded questions.
+Failures are kept as ``MetricsUnavailable`` answers, so the engine sets upstream's
+``FailedGet*Metric`` conditions and events from them.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Final
+
+from podscale.controllers.hpa.metrics_client import MetricsClient
+from podscale.hpa.types import MetricsUnavailable, PodMetric
+
+__all__ = ["MetricQuery", "QueryRecorder", "RecordedMetrics", "fetch_answers"]
+
+_NOT_FETCHED: Final = "metric not fetched"
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+@dataclass(frozen=True, slots=True)
+class MetricQuery:
+    """One ``MetricsSource`` call: ``kind`` is ``resource``, ``pods``, ``object`` or
+    ``external``; ``args`` the call's arguments, in order (dicts as given)."""
+
+    kind: str
+    args: tuple[Any, ...]
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.kind, _canonical(list(self.args))
+
+
+@dataclass(slots=True)
+class QueryRecorder:
+    """A ``MetricsSource`` that records each question and cannot answer any."""
+
+    queries: list[MetricQuery] = field(default_factory=list)
+
+    def _record(self, kind: str, *args: Any) -> MetricsUnavailable:
+        query = MetricQuery(kind, args)
+        if all(q.key != query.key for q in self.queries):
+            self.queries.append(query)
+        return MetricsUnavailable(_NOT_FETCHED)
+
+    def resource_metric(
+        self, resource: str, namespace: str, selector: str, container: str | None
+    ) -> tuple[dict[str, PodMetric], datetime]:
+        raise self._record("resource", resource, namespace, selector, container)
+
+    def pods_metric(
+        self,
+        metric_name: str,
+        namespace: str,
+        selector: str,
+        metric_selector: dict[str, Any] | None,
+    ) -> tuple[dict[str, PodMetric], datetime]:
+        raise self._record("pods", metric_name, namespace, selector, metric_selector)
+
+    def object_metric(
+        self,
+        metric_name: str,
+        namespace: str,
+        described_object: dict[str, Any],
+        metric_selector: dict[str, Any] | None,
+    ) -> tuple[int, datetime]:
+        raise self._record("object", metric_name, namespace, described_object, metric_selector)
+
+    def external_metric(
+        self, metric_name: str, namespace: str, metric_selector: dict[str, Any] | None
+    ) -> tuple[list[int], datetime]:
+        raise self._record("external", metric_name, namespace, metric_selector)
+
+
+# An answer: the client's result, or the MetricsUnavailable it raised.
+Answer = tuple[Any, datetime] | MetricsUnavailable
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedMetrics:
+    """A ``MetricsSource`` replaying fetched answers; ``seconds`` is how long each query
+    took to fetch (for the controller's metric computation histogram)."""
+
+    answers: Mapping[tuple[str, str], Answer]
+    seconds: Mapping[tuple[str, str], float] = field(default_factory=dict)
+
+    def _answer(self, kind: str, *args: Any) -> Any:
+        answer = self.answers.get(MetricQuery(kind, args).key)
+        if answer is None:
+            raise MetricsUnavailable(_NOT_FETCHED)
+        if isinstance(answer, MetricsUnavailable):
+            raise MetricsUnavailable(str(answer))
+        value, timestamp = answer
+        # The calculator may add entries to a per-pod answer: hand out a copy.
+        if isinstance(value, dict | list):
+            value = type(value)(value)
+        return value, timestamp
+
+    def resource_metric(
+        self, resource: str, namespace: str, selector: str, container: str | None
+    ) -> tuple[dict[str, PodMetric], datetime]:
+        result: tuple[dict[str, PodMetric], datetime] = self._answer(
+            "resource", resource, namespace, selector, container
+        )
+        return result
+
+    def pods_metric(
+        self,
+        metric_name: str,
+        namespace: str,
+        selector: str,
+        metric_selector: dict[str, Any] | None,
+    ) -> tuple[dict[str, PodMetric], datetime]:
+        result: tuple[dict[str, PodMetric], datetime] = self._answer(
+            "pods", metric_name, namespace, selector, metric_selector
+        )
+        return result
+
+    def object_metric(
+        self,
+        metric_name: str,
+        namespace: str,
+        described_object: dict[str, Any],
+        metric_selector: dict[str, Any] | None,
+    ) -> tuple[int, datetime]:
+        result: tuple[int, datetime] = self._answer(
+            "object", metric_name, namespace, described_object, metric_selector
+        )
+        return result
+
+    def external_metric(
+        self, metric_name: str, namespace: str, metric_selector: dict[str, Any] | None
+    ) -> tuple[list[int], datetime]:
+        result: tuple[list[int], datetime] = self._answer(
+            "external", metric_name, namespace, metric_selector
+        )
+        return result
+
+
+async def _ask(client: MetricsClient, query: MetricQuery) -> tuple[Any, datetime]:
+    if query.kind == "resource":
+        return await client.resource_metric(*query.args)
+    if query.kind == "pods":
+        return await client.pods_metric(*query.args)
+    if query.kind == "object":
+        return await client.object_metric(*query.args)
+    return await client.external_metric(*query.args)
+
+
+async def fetch_answers(
+    client: MetricsClient,
+    queries: list[MetricQuery],
+    *,
+    timer: Callable[[], float] = time.perf_counter,
+) -> RecordedMetrics:
+    """Ask ``client`` every query, in order; failures become recorded answers."""
+    answers: dict[tuple[str, str], Answer] = {}
+    seconds: dict[tuple[str, str], float] = {}
+    for query in queries:
+        started = timer()
+        try:
+            answers[query.key] = await _ask(client, query)
+        except MetricsUnavailable as err:
+            answers[query.key] = err
+        seconds[query.key] = timer() - started
+    return RecordedMetrics(answers, seconds)

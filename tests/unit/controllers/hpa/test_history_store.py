@@ -1,0 +1,156 @@
+"""The history annotation: bounded, written only on meaningful change, and restoring a
+history that stabilizes exactly like the one it was made from."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from podscale.controllers.hpa.history_store import (
+    HISTORY_ANNOTATION,
+    LAST_DECISION_ANNOTATION,
+    Retention,
+    annotation_changes,
+    encode_history,
+    load_history,
+    retention_for,
+)
+from podscale.hpa import Config, History, StaticMetricsSource, decide
+from podscale.hpa.normalize import stabilize_recommendation, stabilize_with_behavior
+from podscale.hpa.types import Recommendation, ScaleEvent
+from podscale.testing import cpu_metric, make_hpa, make_pod, make_scale
+
+NOW = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
+CONFIG = Config()
+WINDOW = Retention(timedelta(minutes=5), timedelta(seconds=60), timedelta(seconds=15))
+
+
+def at(seconds: float) -> datetime:
+    return NOW + timedelta(seconds=seconds)
+
+
+def test_encode_keeps_each_counts_latest_inside_the_window() -> None:
+    history = History(
+        [
+            Recommendation(4, at(-400)),  # before the window
+            Recommendation(5, at(-300)),  # exactly at the cutoff: still counts
+            Recommendation(3, at(-200)),
+            Recommendation(5, at(-100)),
+            Recommendation(3, at(-30)),
+            Recommendation(2, at(0)),
+        ],
+        [ScaleEvent(2, at(-90)), ScaleEvent(1, at(-30))],
+        [ScaleEvent(1, at(-20)), ScaleEvent(3, at(-5))],
+    )
+    document = encode_history(history, now=NOW, retention=WINDOW)
+    assert document == {
+        "recommendations": [
+            {"replicas": 5, "time": "2026-03-01T09:58:20.000000Z"},
+            {"replicas": 3, "time": "2026-03-01T09:59:30.000000Z"},
+            {"replicas": 2, "time": "2026-03-01T10:00:00.000000Z"},
+        ],
+        "scaleUpEvents": [{"change": 1, "time": "2026-03-01T09:59:30.000000Z"}],
+        "scaleDownEvents": [{"change": 3, "time": "2026-03-01T09:59:55.000000Z"}],
+    }
+
+
+def test_load_takes_the_latest_recommendation_as_made_now() -> None:
+    history = History([Recommendation(5, at(-100)), Recommendation(2, at(-15))])
+    text = json.dumps(encode_history(history, now=NOW, retention=WINDOW))
+    hpa = {"metadata": {"annotations": {HISTORY_ANNOTATION: text}}}
+    loaded = load_history(hpa, now=at(60))
+    assert loaded is not None
+    assert loaded.recommendations == [Recommendation(5, at(-100)), Recommendation(2, at(60))]
+
+
+@pytest.mark.parametrize(
+    "annotations",
+    [{}, {HISTORY_ANNOTATION: "not json"}, {HISTORY_ANNOTATION: '{"recommendations":[{}]}'}],
+    ids=["absent", "not-json", "incomplete"],
+)
+def test_no_usable_history(annotations: dict[str, str]) -> None:
+    assert load_history({"metadata": {"annotations": annotations}}, now=NOW) is None
+
+
+@pytest.mark.parametrize(
+    ("behavior", "expected"),
+    [
+        (None, Retention(timedelta(minutes=5), timedelta(0), timedelta(0))),
+        ({}, Retention(timedelta(minutes=5), timedelta(seconds=15), timedelta(seconds=15))),
+        (
+            {
+                "scaleUp": {
+                    "stabilizationWindowSeconds": 600,
+                    "policies": [{"type": "Pods", "value": 1, "periodSeconds": 120}],
+                },
+                "scaleDown": {"stabilizationWindowSeconds": 60},
+            },
+            Retention(timedelta(minutes=10), timedelta(seconds=120), timedelta(seconds=15)),
+        ),
+    ],
+    ids=["legacy", "defaulted-behavior", "custom"],
+)
+def test_retention_for(behavior: dict[str, Any] | None, expected: Retention) -> None:
+    spec = {} if behavior is None else {"behavior": behavior}
+    assert retention_for(spec, CONFIG) == expected
+
+
+# Sync times on a 15 s beat, as the controller makes them; the last one is "now".
+histories = st.lists(st.tuples(st.integers(1, 8), st.integers(0, 40)), min_size=1, max_size=30).map(
+    lambda recs: History(
+        [Recommendation(r, at(-15 * age)) for r, age in recs] + [Recommendation(recs[0][0], NOW)]
+    )
+)
+
+
+@given(history=histories, desired=st.integers(1, 8), later=st.integers(0, 40))
+def test_restored_history_stabilizes_like_the_original(
+    history: History, desired: int, later: int
+) -> None:
+    text = json.dumps(encode_history(history, now=NOW, retention=WINDOW))
+    restored = load_history({"metadata": {"annotations": {HISTORY_ANNOTATION: text}}}, now=NOW)
+    assert restored is not None
+    moment = at(15 * later)
+    assert stabilize_recommendation(
+        restored.copy(), desired, now=moment, config=CONFIG
+    ) == stabilize_recommendation(history.copy(), desired, now=moment, config=CONFIG)
+    behavior = {
+        "scaleUp": {"stabilizationWindowSeconds": 120, "policies": [], "selectPolicy": "Max"},
+        "scaleDown": {"stabilizationWindowSeconds": 300, "policies": [], "selectPolicy": "Max"},
+    }
+    assert stabilize_with_behavior(
+        restored.copy(), desired, current_replicas=4, behavior=behavior, now=moment, config=CONFIG
+    ) == stabilize_with_behavior(
+        history.copy(), desired, current_replicas=4, behavior=behavior, now=moment, config=CONFIG
+    )
+
+
+def decision_at(now: datetime, history: History | None, cpu: int) -> Any:
+    hpa = make_hpa("web", min_replicas=1, max_replicas=10, metrics=[cpu_metric(50)])
+    pods = [make_pod(f"web-{i}", now=now, requests={"cpu": "100m"}) for i in range(2)]
+    source = StaticMetricsSource(
+        timestamp=now, resources={"cpu": {f"web-{i}": {"c": cpu} for i in range(2)}}
+    )
+    decision = decide(hpa, scale=make_scale(2), pods=pods, metrics=source, history=history, now=now)
+    return hpa, decision
+
+
+def test_changes_only_when_something_meaningful_changed() -> None:
+    hpa, first = decision_at(NOW, None, 50)
+    changes = annotation_changes(hpa, first, first.history, now=NOW, config=CONFIG)
+    assert set(changes) == {HISTORY_ANNOTATION, LAST_DECISION_ANNOTATION}
+    hpa["metadata"]["annotations"] = changes
+    # The same decision one sync later: a refreshed recommendation and trace time only.
+    _, second = decision_at(at(15), first.history, 50)
+    assert annotation_changes(hpa, second, second.history, now=at(15), config=CONFIG) == {}
+    # A different load: a new recommendation count and a new trace.
+    _, third = decision_at(at(30), second.history, 20)
+    changed = annotation_changes(hpa, third, third.history, now=at(30), config=CONFIG)
+    assert set(changed) == {HISTORY_ANNOTATION, LAST_DECISION_ANNOTATION}
+    recs = json.loads(changed[HISTORY_ANNOTATION])["recommendations"]
+    assert [r["replicas"] for r in recs] == [2, 1]

@@ -1,0 +1,134 @@
+"""Resolving ``scaleTargetRef`` (scale_target), the HPA selector index (selector_index) and
+recording what a decision asks (prefetch)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from podscale.api.selectors import parse_selector
+from podscale.controllers.hpa.prefetch import QueryRecorder, fetch_answers
+from podscale.controllers.hpa.scale_target import ScaleTargetError, resolve_target
+from podscale.controllers.hpa.selector_index import SelectorIndex
+from podscale.hpa import decide
+from podscale.hpa.types import MetricsUnavailable, PodMetric
+from podscale.testing import cpu_metric, make_hpa, make_pod, make_scale
+
+NOW = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("ref", "expected"),
+    [
+        ({"apiVersion": "apps/v1", "kind": "ReplicaSet"}, [("apps", "v1", "replicasets")]),
+        ({"apiVersion": "apps/v9", "kind": "Deployment"}, [("apps", "v1", "deployments")]),
+        ({"apiVersion": "apps/v1", "kind": "StatefulSet"}, [("apps", "v1", "statefulsets")]),
+    ],
+    ids=["replicaset", "version-ignored", "statefulset"],
+)
+def test_resolve_target(ref: dict[str, str], expected: list[tuple[str, str, str]]) -> None:
+    assert [(i.group, i.version, i.plural) for i in resolve_target(ref)] == expected
+
+
+@pytest.mark.parametrize(
+    ("ref", "message", "spec"),
+    [
+        (
+            {"apiVersion": "a/b/c", "kind": "ReplicaSet"},
+            "unexpected GroupVersion string: a/b/c",
+            True,
+        ),
+        (
+            {"apiVersion": "v1", "kind": "ReplicaSet"},
+            'no matches for kind "ReplicaSet" in group ""',
+            False,
+        ),
+        (
+            {"apiVersion": "apps/v1", "kind": "Foo"},
+            'no matches for kind "Foo" in group "apps"',
+            False,
+        ),
+    ],
+    ids=["bad-api-version", "wrong-group", "unknown-kind"],
+)
+def test_resolve_target_errors(ref: dict[str, str], message: str, spec: bool) -> None:
+    with pytest.raises(ScaleTargetError) as caught:
+        resolve_target(ref)
+    assert (str(caught.value), caught.value.spec) == (message, spec)
+
+
+def pod(name: str, **labels: str) -> dict[str, Any]:
+    return {"metadata": {"name": name, "labels": labels}}
+
+
+def test_selector_index_lifecycle() -> None:
+    index = SelectorIndex()
+    web = [pod("w", app="web", tier="front")]
+    assert index.controlling("ns", web) == []
+    assert index.register("ns", "ns/a") is True
+    assert index.register("ns", "ns/a") is False
+    assert index.update("ns", "ns/b", parse_selector("app=web")) is False  # never registered
+    assert index.controlling("ns", web) == []  # "a" selects nothing until it syncs
+    index.update("ns", "ns/a", parse_selector("app=web"))
+    index.register("ns", "ns/b")
+    index.update("ns", "ns/b", parse_selector("tier=front"))
+    index.register("other", "other/c")
+    index.update("other", "other/c", parse_selector("app=web"))
+    assert index.controlling("ns", web) == ["ns/a", "ns/b"]
+    assert index.controlling("ns", [pod("x", app="web")]) == ["ns/a"]
+    index.remove("ns", "ns/b")
+    assert index.controlling("ns", web) == ["ns/a"]
+    index.remove("ns", "ns/a")
+    assert index.controlling("ns", web) == []
+
+
+class Answers:
+    """A ``MetricsClient`` answering cpu for two pods and failing everything else."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    async def resource_metric(
+        self, resource: str, namespace: str, selector: str, container: str | None
+    ) -> tuple[dict[str, PodMetric], datetime]:
+        self.asked.append(f"resource/{resource}")
+        if resource != "cpu":
+            raise MetricsUnavailable("no metrics returned from resource metrics API")
+        sample = PodMetric(180, NOW, NOW - NOW)
+        return {"web-0": sample, "web-1": sample}, NOW
+
+    async def pods_metric(self, *args: Any) -> tuple[dict[str, PodMetric], datetime]:
+        raise AssertionError("not asked")
+
+    async def object_metric(self, *args: Any) -> tuple[int, datetime]:
+        raise AssertionError("not asked")
+
+    async def external_metric(self, *args: Any) -> tuple[list[int], datetime]:
+        raise AssertionError("not asked")
+
+
+def test_prefetch_asks_what_the_decision_needs_then_replays_it() -> None:
+    memory = {
+        "type": "Resource",
+        "resource": {"name": "memory", "target": {"type": "AverageValue", "averageValue": "1Gi"}},
+    }
+    hpa = make_hpa("web", min_replicas=1, max_replicas=10, metrics=[cpu_metric(50), memory])
+    pods = [make_pod(f"web-{i}", now=NOW, requests={"cpu": "200m"}) for i in range(2)]
+    options: dict[str, Any] = {"scale": make_scale(2), "pods": pods, "history": None, "now": NOW}
+    recorder = QueryRecorder()
+    decide(hpa, metrics=recorder, **options)
+    assert [(q.kind, q.args[0]) for q in recorder.queries] == [
+        ("resource", "cpu"),
+        ("resource", "memory"),
+    ]
+    client = Answers()
+    recorded = asyncio.run(fetch_answers(client, recorder.queries))
+    assert client.asked == ["resource/cpu", "resource/memory"]
+    decision = decide(hpa, metrics=recorded, **options)
+    # cpu at 90% of a 50% target wants 4; the failed memory metric blocks nothing upward.
+    assert decision.desired_replicas == 4
+    assert [m.error is None for m in decision.trace.metrics] == [True, False]
+    assert "no metrics returned from resource metrics API" in (decision.error or "")
