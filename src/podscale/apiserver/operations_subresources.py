@@ -1,20 +1,22 @@
 """The ``status`` and ``scale`` subresources without HTTP (``subresources`` is their shell).
 
-``status``: get returns the object; update/patch change only the status (upstream's status
-strategies keep the old spec and the old labels, annotations, finalizers and owner references),
-validated with ``validate(..., subresource="status")``.
+``status``: get returns the object; update/patch go through the kind's status strategy
+(``strategy.prepare_for_status_update``: the stored spec and generation are kept, and per kind
+some metadata, e.g. a Deployment's labels; annotations such as the Deployment revision do
+change), validated with ``validate(..., subresource="status")``.
 
 ``scale``: an autoscaling/v1 ``Scale`` view of a ReplicaSet, Deployment or StatefulSet
 (``spec.replicas``; ``status.replicas``; ``status.selector`` as a selector string).
 Update/patch write ``spec.replicas`` back to the parent under optimistic concurrency on the
 parent's resourceVersion (a stale one is upstream's 409 on the parent resource), after
-validating the Scale (``validate(scale, subresource="scale")``).
+validating the Scale (``validate(scale, subresource="scale")``); a changed size bumps the
+parent's generation, as the parent's own update strategy does upstream.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any, Final
+from typing import Any
 
 from podscale.api import invalid_status, label_selector_to_string, validate
 from podscale.api.kinds import KindInfo
@@ -36,15 +38,6 @@ __all__ = [
 ]
 
 JSON = dict[str, Any]
-
-_META_KEPT_ON_STATUS: Final = (
-    "labels",
-    "annotations",
-    "finalizers",
-    "ownerReferences",
-    "deletionTimestamp",
-    "generation",
-)
 
 
 def _save(state: ServerState, info: KindInfo, obj: JSON, name: str) -> JSON:
@@ -70,16 +63,7 @@ def _write_status(
     check_object_name(obj, name)
     check_namespace(obj, info, namespace)
     warnings = admission.check_unknown_fields(obj, options)
-    strategy.keep_equal_timestamps(obj["metadata"], old["metadata"])
-    if "spec" in old:
-        obj["spec"] = copy.deepcopy(old["spec"])
-    else:
-        obj.pop("spec", None)
-    for key in _META_KEPT_ON_STATUS:
-        if key in old["metadata"]:
-            obj["metadata"][key] = copy.deepcopy(old["metadata"][key])
-        else:
-            obj["metadata"].pop(key, None)
+    strategy.prepare_for_status_update(obj, old)
     if patched and not obj["metadata"].get("resourceVersion"):
         obj["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion", "")
     obj = admission.default_and_validate(
@@ -174,8 +158,10 @@ def _write_scale(
     if errors:
         raise ApiError(invalid_status("Scale", "autoscaling", name, errors))
     replicas = (scale.get("spec") or {}).get("replicas", 0)
+    old_parent = copy.deepcopy(parent)
     # The parent is this call's own fresh read: changing it in place is safe.
     parent.setdefault("spec", {})["replicas"] = replicas
+    strategy.update_generation(parent, old_parent)
     requested_rv = scale["metadata"].get("resourceVersion") or ""
     # The Scale's resourceVersion is the parent's: a stale one must fail like a stale PUT.
     if requested_rv:

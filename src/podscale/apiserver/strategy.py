@@ -1,22 +1,41 @@
-"""Upstream REST strategies: what a create or update may change, before defaulting/validation.
+"""Upstream REST strategies: what a write may change, before defaulting and validation.
 
-kube-apiserver's per-kind ``PrepareForCreate``/``PrepareForUpdate``: status is owned by the
-status subresource (reset on create for workloads and HPAs; a new Pod starts ``Pending`` with
-its QoS class), generation and the other server-owned metadata are the server's, and a
-timestamp re-rendered by a client (``+00:00`` for ``Z``) is the same value. Called by
-``operations`` and ``operations_subresources``; ``admission`` does the rest of the write
-pipeline.
+kube-apiserver's per-kind ``PrepareForCreate``/``PrepareForUpdate`` of the main and the
+``status`` strategies, with the generic registry's ``BeforeUpdate`` around them:
+
+- generation is the server's. The workload and Pod strategies start it at 1 and bump it when
+  the spec changes (Deployments also when annotations change, since those are copied to
+  their ReplicaSets); every other kind keeps whatever it has (HPA generation tracking came
+  after v1.35). The store persists the value decided here.
+- status is owned by the status subresource (reset on create for workloads and HPAs; a new
+  Pod starts ``Pending`` with its QoS class); a status write keeps the stored spec, and
+  per kind some metadata (Deployment labels; Pod owner references and deletion timestamp).
+- uid (when left out), creationTimestamp and a set deletionTimestamp or grace period are
+  the stored ones; a deletionTimestamp set by an update is refused by validation (pods/status
+  drops it). ``keep_equal_timestamps`` treats a re-rendered instant (``+00:00`` for ``Z``)
+  as the same value for callers that compare timestamps themselves.
+
+Called by ``operations`` (create/update/patch) and ``operations_subresources`` (status and
+scale writes); ``admission`` does the rest of the write pipeline.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Final
 
-from podscale.api import QuantityError, parse_quantity
+from podscale.api import QuantityError, apply_defaults, parse_quantity
 
-__all__ = ["keep_equal_timestamps", "pod_qos_class", "prepare_for_create", "prepare_for_update"]
+__all__ = [
+    "keep_equal_timestamps",
+    "pod_qos_class",
+    "prepare_for_create",
+    "prepare_for_status_update",
+    "prepare_for_update",
+    "update_generation",
+]
 
 JSON = dict[str, Any]
 
@@ -35,30 +54,101 @@ _STATUS_KEPT_ON_UPDATE: Final = frozenset(
         "Namespace",
     }
 )
+# Strategies that manage generation: 1 on create, +1 on a spec change (Pod since v1.33).
+_GENERATION_ON_SPEC: Final = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "Pod"})
+# ... and also on an annotation change of the main resource.
+_GENERATION_ON_ANNOTATIONS: Final = frozenset({"Deployment"})
+# Metadata a status write takes from the stored object (besides the generic BeforeUpdate
+# fields); every other kind's status strategy only keeps the spec.
+_STATUS_KEEPS_METADATA: Final[Mapping[str, tuple[str, ...]]] = {
+    "Deployment": ("labels",),
+    "Pod": ("ownerReferences",),
+}
 
 
 def prepare_for_create(obj: JSON) -> None:
     """Upstream ``PrepareForCreate``: a new workload or HPA starts with an empty status, a new
-    Pod with ``{phase: Pending, qosClass}``."""
+    Pod with ``{phase: Pending, qosClass}``; workloads and Pods start at generation 1."""
     if obj.get("kind") in _STATUS_RESET_ON_CREATE:
         obj.pop("status", None)
     elif obj.get("kind") == "Pod":
         obj["status"] = {"phase": "Pending", "qosClass": pod_qos_class(obj.get("spec"))}
     metadata = obj["metadata"]
     # Server-owned metadata is never taken from a create request.
-    for key in ("uid", "creationTimestamp", "generation", "deletionTimestamp", "selfLink"):
+    for key in ("uid", "creationTimestamp", "deletionTimestamp", "selfLink"):
+        metadata.pop(key, None)
+    if obj.get("kind") in _GENERATION_ON_SPEC:
+        metadata["generation"] = 1
+
+
+def _keep(metadata: JSON, old_metadata: Mapping[str, Any], key: str) -> None:
+    if key in old_metadata:
+        metadata[key] = copy.deepcopy(old_metadata[key])
+    else:
         metadata.pop(key, None)
 
 
+def _before_update(metadata: JSON, old_metadata: Mapping[str, Any]) -> None:
+    """The generic registry's ``BeforeUpdate``: generation, uid (when left out), the
+    creation timestamp and a set deletion timestamp or grace period are the stored ones."""
+    _keep(metadata, old_metadata, "generation")
+    if not metadata.get("uid") and old_metadata.get("uid"):
+        metadata["uid"] = old_metadata["uid"]
+    if old_metadata.get("creationTimestamp"):
+        metadata["creationTimestamp"] = old_metadata["creationTimestamp"]
+    if old_metadata.get("deletionTimestamp"):
+        metadata["deletionTimestamp"] = old_metadata["deletionTimestamp"]
+    grace = old_metadata.get("deletionGracePeriodSeconds")
+    if grace is not None and metadata.get("deletionGracePeriodSeconds") is None:
+        metadata["deletionGracePeriodSeconds"] = grace
+
+
+def _semantic(value: Any) -> Any:
+    """``value`` as Go's semantic equality sees it: null, empty maps and empty lists are the
+    same as absent (``annotations: {}`` is no change from no annotations)."""
+    if isinstance(value, dict):
+        normalized = {key: _semantic(item) for key, item in value.items()}
+        return {key: item for key, item in normalized.items() if item not in (None, {}, [])}
+    if isinstance(value, list):
+        return [_semantic(item) for item in value]
+    return value
+
+
+def _semantically_equal(left: Any, right: Any) -> bool:
+    # Wrapped so that an empty or null value at the top is also the same as an absent one.
+    return bool(_semantic({"value": left}) == _semantic({"value": right}))
+
+
+def _defaulted_spec(obj: JSON) -> Any:
+    # The stored spec was defaulted when written; compare like with like. A body of the wrong
+    # shape is compared as sent (admission refuses it right after).
+    try:
+        return apply_defaults(obj).get("spec")
+    except (TypeError, AttributeError, ValueError, KeyError):
+        return obj.get("spec")
+
+
+def update_generation(obj: JSON, old: JSON) -> None:
+    """Bump ``obj``'s generation past ``old``'s when its kind's strategy says so: a spec change
+    of a workload or Pod, or an annotation change of a Deployment. ``obj`` must already carry
+    the stored generation (``prepare_for_update`` does that)."""
+    kind = obj.get("kind")
+    if kind not in _GENERATION_ON_SPEC:
+        return
+    old_metadata = old.get("metadata") or {}
+    changed = not _semantically_equal(_defaulted_spec(obj), old.get("spec"))
+    if kind in _GENERATION_ON_ANNOTATIONS:
+        annotations = obj["metadata"].get("annotations")
+        changed = changed or not _semantically_equal(annotations, old_metadata.get("annotations"))
+    if changed:
+        generation = old_metadata.get("generation")
+        obj["metadata"]["generation"] = (generation if isinstance(generation, int) else 0) + 1
+
+
 def prepare_for_update(obj: JSON, old: JSON) -> None:
-    """Upstream ``PrepareForUpdate``: status changes only through the status subresource, and
-    generation is the server's (the store bumps it on spec changes)."""
-    keep_equal_timestamps(obj["metadata"], old.get("metadata") or {})
-    old_generation = (old.get("metadata") or {}).get("generation")
-    if old_generation is None:
-        obj["metadata"].pop("generation", None)
-    else:
-        obj["metadata"]["generation"] = old_generation
+    """Upstream ``BeforeUpdate`` + ``PrepareForUpdate`` of the main resource: status changes
+    only through the status subresource, and generation follows the kind's rule."""
+    _before_update(obj["metadata"], old.get("metadata") or {})
     if obj.get("kind") in _STATUS_KEPT_ON_UPDATE:
         if "status" in old:
             obj["status"] = copy.deepcopy(old["status"])
@@ -72,6 +162,53 @@ def prepare_for_update(obj: JSON, old: JSON) -> None:
             spec.pop("finalizers", None)
         else:
             spec["finalizers"] = copy.deepcopy(old_finalizers)
+    update_generation(obj, old)
+
+
+def prepare_for_status_update(obj: JSON, old: JSON) -> None:
+    """Upstream ``BeforeUpdate`` + the kind's status strategy ``PrepareForUpdate``.
+
+    Every status write keeps the stored spec (so generation never moves). Deployments also
+    keep their labels, Pods their owner references and deletion timestamp (a kubelet can
+    never set one), their QoS class and observed generations when the write leaves them
+    out. Annotations and finalizers change freely: the Deployment controller writes its
+    revision annotation this way.
+    """
+    metadata = obj["metadata"]
+    old_metadata = old.get("metadata") or {}
+    if obj.get("kind") == "Pod":
+        metadata.pop("deletionTimestamp", None)
+    _before_update(metadata, old_metadata)
+    if "spec" in old:
+        obj["spec"] = copy.deepcopy(old["spec"])
+    else:
+        obj.pop("spec", None)
+    for key in _STATUS_KEEPS_METADATA.get(str(obj.get("kind")), ()):
+        _keep(metadata, old_metadata, key)
+    status, old_status = obj.get("status"), old.get("status")
+    if obj.get("kind") == "Pod" and isinstance(status, dict) and isinstance(old_status, dict):
+        _keep_pod_status_fields(status, old_status)
+
+
+def _keep_pod_status_fields(status: JSON, old_status: Mapping[str, Any]) -> None:
+    """``qosClass`` is immutable and old kubelets drop it; an observedGeneration left out
+    (of the status or of a condition, matched per type in order) is the stored one."""
+    for key in ("qosClass", "observedGeneration"):
+        if not status.get(key) and old_status.get(key):
+            status[key] = old_status[key]
+    remembered: dict[Any, list[Any]] = {}
+    for condition in old_status.get("conditions") or []:
+        if isinstance(condition, dict):
+            remembered.setdefault(condition.get("type"), []).append(
+                condition.get("observedGeneration")
+            )
+    for condition in status.get("conditions") or []:
+        if not isinstance(condition, dict):
+            continue
+        queue = remembered.get(condition.get("type"))
+        old_generation = queue.pop(0) if queue else None
+        if not condition.get("observedGeneration") and old_generation:
+            condition["observedGeneration"] = old_generation
 
 
 def _instant(value: Any) -> datetime | None:

@@ -9,8 +9,9 @@ top; they do defaulting and validation first, and translate these errors into up
 - One global revision, strictly increasing, never reused or lowered (not even across a
   restart). Every write gets the next revision; it is the object's ``resourceVersion``.
 - Objects are Kubernetes JSON dicts. The store owns ``metadata.uid``,
-  ``creationTimestamp``, ``resourceVersion`` and ``generation`` (1 on create, +1 when
-  anything outside ``metadata`` and ``status`` changes); it never changes other fields.
+  ``creationTimestamp`` and ``resourceVersion``; ``generation`` is the writer's (the API
+  server's strategies set it per kind): absent on create stays absent, absent on update
+  keeps the stored value. The store never changes other fields.
   Objects handed out are copies: mutating them never changes the store.
 - Resources are named like upstream's GroupResource string: ``pods``, ``replicasets.apps``,
   ``horizontalpodautoscalers.autoscaling`` (stored once, in the preferred version).
@@ -166,8 +167,8 @@ class Store(Protocol):
         ...
 
     def create(self, resource: str, obj: JSON) -> JSON:
-        """Store a new object; returns it with uid, creationTimestamp, resourceVersion and
-        generation 1 set. ``metadata.namespace`` is "" or absent for cluster resources.
+        """Store a new object; returns it with uid, creationTimestamp and resourceVersion
+        set. ``metadata.namespace`` is "" or absent for cluster resources.
         Raises ``AlreadyExistsError``."""
         ...
 

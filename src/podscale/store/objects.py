@@ -109,13 +109,14 @@ def with_revision(obj: JSON, revision: int) -> JSON:
 
 
 def stamp_created(obj: JSON, *, uid: str, timestamp: str, revision: int) -> JSON:
-    """The object as first stored: the store owns uid, creationTimestamp, resourceVersion
-    and generation (1); every other field is kept as given."""
+    """The object as first stored: the store owns uid, creationTimestamp and resourceVersion;
+    every other field is kept as given, generation included (the API server's strategy
+    decides it per kind, as upstream's ``PrepareForCreate`` does: 1 for workloads and Pods,
+    none for Nodes or Namespaces)."""
     copied, meta = _copy_top(obj)
     meta["uid"] = uid
     meta["creationTimestamp"] = timestamp
     meta["resourceVersion"] = str(revision)
-    meta["generation"] = 1
     return copied
 
 
@@ -132,19 +133,15 @@ def _generation(meta: JSON) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _spec_changed(old: JSON, new: JSON) -> bool:
-    """Anything outside metadata and status: the rule ``generation`` follows."""
-    keys = (set(old) | set(new)) - {"metadata", "status"}
-    return any(old.get(key) != new.get(key) for key in keys)
-
-
 def stamp_updated(stored: JSON, incoming: JSON, *, revision: int) -> JSON:
     """The next state for an update of ``stored`` by ``incoming``.
 
     uid and creationTimestamp come from the stored object; so do deletionTimestamp and
     deletionGracePeriodSeconds once set (an update can never undo a deletion, as upstream's
-    ``BeforeUpdate``). generation is carried over and bumped when anything outside metadata
-    and status changed."""
+    ``BeforeUpdate``). generation is the writer's: the API server's per-kind strategies
+    decide when it moves (a Deployment's annotations bump it, a status write or a binding
+    never does), as upstream's registry does above etcd. A writer that leaves it out keeps
+    the stored one."""
     copied, meta = _copy_top(incoming)
     old_meta = _metadata(stored)
     for field in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
@@ -152,8 +149,8 @@ def stamp_updated(stored: JSON, incoming: JSON, *, revision: int) -> JSON:
             meta[field] = old_meta[field]
         elif field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(field, None)
-    generation = max(_generation(old_meta), 1)
-    meta["generation"] = generation + 1 if _spec_changed(stored, copied) else generation
+    if "generation" not in meta and "generation" in old_meta:
+        meta["generation"] = old_meta["generation"]
     meta["resourceVersion"] = str(revision)
     return copied
 

@@ -172,7 +172,7 @@ def test_dry_run_update_changes_nothing(state: ServerState, make_rs: Callable[..
     assert operations.get_object(state, RS, "default", "web") == created
 
 
-def test_status_update_keeps_spec_and_labels(
+def test_status_update_keeps_spec_and_takes_labels(
     state: ServerState, make_rs: Callable[..., JSON]
 ) -> None:
     created = operations.create_object(state, RS, "default", make_rs(), WRITE).object
@@ -182,7 +182,8 @@ def test_status_update_keeps_spec_and_labels(
     body["status"] = {"replicas": 2, "readyReplicas": 2}
     saved = operations_subresources.update_status(state, RS, "default", "web", body, WRITE).object
     assert saved["spec"] == created["spec"]
-    assert saved["metadata"]["labels"] == created["metadata"]["labels"]
+    # Upstream's ReplicaSet status strategy resets only the spec: metadata goes through.
+    assert saved["metadata"]["labels"] == {"changed": "yes"}
     assert saved["status"]["readyReplicas"] == 2
 
 

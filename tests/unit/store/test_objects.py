@@ -112,14 +112,30 @@ def test_mark_deleting_keeps_an_earlier_timestamp() -> None:
     spec=st.dictionaries(st.text(max_size=3), st.integers(), max_size=3),
     status=st.dictionaries(st.text(max_size=3), st.integers(), max_size=3),
     labels=st.dictionaries(st.text(max_size=3), st.text(max_size=3), max_size=3),
+    generation=st.one_of(st.none(), st.integers(min_value=0, max_value=9)),
 )
-def test_generation_follows_spec_equality(
-    spec: dict[str, int], status: dict[str, int], labels: dict[str, str]
+def test_generation_is_never_derived_from_the_content(
+    spec: dict[str, int], status: dict[str, int], labels: dict[str, str], generation: int | None
 ) -> None:
     old = stored()
-    incoming = {"metadata": {"name": "web", "labels": labels}, "spec": spec, "status": status}
+    meta: dict[str, Any] = {"name": "web", "labels": labels}
+    if generation is not None:
+        meta["generation"] = generation
+    incoming = {"metadata": meta, "spec": spec, "status": status}
     result = objects.stamp_updated(old, incoming, revision=6)
-    bumped = spec != old["spec"]
-    assert result["metadata"]["generation"] == (4 if bumped else 3)
-    assert result["status"] == status
+    assert result["metadata"]["generation"] == (3 if generation is None else generation)
+    assert (result["spec"], result["status"]) == (spec, status)
     assert result["metadata"]["labels"] == labels
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [({}, None), ({"generation": 1}, 1), ({"generation": 5}, 5)],
+    ids=["none-stays-none", "one", "client-value"],
+)
+def test_stamp_created_keeps_the_writers_generation(
+    given: dict[str, Any], expected: int | None
+) -> None:
+    obj = {"metadata": {"name": "n", **given}}
+    created = objects.stamp_created(obj, uid="u", timestamp="t", revision=1)
+    assert created["metadata"].get("generation") == expected

@@ -136,15 +136,9 @@ class DeploymentSync:
         await self.update_deployment_status(body)
 
     async def update_deployment_status(self, body: JSON) -> None:
-        wanted = dict(_meta(body).get("annotations") or {})
-        written = await self.api.update(DEPLOYMENT, self.namespace, body, "status")
-        if dict(_meta(written).get("annotations") or {}) != wanted:
-            # Upstream's Deployment status strategy keeps annotation changes (that is how
-            # the revision annotation is written); a server that drops them on the status
-            # subresource gets them through the main resource instead.
-            patch = {"metadata": {"annotations": wanted}}
-            written = await self.api.patch(DEPLOYMENT, self.namespace, _name(written), patch)
-        self.deployment = written
+        """``UpdateStatus``: the Deployment status strategy keeps annotation changes, which
+        is how the revision annotations are written (without bumping generation)."""
+        self.deployment = await self.api.update(DEPLOYMENT, self.namespace, body, "status")
 
     def set_revision(self, revision: str) -> bool:
         """``SetDeploymentRevision`` on the working copy: whether it changed."""
