@@ -79,15 +79,23 @@ def _openapi(path: str) -> Response:
     return Response(document, media_type="application/json")
 
 
+# Prometheus' text exposition format, as client_golang serves /metrics.
+_EXPOSITION = "text/plain; version=0.0.4; charset=utf-8"
+
+
 async def _route(state: ServerState, request: Request) -> Response:
     path = request.url.path.rstrip("/") or "/"
     with_metrics = state.metrics_provider is not None
     if path in _HEALTH:
         return PlainTextResponse("ok")
     if request.method not in ("GET", "HEAD") and not path.startswith(("/api/", "/apis/")):
-        raise method_not_allowed() if path in ("/version", "/api", "/apis") else path_not_found()
+        known = ("/version", "/metrics", "/api", "/apis")
+        raise method_not_allowed() if path in known else path_not_found()
     if path == "/version":
         return json_response(state.version_info)
+    if path == "/metrics":
+        text = "".join(export() for export in state.metric_exporters)
+        return Response(text, media_type=_EXPOSITION)
     if path == "/api":
         return _discovery_root(state, request, core=True)
     if path == "/apis":

@@ -9,7 +9,7 @@ it too. ``json_response`` is the one JSON encoder of the server (compact, UTF-8,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -52,6 +52,9 @@ class ServerState:
     external_metrics_provider: ExternalMetricsProvider | None = None
     version_info: JSON = field(default_factory=dict)
     bookmark_interval: float = 5.0
+    # Prometheus text exposition sources served on /metrics (the controllers register theirs
+    # when they start next to the server, e.g. the HPA controller's upstream metrics).
+    metric_exporters: list[Callable[[], str]] = field(default_factory=list)
 
 
 def json_response(
