@@ -8,7 +8,11 @@ tasks per controller. A worker takes a key, calls ``reconcile``; success ``forge
 key's backoff, an exception requeues it through the default controller rate limiter
 (5 ms doubling to 1000 s, and 10 qps overall), and ``done`` always follows, as upstream's
 ``processNextWorkItem``. Worker counts are flag-style (``concurrent_replicaset_syncs``,
-default 5, as ``--concurrent-replicaset-syncs``).
+default 5, as ``--concurrent-replicaset-syncs``). The shared informers resync every
+``DEFAULT_RESYNC`` (``--min-resync-period``, 12 h) unless told otherwise: every cached
+object is re-delivered as an update, which re-enqueues e.g. every ReplicaSet. Upstream
+stretches the period by a random factor in [1, 2) once per process; we keep the lower
+bound so that runs are reproducible. ``resync=None`` turns resyncs off.
 
 Time comes from the injected clock and waiting from asyncio only, so the whole manager
 runs unchanged on ``podscale.runtime``'s virtual-time loop. ``run`` returns after
@@ -29,7 +33,7 @@ from podscale.client.workqueue import WorkQueue
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.store.interface import Clock
 
-__all__ = ["DEFAULT_WORKERS", "Controller", "ControllerManager"]
+__all__ = ["DEFAULT_RESYNC", "DEFAULT_WORKERS", "Controller", "ControllerManager"]
 
 _LOG = logging.getLogger(__name__)
 
@@ -41,6 +45,8 @@ DEFAULT_WORKERS: Final[Mapping[str, int]] = {
     "concurrent_gc_syncs": 20,
     "concurrent_horizontal_pod_autoscaler_syncs": 5,
 }
+# kube-controller-manager's --min-resync-period default.
+DEFAULT_RESYNC: Final = timedelta(hours=12)
 
 
 class Controller(Protocol):
@@ -78,7 +84,7 @@ class ControllerManager:
         clock: Clock,
         *,
         workers: Mapping[str, int] | None = None,
-        resync: timedelta | None = None,
+        resync: timedelta | None = DEFAULT_RESYNC,
     ) -> None:
         self._api = api
         self._clock = clock

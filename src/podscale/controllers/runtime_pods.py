@@ -8,8 +8,8 @@ suffix, as the server does), in batches of 1, 2, 4, ... that stop at the first e
 success and failure is reported as an Event (SuccessfulCreate/FailedCreate,
 SuccessfulDelete/FailedDelete) with upstream's messages. Claiming patches ownerReferences
 with strategic-merge patches carrying a uid precondition, and adopts only after a fresh
-read shows the owner still exists and is not being deleted. Used by
-``replicaset.controller``.
+read shows the owner still exists and is not being deleted; as ``ReleasePod``, a release
+answered 404 or 422 is ignored. Used by ``replicaset.controller``.
 """
 
 from __future__ import annotations
@@ -72,15 +72,17 @@ class PodControl:
         pod = pod_from_template(owner)
         if not (pod.get("metadata") or {}).get("labels"):
             return ValueError("unable to create pods, no labels")
-        for _ in range(_NAME_ATTEMPTS):
+        for attempt in range(_NAME_ATTEMPTS):
             pod["metadata"]["name"] = pod_name(str(meta.get("name", "")), random_suffix(self._rng))
             try:
                 created = await self._api.create(_POD, str(meta.get("namespace") or ""), pod)
             except ApiError as err:
-                if err.status == 409 and err.reason == "AlreadyExists":
-                    continue
+                taken = err.status == 409 and err.reason == "AlreadyExists"
+                if taken and attempt + 1 < _NAME_ATTEMPTS:
+                    continue  # the server's generateName retry, done here
                 if _is_namespace_terminating(err):
                     return None  # every creation would fail; nothing to report or retry
+                # Like any failed create (the server's retries exhausted included).
                 await self._recorder.record(
                     owner, "Warning", "FailedCreate", failed_create_event_message(str(err))
                 )
@@ -90,7 +92,7 @@ class PodControl:
                 owner, "Normal", "SuccessfulCreate", created_event_message(name)
             )
             return None
-        return RuntimeError("could not find a free pod name")
+        raise AssertionError("unreachable: the last attempt returns")
 
     async def delete_pods(
         self, owner: JSON, pods: list[JSON]
@@ -182,7 +184,9 @@ async def claim_pods(api: ControllerApi, owner: JSON, pods: list[JSON]) -> list[
                 content_type=STRATEGIC_MERGE_PATCH,
             )
         except ApiError as err:
-            if err.status != 404:
+            # A pod gone (404) is no error; a release refused as invalid (422: no such
+            # owner, or a recreated pod failing the uid precondition) is none either.
+            if err.status != 404 and not (action == "release" and err.status == 422):
                 errors.append(err)
             continue
         if action == "adopt":

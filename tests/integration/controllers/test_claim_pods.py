@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from podscale.client.http import ApiError
 from podscale.controllers.runtime_pods import claim_pods
 from podscale.runtime import run_virtual
 
@@ -95,3 +96,54 @@ def test_claims_keep_adopt_release_and_ignore_in_one_pass() -> None:
         return [p["metadata"]["name"] for p in claimed]
 
     assert run(scenario) == ["kept", "orphan"]
+
+
+class RefusingPatches:
+    """The in-process API, with every pod patch answered ``code`` (as ``ReleasePod`` and
+    ``AdoptPod`` may see from a real server)."""
+
+    def __init__(self, inner: Any, code: int) -> None:
+        self.inner = inner
+        self.code = code
+        self.get = inner.get
+
+    async def patch(self, *args: Any, **kwargs: Any) -> JSON:
+        raise ApiError(self.code, {"message": f"refused with {self.code}", "code": self.code})
+
+
+@pytest.mark.parametrize(
+    ("code", "action", "raises"),
+    [
+        (422, "release", False),
+        (404, "release", False),
+        (409, "release", True),
+        (422, "adopt", True),
+        (404, "adopt", False),
+    ],
+    ids=[
+        "release-invalid-ignored",
+        "release-gone-ignored",
+        "release-conflict-reported",
+        "adopt-invalid-reported",
+        "adopt-gone-ignored",
+    ],
+)
+def test_claim_errors_that_upstream_ignores(code: int, action: str, raises: bool) -> None:
+    async def scenario(cluster: Cluster) -> None:
+        rs = await cluster.api.create(RS, "default", replica_set("web", 1))
+        mine = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web"}
+        mine |= {"uid": rs["metadata"]["uid"], "controller": True}
+        pod = (
+            bare_pod("moved", {"app": "db"}, owners=[mine])
+            if action == "release"
+            else bare_pod("orphan", {"app": "web"})
+        )
+        created = await cluster.api.create(POD, "default", pod)
+        api = RefusingPatches(cluster.api, code)
+        if raises:
+            with pytest.raises(ApiError, match=f"refused with {code}"):
+                await claim_pods(api, rs, [created])  # type: ignore[arg-type]
+        else:
+            assert await claim_pods(api, rs, [created]) == []  # type: ignore[arg-type]
+
+    run(scenario)

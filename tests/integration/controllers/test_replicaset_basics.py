@@ -52,10 +52,13 @@ def test_creates_named_owned_pods_and_reports_status(replicas: int) -> None:
                 }
             ]
         status = (await cluster.rs("web"))["status"]
+        # terminatingReplicas is a pointer upstream: reported even at 0 while the
+        # DeploymentReplicaSetTerminatingReplicas gate (beta, on) is enabled.
         assert status == {
             "replicas": replicas,
             "fullyLabeledReplicas": replicas,
             "observedGeneration": 1,
+            "terminatingReplicas": 0,
         }
         events = await cluster.events()
         created = sorted(e["message"] for e in events if e["reason"] == "SuccessfulCreate")
@@ -105,7 +108,11 @@ def test_scale_to_zero_and_back(back_to: int) -> None:
         await cluster.scale("web", 0)
         await cluster.settle()
         assert await cluster.pods() == []
-        assert (await cluster.rs("web"))["status"] == {"replicas": 0, "observedGeneration": 2}
+        assert (await cluster.rs("web"))["status"] == {
+            "replicas": 0,
+            "observedGeneration": 2,
+            "terminatingReplicas": 0,
+        }
         await cluster.scale("web", back_to)
         await cluster.settle()
         rs = await cluster.rs("web")

@@ -23,6 +23,7 @@ from podscale.controllers.replicaset.expectations import (
 )
 from podscale.controllers.replicaset.ordering import (
     CONTROLLER_DEFAULT_FEATURE_GATES,
+    DEPLOYMENT_REPLICASET_TERMINATING_REPLICAS,
     LOGARITHMIC_SCALE_DOWN,
     POD_DELETION_COST,
     POD_DELETION_COST_ANNOTATION,
@@ -35,11 +36,14 @@ from podscale.controllers.replicaset.ownership import (
     claim_action,
     classify_ownership,
     release_patch,
+    replica_sets_for_pod,
 )
 from podscale.controllers.replicaset.podstate import (
     is_pod_active,
     is_pod_available,
     is_pod_ready,
+    is_pod_terminating,
+    next_availability_check,
 )
 from podscale.controllers.replicaset.status import (
     REPLICA_FAILURE,
@@ -59,6 +63,7 @@ from podscale.controllers.replicaset.template import (
 __all__ = [
     "BURST_REPLICAS",
     "CONTROLLER_DEFAULT_FEATURE_GATES",
+    "DEPLOYMENT_REPLICASET_TERMINATING_REPLICAS",
     "EXPECTATIONS_TIMEOUT",
     "LOGARITHMIC_SCALE_DOWN",
     "POD_DELETION_COST",
@@ -80,6 +85,8 @@ __all__ = [
     "is_pod_active",
     "is_pod_available",
     "is_pod_ready",
+    "is_pod_terminating",
+    "next_availability_check",
     "plan_replicas",
     "pod_from_template",
     "pod_name",
@@ -87,6 +94,7 @@ __all__ = [
     "rank_by_related_pods",
     "release_patch",
     "replica_set_status",
+    "replica_sets_for_pod",
     "slow_start_batches",
     "sort_for_deletion",
 ]

@@ -1,14 +1,20 @@
 """The ReplicaSet controller shell: informers and the API around the pure decisions.
 
-Upstream's ``ReplicaSetController`` (pkg/controller/replicaset/replica_set.go). Handlers
-turn RS and pod events into ``namespace/name`` keys and keep ``Expectations`` current
-(a pod add observes a creation, a pod delete or terminating update observes a deletion).
-``reconcile`` is ``syncReplicaSet``: read the RS and its namespace's pods from the listers,
-claim pods (``ownership``), create or delete toward ``spec.replicas`` (``decisions``) only
-when expectations are satisfied and the RS is not being deleted, then write the status
-(``status``) through the ``status`` subresource only when it changed. Pod I/O (slow-start
-creation, parallel deletion, adoption patches) lives in ``controllers.runtime_pods``.
-Run by ``podscale.controllers.manager.ControllerManager``.
+Upstream's ``ReplicaSetController`` (pkg/controller/replicaset/replica_set.go, v1.35).
+Handlers turn RS and pod events into ``namespace/name`` keys and keep ``Expectations``
+current (a pod add observes a creation, a pod delete or terminating update observes a
+deletion; orphans wake the ReplicaSets ``ownership.replica_sets_for_pod`` finds).
+``reconcile`` is ``syncReplicaSet``: read the RS and its namespace's pods from the
+listers, claim the active pods (``ownership``), create or delete toward ``spec.replicas``
+(``decisions``) only when expectations are satisfied and the RS is not being deleted,
+then write the status (``status``, with ``terminatingReplicas`` under the
+``DeploymentReplicaSetTerminatingReplicas`` gate) through the ``status`` subresource only
+when it changed, with one retry on a fresh copy (``update_replica_set_status``). A failed
+create/delete is raised after the status write (the manager requeues with backoff);
+otherwise, while ready pods wait out ``minReadySeconds``, the key is re-queued for when
+the next one becomes available. Pod I/O (slow-start creation, parallel deletion, adoption
+patches) lives in ``controllers.runtime_pods``. Run by
+``podscale.controllers.manager.ControllerManager``.
 """
 
 from __future__ import annotations
@@ -32,15 +38,23 @@ from podscale.controllers.replicaset.decisions import (
     plan_replicas,
 )
 from podscale.controllers.replicaset.expectations import Expectations
-from podscale.controllers.replicaset.ordering import CONTROLLER_DEFAULT_FEATURE_GATES
-from podscale.controllers.replicaset.podstate import is_pod_ready
+from podscale.controllers.replicaset.ordering import (
+    CONTROLLER_DEFAULT_FEATURE_GATES,
+    DEPLOYMENT_REPLICASET_TERMINATING_REPLICAS,
+)
+from podscale.controllers.replicaset.ownership import classify_ownership, replica_sets_for_pod
+from podscale.controllers.replicaset.podstate import (
+    is_pod_ready,
+    is_pod_terminating,
+    next_availability_check,
+)
 from podscale.controllers.replicaset.status import replica_set_status
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
 from podscale.controllers.runtime_pods import PodControl, claim_pods
 from podscale.store.interface import Clock
 
-__all__ = ["COMPONENT", "ReplicaSetController"]
+__all__ = ["COMPONENT", "ReplicaSetController", "update_replica_set_status"]
 
 _LOG = logging.getLogger(__name__)
 REPLICA_SET: Final = kind_for("apps/v1", "ReplicaSet")
@@ -84,7 +98,7 @@ class ReplicaSetController:
         self._burst = burst
         self._gates = feature_gates
         self.expectations = Expectations()
-        self._recorder = EventRecorder(api, clock, COMPONENT)
+        self._recorder = EventRecorder(api, clock, COMPONENT, correlate=True)
         self._pods = PodControl(api, self._recorder, rng or random.Random())
         self._queue: WorkQueue[str] | None = None
         self._rs_lister: Lister | None = None
@@ -131,19 +145,11 @@ class ReplicaSetController:
         return rs if rs is not None and _meta(rs).get("uid") == ref.get("uid") else None
 
     def _enqueue_matching(self, pod: Mapping[str, Any]) -> None:
-        """Orphans: wake every ReplicaSet whose (non-empty) selector matches the pod."""
+        """Orphans: wake every ReplicaSet that might adopt the pod (``GetPodReplicaSets``)."""
         queue, rs_lister, _ = self._bound()
-        labels = _meta(pod).get("labels") or {}
-        if not labels:
-            return  # upstream's GetPodReplicaSets: a pod without labels has no ReplicaSets
-        for rs in rs_lister.list(str(_meta(pod).get("namespace") or "")):
-            raw = (rs.get("spec") or {}).get("selector")
-            try:
-                selector = selector_from_label_selector(raw)
-            except ValueError:
-                continue
-            if raw and selector.matches(labels):
-                queue.add(object_key(rs))
+        namespace = str(_meta(pod).get("namespace") or "")
+        for rs in replica_sets_for_pod(pod, rs_lister.list(namespace)):
+            queue.add(object_key(rs))
 
     def _add_pod(self, pod: JSON) -> None:
         if _meta(pod).get("deletionTimestamp"):
@@ -183,9 +189,9 @@ class ReplicaSetController:
             queue.add(key)
             min_ready = int((rs.get("spec") or {}).get("minReadySeconds") or 0)
             if min_ready > 0 and not is_pod_ready(old) and is_pod_ready(cur):
-                # Upstream adds a second to avoid skew between the clock and the
-                # (second-precision) transition time.
-                queue.add_after(key, timedelta(seconds=min_ready + 1))
+                # Re-check once the pod counts as available; current upstream waits exactly
+                # minReadySeconds (availability includes the boundary; no extra second).
+                queue.add_after(key, timedelta(seconds=min_ready))
             return
         if labels_changed or ref_changed:
             self._enqueue_matching(cur)
@@ -215,31 +221,37 @@ class ReplicaSetController:
         except ValueError as err:
             _LOG.error("invalid selector of ReplicaSet %s: %s", key, err)
             return  # retrying cannot fix the spec; the next update re-enqueues it
-        active = filter_active_pods(pod_lister.list(namespace))
-        claimed = await claim_pods(self._api, rs, active)
+        pods = pod_lister.list(namespace)
+        claimed = await claim_pods(self._api, rs, filter_active_pods(pods))
+        count_terminating = DEPLOYMENT_REPLICASET_TERMINATING_REPLICAS in self._gates
+        # Upstream's FilterClaimedPods: terminating pods are counted, never claimed.
+        terminating = (
+            [p for p in pods if is_pod_terminating(p) and classify_ownership(rs, p) == "owned"]
+            if count_terminating
+            else []
+        )
         manage_error: Exception | None = None
         if needs_sync and not _meta(rs).get("deletionTimestamp"):
             manage_error = await self._manage_replicas(key, rs, claimed)
+        evaluated_at = self._clock.now()
         status = replica_set_status(
             rs,
-            claimed,
-            now=self._clock.now(),
+            [*claimed, *terminating],
+            now=evaluated_at,
             manage_error=None if manage_error is None else str(manage_error),
+            count_terminating=count_terminating,
         )
-        updated = await self._update_status(rs, status)
-        spec = updated.get("spec") or {}
-        min_ready = int(spec.get("minReadySeconds") or 0)
-        new_status = updated.get("status") or {}
-        replicas = int(spec.get("replicas", 1))
-        if (
-            manage_error is None
-            and min_ready > 0
-            and int(new_status.get("readyReplicas") or 0) == replicas
-            and int(new_status.get("availableReplicas") or 0) != replicas
-        ):
-            queue.add_after(key, timedelta(seconds=min_ready))
+        updated = await update_replica_set_status(self._api, rs, status)
         if manage_error is not None:
             raise manage_error
+        min_ready = int((updated.get("spec") or {}).get("minReadySeconds") or 0)
+        new_status = updated.get("status") or {}
+        ready = int(new_status.get("readyReplicas") or 0)
+        if min_ready > 0 and ready != int(new_status.get("availableReplicas") or 0):
+            # Last line of defence against a missed pod event: re-check when the next pod
+            # becomes available (FindMinNextPodAvailabilityCheck), else after minReadySeconds.
+            delay = next_availability_check(claimed, min_ready, evaluated_at, self._clock.now())
+            queue.add_after(key, timedelta(seconds=min_ready) if delay is None else delay)
 
     async def _manage_replicas(self, key: str, rs: JSON, claimed: list[JSON]) -> Exception | None:
         """Create or delete pods toward ``spec.replicas``; the first error, if any."""
@@ -289,22 +301,28 @@ class ReplicaSetController:
                 related.setdefault(str(_meta(pod).get("uid")), pod)
         return list(related.values())
 
-    async def _update_status(self, rs: JSON, status: JSON) -> JSON:
-        """Write ``status`` through the status subresource unless it is already there."""
-        current = rs
-        for attempt in range(_STATUS_UPDATE_RETRIES + 1):
-            if (current.get("status") or {"replicas": 0}) == status:
-                return current
-            body = copy.deepcopy(current)
-            body["status"] = status
-            try:
-                return await self._api.update(REPLICA_SET, _ns(current), body, "status")
-            except ApiError:
-                if attempt >= _STATUS_UPDATE_RETRIES:
-                    raise
-            current = await self._api.get(REPLICA_SET, _ns(rs), str(_meta(rs).get("name")))
-        return current
-
 
 def _ns(obj: Mapping[str, Any]) -> str:
     return str(_meta(obj).get("namespace") or "")
+
+
+async def update_replica_set_status(api: ControllerApi, rs: JSON, status: JSON) -> JSON:
+    """Upstream's ``updateReplicaSetStatus``: write ``status`` through the status
+    subresource unless ``rs`` already has it; after a failed write, read the ReplicaSet
+    afresh and write once more (``statusUpdateRetries``), without comparing again. Returns
+    the ReplicaSet as written (or ``rs`` when nothing was written); raises the last error.
+    """
+    if (rs.get("status") or {"replicas": 0}) == status:
+        return rs
+    current = rs
+    for attempt in range(_STATUS_UPDATE_RETRIES + 1):
+        body = copy.deepcopy(current)
+        body["status"] = status
+        try:
+            return await api.update(REPLICA_SET, _ns(current), body, "status")
+        except ApiError:
+            if attempt >= _STATUS_UPDATE_RETRIES:
+                raise
+        # A failed read is the more interesting error; it propagates as is.
+        current = await api.get(REPLICA_SET, _ns(rs), str(_meta(rs).get("name")))
+    raise AssertionError("unreachable: the last attempt returns or raises")

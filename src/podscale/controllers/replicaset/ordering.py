@@ -6,8 +6,10 @@ first difference wins: unassigned before assigned; Pending < Unknown < Running (
 phase ranks with Pending, as a missing Go map key reads 0); not ready before ready; lower
 ``controller.kubernetes.io/pod-deletion-cost`` first; higher rank (more related active pods
 on the same node) first; for two ready pods, more recently ready first; more container
-restarts first; newer creation first. Under ``LogarithmicScaleDown`` the two time rules
-compare ``floor(log2(now - t))`` in nanoseconds, and equal buckets (for different times)
+restarts first (regular containers, then sidecars, i.e. restartable init containers, as
+upstream's ``compareMaxContainerRestarts``); newer creation first. Under
+``LogarithmicScaleDown`` the two time rules compare ``floor(log2(now - t))`` in
+nanoseconds, and equal buckets (for different times)
 fall back to the pod UIDs, a pseudo-random but deterministic choice. An unset time sorts
 first. Pods no rule separates keep their input order (Python's sort is stable).
 
@@ -33,12 +35,14 @@ from podscale.controllers.replicaset.podstate import (
     is_pod_active,
     is_pod_ready,
     max_container_restarts,
+    max_sidecar_restarts,
     node_name,
     ready_time,
 )
 
 __all__ = [
     "CONTROLLER_DEFAULT_FEATURE_GATES",
+    "DEPLOYMENT_REPLICASET_TERMINATING_REPLICAS",
     "LOGARITHMIC_SCALE_DOWN",
     "POD_DELETION_COST",
     "POD_DELETION_COST_ANNOTATION",
@@ -49,9 +53,14 @@ __all__ = [
 ]
 
 POD_DELETION_COST_ANNOTATION: Final = "controller.kubernetes.io/pod-deletion-cost"
-# The project defaults already include both ordering gates (PodDeletionCost and
-# LogarithmicScaleDown, on by default upstream); kept as a name for callers.
-CONTROLLER_DEFAULT_FEATURE_GATES: Final = DEFAULT_FEATURE_GATES
+# Beta and on by default upstream (v1.34+): ReplicaSet status reports terminatingReplicas.
+# Not (yet) in ``podscale.api.feature_gates``, which the controller does not own.
+DEPLOYMENT_REPLICASET_TERMINATING_REPLICAS: Final = "DeploymentReplicaSetTerminatingReplicas"
+# The project defaults include both ordering gates (PodDeletionCost and LogarithmicScaleDown,
+# on by default upstream); the controller adds the terminating-replicas gate to them.
+CONTROLLER_DEFAULT_FEATURE_GATES: Final = DEFAULT_FEATURE_GATES | {
+    DEPLOYMENT_REPLICASET_TERMINATING_REPLICAS
+}
 
 _PHASE_ORDINAL: Final = {"Pending": 0, "Unknown": 1, "Running": 2}
 # Upstream rejects "+1" and leading zeros before parsing as int32; "0" and "-…" pass.
@@ -178,4 +187,7 @@ def _compare(
     restarts_a, restarts_b = max_container_restarts(a), max_container_restarts(b)
     if restarts_a != restarts_b:
         return _first_if(restarts_a > restarts_b)
+    sidecar_a, sidecar_b = max_sidecar_restarts(a), max_sidecar_restarts(b)
+    if sidecar_a != sidecar_b:
+        return _first_if(sidecar_a > sidecar_b)
     return _compare_times(a, b, creation_time(a), creation_time(b), now, logarithmic)

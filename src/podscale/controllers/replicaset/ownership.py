@@ -6,15 +6,16 @@ another uid belongs to someone else; one controlled by this ReplicaSet is kept w
 labels match and released once they stop matching; an orphan (no *controller* reference,
 even if it lists the ReplicaSet as a plain owner) is adopted when it matches. Neither
 adoption nor release happens while the ReplicaSet is being deleted, and a terminating
-orphan or one in another namespace is never adopted.
+orphan or one in another namespace is never adopted. ``replica_sets_for_pod`` is the
+lister's ``GetPodReplicaSets``, used to wake the ReplicaSets that might adopt an orphan.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from podscale.api.selectors import selector_from_label_selector
+from podscale.api.selectors import SelectorError, selector_from_label_selector
 from podscale.controllers.replicaset.template import controller_ref
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "claim_action",
     "classify_ownership",
     "release_patch",
+    "replica_sets_for_pod",
 ]
 
 Ownership = Literal[
@@ -100,3 +102,30 @@ def release_patch(rs: Mapping[str, Any], pod: Mapping[str, Any]) -> dict[str, An
             "uid": (pod.get("metadata") or {}).get("uid", ""),
         }
     }
+
+
+def replica_sets_for_pod(
+    pod: Mapping[str, Any], replica_sets: Iterable[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
+    """The ReplicaSets of the pod's namespace whose selector matches its labels.
+
+    As upstream's ``GetPodReplicaSets``: a pod without labels has none, and a ReplicaSet
+    whose selector is invalid, missing or empty matches nothing (not everything).
+    """
+    pod_meta = pod.get("metadata") or {}
+    labels = pod_meta.get("labels") or {}
+    if not labels:
+        return []
+    matching: list[Mapping[str, Any]] = []
+    for rs in replica_sets:
+        if (rs.get("metadata") or {}).get("namespace", "") != pod_meta.get("namespace", ""):
+            continue
+        raw = (rs.get("spec") or {}).get("selector")
+        try:
+            selector = selector_from_label_selector(raw)
+        except SelectorError:
+            continue
+        if raw is None or selector.empty() or not selector.matches(labels):
+            continue
+        matching.append(rs)
+    return matching

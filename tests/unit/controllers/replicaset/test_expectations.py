@@ -99,3 +99,33 @@ def test_satisfied_exactly_when_all_creations_observed(expected: int, observed: 
     for _ in range(observed):
         exp.creation_observed(KEY)
     assert exp.satisfied(KEY, now=NOW) is (observed >= expected)
+
+
+def test_pods_awaited_for_deletion_survive_a_round_of_creations() -> None:
+    # UIDTrackingControllerExpectations keeps its pod keys apart from the counts:
+    # ExpectCreations resets the counts only, so a late delete still lowers them.
+    exp = Expectations()
+    exp.expect_deletions(KEY, ["ns/a", "ns/b"], now=NOW)
+    exp.deletion_observed(KEY, "ns/a")
+    exp.expect_creations(KEY, 2, now=NOW)
+    exp.deletion_observed(KEY, "ns/b")
+    exp.deletion_observed(KEY, "ns/b")
+    record = exp.get(KEY)
+    assert record is not None
+    assert (record.add, record.delete, record.deleting_pods) == (2, -1, frozenset())
+    assert not exp.satisfied(KEY, now=NOW)
+
+
+def test_awaited_pods_are_replaced_and_forgotten_with_the_key() -> None:
+    exp = Expectations()
+    exp.expect_deletions(KEY, ["ns/a"], now=NOW)
+    exp.expect_deletions(KEY, ["ns/b", "ns/b"], now=NOW)
+    record = exp.get(KEY)
+    assert record is not None
+    assert (record.delete, record.deleting_pods) == (1, frozenset({"ns/b"}))
+    exp.delete(KEY)
+    exp.expect_creations(KEY, 0, now=NOW)
+    exp.deletion_observed(KEY, "ns/b")
+    record = exp.get(KEY)
+    assert record is not None
+    assert record.delete == 0

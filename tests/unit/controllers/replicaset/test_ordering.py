@@ -34,6 +34,7 @@ def make_pod(
     ready: bool = True,
     ready_ago: timedelta | None = timedelta(hours=1),
     restarts: int = 0,
+    sidecar_restarts: int = 0,
     created_ago: timedelta | None = timedelta(hours=2),
     cost: str | None = None,
     uid: str | None = None,
@@ -49,13 +50,17 @@ def make_pod(
     condition: dict[str, Any] = {"type": "Ready", "status": "True" if ready else "False"}
     if ready_ago is not None:
         condition["lastTransitionTime"] = format_time(NOW - ready_ago)
+    spec: dict[str, Any] = {"initContainers": [{"name": "proxy", "restartPolicy": "Always"}]}
+    if node:
+        spec["nodeName"] = node
     return {
         "metadata": metadata,
-        "spec": {"nodeName": node} if node else {},
+        "spec": spec,
         "status": {
             "phase": phase,
             "conditions": [condition],
             "containerStatuses": [{"name": "app", "restartCount": restarts}],
+            "initContainerStatuses": [{"name": "proxy", "restartCount": sidecar_restarts}],
         },
     }
 
@@ -90,6 +95,8 @@ ORDER_CASES: list[tuple[dict[str, Any], dict[str, Any], dict[str, int] | None, f
         DEFAULT_FEATURE_GATES | {LOGARITHMIC_SCALE_DOWN},
     ),
     ({"restarts": 3}, {"restarts": 1}, None, CONTROLLER_DEFAULT_FEATURE_GATES),
+    ({"sidecar_restarts": 2}, {"created_ago": S}, None, CONTROLLER_DEFAULT_FEATURE_GATES),
+    ({"restarts": 1}, {"sidecar_restarts": 9}, None, CONTROLLER_DEFAULT_FEATURE_GATES),
     (
         {"ready": False, "restarts": 2, "ready_ago": H},
         {"ready": False, "ready_ago": S},
@@ -122,6 +129,8 @@ ORDER_IDS = [
     "ready-time-exact-without-log-gate",
     "same-ready-bucket-falls-back-to-uid",
     "more-restarts-first",
+    "sidecar-restarts-break-a-regular-tie",
+    "regular-restarts-before-sidecar-restarts",
     "ready-time-ignored-for-unready-pods",
     "newer-creation-first",
     "unset-creation-first",

@@ -12,6 +12,7 @@ from podscale.controllers.replicaset import (
     classify_ownership,
     release_patch,
 )
+from podscale.controllers.replicaset.ownership import replica_sets_for_pod
 
 RS_UID = "rs-uid"
 
@@ -124,3 +125,49 @@ def test_release_patch_deletes_owner_ref_by_uid() -> None:
     assert patch == {
         "metadata": {"ownerReferences": [{"$patch": "delete", "uid": RS_UID}], "uid": "pod-uid"}
     }
+
+
+def selecting(name: str, selector: dict[str, Any] | None, ns: str = "default") -> dict[str, Any]:
+    spec: dict[str, Any] = {} if selector is None else {"selector": selector}
+    return {"metadata": {"name": name, "namespace": ns}, "spec": spec}
+
+
+@pytest.mark.parametrize(
+    ("labels", "replica_sets", "expected"),
+    [
+        (
+            {"app": "web"},
+            [
+                selecting("match", {"matchLabels": {"app": "web"}}),
+                selecting("expr", {"matchExpressions": [{"key": "app", "operator": "Exists"}]}),
+                selecting("other", {"matchLabels": {"app": "db"}}),
+            ],
+            ["match", "expr"],
+        ),
+        ({"app": "web"}, [selecting("empty", {"matchLabels": {}})], []),
+        ({"app": "web"}, [selecting("bare", {})], []),
+        ({"app": "web"}, [selecting("none", None)], []),
+        (
+            {"app": "web"},
+            [selecting("bad", {"matchExpressions": [{"key": "app", "operator": "Bogus"}]})],
+            [],
+        ),
+        ({"app": "web"}, [selecting("elsewhere", {"matchLabels": {"app": "web"}}, "other")], []),
+        ({}, [selecting("match", {"matchLabels": {"app": "web"}})], []),
+    ],
+    ids=[
+        "matching-only",
+        "empty-selector-matches-nothing",
+        "bare-selector-matches-nothing",
+        "missing-selector",
+        "invalid-selector",
+        "other-namespace",
+        "pod-without-labels",
+    ],
+)
+def test_replica_sets_for_pod(
+    labels: dict[str, str], replica_sets: list[dict[str, Any]], expected: list[str]
+) -> None:
+    pod = {"metadata": {"name": "p", "namespace": "default", "labels": labels}}
+    found = replica_sets_for_pod(pod, replica_sets)
+    assert [rs["metadata"]["name"] for rs in found] == expected

@@ -82,7 +82,9 @@ def counts(replicas: int, labeled: int = 0, ready: int = 0, available: int = 0) 
             [make_pod(ready_ago=timedelta(seconds=30)), make_pod(ready_ago=timedelta(seconds=90))],
             counts(2, 2, 2, 1),
         ),
-        (60, [make_pod(ready_ago=timedelta(seconds=60))], counts(1, 1, 1)),
+        # Current upstream IsPodAvailable: ``LastTransitionTime + minReadySeconds <= now``.
+        (60, [make_pod(ready_ago=timedelta(seconds=60))], counts(1, 1, 1, 1)),
+        (60, [make_pod(ready_ago=timedelta(seconds=59))], counts(1, 1, 1)),
         (60, [make_pod(ready_ago=None)], counts(1, 1, 1)),
         (0, [make_pod(ready_ago=None)], counts(1, 1, 1, 1)),
         (
@@ -97,7 +99,8 @@ def counts(replicas: int, labeled: int = 0, ready: int = 0, available: int = 0) 
         "template-labels-must-all-be-present",
         "not-ready-not-counted",
         "min-ready-seconds",
-        "min-ready-boundary-is-strict",
+        "min-ready-boundary-counts-as-available",
+        "min-ready-one-second-short",
         "min-ready-without-transition-time",
         "ready-without-transition-time",
         "inactive-pods-not-counted",
