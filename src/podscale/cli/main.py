@@ -17,8 +17,10 @@ import yaml
 
 from podscale import __version__
 from podscale.cli.controlplane import ControlPlaneError, default_data_dir
+from podscale.cli.demo_command import demo
 from podscale.cli.resources import register_resource_commands
 from podscale.cli.serve import UpOptions, assemble_control_plane, run_control_plane
+from podscale.cli.workloads import hpa_flags, hpa_settings
 from podscale.controllers.registry import select_controllers
 from podscale.hpa import decide, render_trace, trace_to_dict
 from podscale.hpa.scenario import ScaleInputError, parse_scale_input
@@ -139,7 +141,8 @@ def _check_controllers(_ctx: click.Context, _param: click.Parameter, value: str)
     show_default=True,
     callback=_check_controllers,
     help="Controllers to run, as kube-controller-manager's flag: '*' all, 'foo' enables, "
-    "'-foo' disables (replicaset, deployment, statefulset, garbagecollector); '' runs none.",
+    "'-foo' disables (replicaset, deployment, statefulset, garbagecollector, "
+    "horizontalpodautoscaling); '' runs none.",
 )
 @click.option(
     "--simulate/--no-simulate",
@@ -175,6 +178,7 @@ def _check_controllers(_ctx: click.Context, _param: click.Parameter, value: str)
     default=None,
     help="Objects synced concurrently by the garbage collector controller [default: 20].",
 )
+@hpa_flags
 @click.option("--report-minor", type=click.IntRange(0), default=None, hidden=True)
 def up(
     data_dir: Path | None,
@@ -188,10 +192,11 @@ def up(
     nodes: int,
     seed: int,
     report_minor: int | None,
-    **workers: int | None,
+    **workers: Any,
 ) -> None:
     """Run the embedded control plane (API server, store, controllers and a simulated
     cluster) until Ctrl-C."""
+    hpa_config, hpa_sync_period, metric_resolution = hpa_settings(workers)
     options = UpOptions(
         data_dir=data_dir if data_dir is not None else default_data_dir(),
         host=host,
@@ -205,6 +210,9 @@ def up(
         nodes=nodes,
         seed=seed,
         workers={flag: count for flag, count in workers.items() if count is not None},
+        hpa_sync_period=hpa_sync_period,
+        hpa_config=hpa_config,
+        metric_resolution=metric_resolution,
     )
     try:
         plane = assemble_control_plane(options)
@@ -215,6 +223,7 @@ def up(
 
 
 register_resource_commands(cli)
+cli.add_command(demo)
 
 
 def main() -> None:

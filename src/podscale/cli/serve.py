@@ -21,6 +21,7 @@ import socket
 import threading
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Final
 
@@ -40,8 +41,16 @@ from podscale.cli.controlplane import (
     write_kubeconfig,
 )
 from podscale.cli.tls import TlsFiles, ensure_certificates
-from podscale.cli.workloads import serve_with_workloads
+from podscale.cli.workloads import (
+    BuildWorkloads,
+    DriveWorkloads,
+    build_workloads,
+    serve_with_workloads,
+)
 from podscale.client.inprocess import InProcessApi
+from podscale.controllers.hpa import DEFAULT_SYNC_PERIOD
+from podscale.hpa import Config
+from podscale.metrics.server import DEFAULT_RESOLUTION
 from podscale.store.clock import SystemClock
 from podscale.store.errors import BackendError
 from podscale.store.sqlite import SqliteStore
@@ -82,6 +91,9 @@ class UpOptions:
     nodes: int = 3
     seed: int = 0
     workers: Mapping[str, int] = field(default_factory=dict)  # --concurrent-*-syncs
+    hpa_sync_period: timedelta = DEFAULT_SYNC_PERIOD  # --horizontal-pod-autoscaler-sync-period
+    hpa_config: Config = field(default_factory=Config)  # the other --horizontal-pod-autoscaler-*
+    metric_resolution: timedelta = DEFAULT_RESOLUTION  # metrics-server's --metric-resolution
 
     @property
     def use_tls(self) -> bool:
@@ -228,10 +240,18 @@ class _Server(uvicorn.Server):
                 signal.signal(sig, handler)
 
 
-def run_control_plane(plane: ControlPlane, *, announce: Callable[[str], None]) -> str | None:
+def run_control_plane(
+    plane: ControlPlane,
+    *,
+    announce: Callable[[str], None],
+    build: BuildWorkloads = build_workloads,
+    drive: DriveWorkloads | None = None,
+) -> str | None:
     """Serve ``plane`` until a stop signal; returns that signal's name (None if uvicorn
-    stopped by itself). Writes the kubeconfig and calls ``announce`` per usage line once
-    the server accepts connections. The store is closed on every path out."""
+    stopped by itself, e.g. because ``drive`` finished). Writes the kubeconfig and calls
+    ``announce`` per usage line once the server accepts connections. ``build``/``drive``
+    choose what runs next to the server (``workloads.serve_with_workloads``). The store is
+    closed on every path out."""
     options = plane.options
     try:
         try:
@@ -276,7 +296,9 @@ def run_control_plane(plane: ControlPlane, *, announce: Callable[[str], None]) -
             # controllers on the same loop.
             get_factory = getattr(config, "get_loop_factory", None)
             with asyncio.Runner(loop_factory=get_factory() if get_factory else None) as runner:
-                runner.run(serve_with_workloads(server, sock, plane, failures))
+                runner.run(
+                    serve_with_workloads(server, sock, plane, failures, build=build, drive=drive)
+                )
         finally:
             sock.close()
         if failures:

@@ -29,6 +29,7 @@ from datetime import timedelta
 from typing import Final, Protocol
 
 from podscale.api.kinds import KindInfo
+from podscale.client.http import ApiError
 from podscale.client.workqueue import WorkQueue
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.store.interface import Clock
@@ -153,6 +154,12 @@ class ControllerManager:
                 await controller.reconcile(key)
             except asyncio.CancelledError:
                 raise
+            except ApiError as err:
+                # A 409 is the optimistic lock doing its job (a stale cache read): routine,
+                # retried, no traceback. Other API errors are worth one line each.
+                level = logging.DEBUG if err.status == 409 else logging.WARNING
+                _LOG.log(level, "error syncing %s %r: %s; requeuing", controller.name, key, err)
+                queue.add_rate_limited(key)
             except Exception:
                 _LOG.exception("error syncing %s %r; requeuing", controller.name, key)
                 queue.add_rate_limited(key)

@@ -5,34 +5,62 @@ every on-by-default controller, ``foo`` enables ``foo`` and ``-foo`` disables it
 the current ones (``replicaset-controller``) or their older aliases (``replicaset``). This
 module keeps that contract for podscale: ``select_controllers`` parses the flag into the set
 of canonical names (a bad name is a ``ValueError`` with the known names listed) and
-``build_controllers`` makes the selected controllers over one API, clock and random source.
-``podscale.runtime.embedded`` and ``podscale up`` call them; the controllers themselves
-live in their packages.
+``build_controllers`` makes the selected controllers from one ``ControllerContext`` (the
+API, clock and random source every controller shares, plus what only some need: the HPA
+controller's metrics client, ``Config`` and sync period, like kube-controller-manager's
+``ControllerContext``). ``podscale.runtime.embedded`` and ``podscale up`` call them; the
+controllers themselves live in their packages.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from datetime import timedelta
 from typing import Final
 
 from podscale.controllers.deployment.controller import DeploymentController
 from podscale.controllers.garbagecollector.controller import GarbageCollectorController
+from podscale.controllers.hpa.controller import (
+    DEFAULT_SYNC_PERIOD,
+    HorizontalPodAutoscalerController,
+)
+from podscale.controllers.hpa.metrics_client import MetricsClient
 from podscale.controllers.manager import Controller
 from podscale.controllers.replicaset.controller import ReplicaSetController
 from podscale.controllers.runtime_api import ControllerApi
 from podscale.controllers.statefulset.controller import StatefulSetController
+from podscale.hpa import Config
 from podscale.store.interface import Clock
 
 __all__ = [
     "CONTROLLER_NAMES",
+    "HPA_CONTROLLER",
+    "ControllerContext",
     "ControllerSpec",
     "build_controllers",
     "select_controllers",
 ]
 
-Factory = Callable[[ControllerApi, Clock, random.Random], Controller]
+HPA_CONTROLLER: Final = "horizontal-pod-autoscaler-controller"
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerContext:
+    """What the factories build from. ``rng`` is handed out per controller by
+    ``build_controllers`` (each gets its own generator seeded from it). ``metrics`` is the
+    HPA controller's way to the metrics APIs: without one that controller cannot be built."""
+
+    api: ControllerApi
+    clock: Clock
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
+    metrics: MetricsClient | None = None
+    hpa_config: Config = field(default_factory=Config)
+    hpa_sync_period: timedelta = DEFAULT_SYNC_PERIOD
+
+
+Factory = Callable[[ControllerContext], Controller]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,27 +72,36 @@ class ControllerSpec:
     factory: Factory
 
 
+def _hpa_controller(context: ControllerContext) -> Controller:
+    if context.metrics is None:
+        raise ValueError(f"the {HPA_CONTROLLER} needs a metrics client")
+    return HorizontalPodAutoscalerController(
+        context.api,
+        context.clock,
+        context.metrics,
+        config=context.hpa_config,
+        sync_period=context.hpa_sync_period,
+    )
+
+
 _SPECS: Final[tuple[ControllerSpec, ...]] = (
     ControllerSpec(
         "replicaset-controller",
         "replicaset",
-        lambda api, clock, rng: ReplicaSetController(api, clock, rng=rng),
+        lambda c: ReplicaSetController(c.api, c.clock, rng=c.rng),
     ),
     ControllerSpec(
-        "deployment-controller",
-        "deployment",
-        lambda api, clock, rng: DeploymentController(api, clock),
+        "deployment-controller", "deployment", lambda c: DeploymentController(c.api, c.clock)
     ),
     ControllerSpec(
-        "statefulset-controller",
-        "statefulset",
-        lambda api, clock, rng: StatefulSetController(api, clock),
+        "statefulset-controller", "statefulset", lambda c: StatefulSetController(c.api, c.clock)
     ),
     ControllerSpec(
         "garbage-collector-controller",
         "garbagecollector",
-        lambda api, clock, rng: GarbageCollectorController(api, clock),
+        lambda c: GarbageCollectorController(c.api, c.clock),
     ),
+    ControllerSpec(HPA_CONTROLLER, "horizontalpodautoscaling", _hpa_controller),
 )
 
 CONTROLLER_NAMES: Final[tuple[str, ...]] = tuple(spec.name for spec in _SPECS)
@@ -98,15 +135,15 @@ def select_controllers(flag: str | Iterable[str] = "*") -> frozenset[str]:
 
 
 def build_controllers(
-    api: ControllerApi,
-    clock: Clock,
-    rng: random.Random,
-    enabled: Iterable[str] = CONTROLLER_NAMES,
+    context: ControllerContext, enabled: Iterable[str] = CONTROLLER_NAMES
 ) -> list[Controller]:
-    """The enabled controllers, in a fixed order; each draws its randomness from ``rng``."""
+    """The enabled controllers, in a fixed order; each draws its randomness from its own
+    generator seeded from ``context.rng``, in that order. Raises ``ValueError`` when an
+    enabled controller lacks what it needs (the HPA controller without ``metrics``)."""
     wanted = {(_BY_NAME[name].name) for name in enabled}
-    return [
-        spec.factory(api, clock, random.Random(rng.getrandbits(64)))
-        for spec in _SPECS
-        if spec.name in wanted
-    ]
+    controllers: list[Controller] = []
+    for spec in _SPECS:
+        if spec.name in wanted:
+            own = random.Random(context.rng.getrandbits(64))
+            controllers.append(spec.factory(replace(context, rng=own)))
+    return controllers

@@ -2,8 +2,18 @@
 
 ``EmbeddedControlPlane`` is the whole of a simulated Kubernetes in one process: a store
 (``MemoryStore`` by default), the API server's operations through ``InProcessApi``, a
-``ControllerManager`` with the workload controllers of ``default_controllers``, and the
-simulated nodes, scheduler and kubelets of ``podscale.runtime.simulated``. Every part reads
+``ControllerManager`` with the controllers of ``default_controllers`` (workload controllers,
+garbage collector and the HPA controller, built by ``podscale.controllers.registry`` from a
+``ControllerContext``), and the simulated nodes, scheduler and kubelets of
+``podscale.runtime.simulated``.
+
+The metrics pipeline (``metrics=True``, the default with the simulated cluster): the
+kubelets' stats (``SimulatedUsage``, driven by the loads ``plane.usage.set_load`` sets) are
+scraped by a ``MetricsServer`` every ``metric_resolution``, and request rates are pushed into
+a ``PushMetricsProvider``; both are installed on the API's ``ServerState`` (metrics.k8s.io,
+custom.metrics.k8s.io and external.metrics.k8s.io), also when the plane runs over a server's
+own API (``podscale up``), so ``kubectl top`` and the HPA controller (through an
+``InProcessMetricsClient`` on that state) read them. Every part reads
 the one injected clock and waits through asyncio, so on ``podscale.runtime``'s virtual-time
 loop (a ``VirtualClock``) a simulated hour passes in seconds, and on a normal loop (a
 ``SystemClock``) the same code runs at wall speed. ``podscale up``/``podscale demo`` build on it.
@@ -25,9 +35,13 @@ from typing import Any
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.client.inprocess import InProcessApi
+from podscale.controllers.hpa import DEFAULT_SYNC_PERIOD, InProcessMetricsClient
 from podscale.controllers.manager import Controller, ControllerManager
-from podscale.controllers.registry import build_controllers, select_controllers
-from podscale.controllers.runtime_api import ControllerApi
+from podscale.controllers.registry import ControllerContext, build_controllers, select_controllers
+from podscale.hpa import Config
+from podscale.metrics.object_labels import StoreObjectLabels
+from podscale.metrics.push import PushMetricsProvider
+from podscale.metrics.server import DEFAULT_RESOLUTION, MetricsServer
 from podscale.runtime.kubelet import DEFAULT_PROFILE, StartupProfile
 from podscale.runtime.simulated.cluster import SimulatedCluster
 from podscale.runtime.simulated.kubelets import DEFAULT_EVICTION_TIMEOUT
@@ -35,6 +49,12 @@ from podscale.runtime.simulated.nodes import (
     NODE_STATUS_REPORT_FREQUENCY,
     NodeSpec,
     default_node_specs,
+)
+from podscale.runtime.simulated.usage import (
+    DEFAULT_PUBLISH_PERIOD,
+    DEFAULT_REQUEST_METRIC,
+    DEFAULT_STEP,
+    SimulatedUsage,
 )
 from podscale.store.interface import Clock, Store
 from podscale.store.memory import MemoryStore
@@ -47,14 +67,14 @@ __all__ = [
     "seeded_uids",
 ]
 
-ControllerFactory = Callable[[ControllerApi, Clock, random.Random], list[Controller]]
+ControllerFactory = Callable[[ControllerContext], list[Controller]]
 
 
-def default_controllers(api: ControllerApi, clock: Clock, rng: random.Random) -> list[Controller]:
-    """The workload controllers of the embedded control plane: every controller of
+def default_controllers(context: ControllerContext) -> list[Controller]:
+    """The controllers of the embedded control plane: every controller of
     ``podscale.controllers.registry`` (ReplicaSet, Deployment, StatefulSet, garbage
-    collector). ``controllers_from_flag`` selects a subset as ``--controllers`` does."""
-    return build_controllers(api, clock, rng)
+    collector, HPA). ``controllers_from_flag`` selects a subset as ``--controllers`` does."""
+    return build_controllers(context)
 
 
 def controllers_from_flag(flag: str) -> ControllerFactory:
@@ -62,8 +82,8 @@ def controllers_from_flag(flag: str) -> ControllerFactory:
     enables; raises ``ValueError`` for an unknown name."""
     enabled = select_controllers(flag)
 
-    def factory(api: ControllerApi, clock: Clock, rng: random.Random) -> list[Controller]:
-        return build_controllers(api, clock, rng, enabled)
+    def factory(context: ControllerContext) -> list[Controller]:
+        return build_controllers(context, enabled)
 
     return factory
 
@@ -84,6 +104,11 @@ class EmbeddedControlPlane:
     cluster (controllers only). ``workers`` overrides the ``--concurrent-*-syncs`` flags.
     ``api`` runs everything over an existing server's in-process API (``store`` is then
     ignored): how ``podscale up`` shares its store with the HTTP server.
+
+    ``metrics`` (None: as ``simulate``) runs the metrics pipeline of the module docstring;
+    it needs the simulated cluster. ``hpa_config``/``hpa_sync_period`` are the HPA
+    controller's ``--horizontal-pod-autoscaler-*`` settings; ``request_metric`` names the
+    Pods metric the request rates are published as, every ``publish_period``.
     """
 
     def __init__(
@@ -102,12 +127,23 @@ class EmbeddedControlPlane:
         feature_gates: frozenset[str] = DEFAULT_FEATURE_GATES,
         controllers: ControllerFactory = default_controllers,
         resync: timedelta | None = None,
+        metrics: bool | None = None,
+        metric_resolution: timedelta = DEFAULT_RESOLUTION,
+        hpa_config: Config | None = None,
+        hpa_sync_period: timedelta = DEFAULT_SYNC_PERIOD,
+        request_metric: str = DEFAULT_REQUEST_METRIC,
+        publish_period: timedelta = DEFAULT_PUBLISH_PERIOD,
+        usage_step: timedelta = DEFAULT_STEP,
     ) -> None:
         self.clock = clock
+        with_metrics = simulate if metrics is None else metrics
+        if with_metrics and not simulate:
+            raise ValueError("the metrics pipeline needs the simulated cluster (simulate=True)")
         rng = random.Random(seed)
         uid_rng = random.Random(rng.getrandbits(64))
         controller_rng = random.Random(rng.getrandbits(64))
         scheduler_rng = random.Random(rng.getrandbits(64))
+        usage_rng = random.Random(rng.getrandbits(64))
         if api is not None:
             # A running API server's state (``podscale up``): its store, gates and providers.
             self.api = api
@@ -117,10 +153,22 @@ class EmbeddedControlPlane:
                 store if store is not None else MemoryStore(clock, new_uid=seeded_uids(uid_rng))
             )
             self.api = InProcessApi.for_store(self.store, clock, feature_gates=feature_gates)
+        self.push: PushMetricsProvider | None = None
+        if with_metrics:
+            self.push = PushMetricsProvider(clock, objects=StoreObjectLabels(self.store))
         self.manager = ControllerManager(self.api, clock, workers=workers, resync=resync)
-        for controller in controllers(self.api, clock, controller_rng):
+        context = ControllerContext(
+            self.api,
+            clock,
+            controller_rng,
+            InProcessMetricsClient(self.api.state),
+            hpa_config or Config(feature_gates=self.api.state.feature_gates),
+            hpa_sync_period,
+        )
+        for controller in controllers(context):
             self.manager.register(controller)
         self.cluster: SimulatedCluster | None = None
+        self.metrics_server: MetricsServer | None = None
         if simulate:
             self.cluster = SimulatedCluster(
                 self.api,
@@ -130,9 +178,25 @@ class EmbeddedControlPlane:
                 heartbeat=heartbeat,
                 eviction_timeout=eviction_timeout,
                 rng=scheduler_rng,
+                usage_rng=usage_rng,
+                usage_step=usage_step,
+                push=self.push,
+                request_metric=request_metric,
+                publish_period=publish_period,
             )
-            for controller in self.cluster.controllers():
+            for controller in self.cluster.controllers(with_usage=with_metrics):
                 self.manager.register(controller)
+        if with_metrics and self.cluster is not None and self.push is not None:
+            self.metrics_server = MetricsServer(
+                self.cluster.usage,
+                clock,
+                resolution=metric_resolution,
+                objects=StoreObjectLabels(self.store),
+            )
+            state = self.api.state
+            state.metrics_provider = self.metrics_server
+            state.custom_metrics_provider = self.push
+            state.external_metrics_provider = self.push
         self._stop = asyncio.Event()
         self._started = asyncio.Event()
 
@@ -142,6 +206,9 @@ class EmbeddedControlPlane:
         parts = [asyncio.create_task(self.manager.run(), name="controller-manager")]
         if self.cluster is not None:
             parts.append(asyncio.create_task(self.cluster.run(), name="simulated-nodes"))
+        if self.metrics_server is not None and self.cluster is not None:
+            parts.append(asyncio.create_task(self._run_metrics(), name="metrics-server"))
+            parts.append(asyncio.create_task(self.cluster.run_usage(), name="simulated-usage"))
         stop = asyncio.create_task(self._stop.wait())
         ready = asyncio.create_task(self._parts_started())
         pending: set[asyncio.Task[Any]] = {stop, ready, *parts}
@@ -160,11 +227,28 @@ class EmbeddedControlPlane:
                     return  # stopped, or a part ended on its own
         finally:
             self.manager.stop()
+            if self.metrics_server is not None:
+                # Asked as well as cancelled: Python 3.11's wait_for can swallow a cancel
+                # that meets a finishing scrape, and the loop would then go on scraping.
+                self.metrics_server.stop()
             everything = [stop, ready, *parts]
             for task in everything:
                 task.cancel()
             # ``wait``, not ``await task``: a failed part's error is already on its way out.
             await asyncio.wait(everything)
+
+    @property
+    def usage(self) -> SimulatedUsage:
+        """The simulated usage (where loads are set); only with the simulated cluster."""
+        if self.cluster is None:
+            raise RuntimeError("the control plane runs no simulated cluster")
+        return self.cluster.usage
+
+    async def _run_metrics(self) -> None:
+        # Scrape only once pods can be seen: before that every scrape would be empty.
+        assert self.metrics_server is not None
+        await self.manager.wait_started()
+        await self.metrics_server.run()
 
     async def _parts_started(self) -> None:
         await self.manager.wait_started()

@@ -132,6 +132,11 @@ class LiveView:
         self._color = _is_tty(out) if color is None else color
         self._last_shown: timedelta | None = None
 
+    @property
+    def last_shown(self) -> timedelta | None:
+        """The offset of the last status line written (None before the first)."""
+        return self._last_shown
+
     def show(
         self,
         sample: Sample,

@@ -3,7 +3,9 @@
 Async shells around the pure decisions of ``podscale.runtime.scheduling``,
 ``podscale.runtime.kubelet`` and ``podscale.runtime.sim_nodes``: they read through shared
 informers and write through the API like the real components, on whatever clock the loop
-has (virtual time or real time). ``SimulatedCluster`` bundles them with fault injection;
+has (virtual time or real time). ``usage.SimulatedUsage`` adds the kubelets' resource stats
+and request rates from each workload's load. ``SimulatedCluster`` bundles them with fault
+injection;
 ``podscale.runtime.embedded`` runs them with the store, API and controllers on one clock.
 """
 
@@ -23,20 +25,31 @@ from podscale.runtime.simulated.profiles import (
     profile_for,
 )
 from podscale.runtime.simulated.scheduler import DEFAULT_SCHEDULER_NAME, SimulatedScheduler
+from podscale.runtime.simulated.usage import (
+    DEFAULT_REQUEST_METRIC,
+    IDLE_PROFILE,
+    KubeletUnreachable,
+    SimulatedUsage,
+    WorkloadLoad,
+)
 
 __all__ = [
     "DEFAULT_EVICTION_TIMEOUT",
+    "DEFAULT_REQUEST_METRIC",
     "DEFAULT_SCHEDULER_NAME",
+    "IDLE_PROFILE",
     "NODE_STATUS_REPORT_FREQUENCY",
     "READINESS_DELAY_ANNOTATION",
     "STARTUP_ANNOTATION",
     "TERMINATION_ANNOTATION",
-    "ControllerApi",
+    "KubeletUnreachable",
     "NodeSpec",
     "SimulatedCluster",
     "SimulatedKubelets",
     "SimulatedNodes",
     "SimulatedScheduler",
+    "SimulatedUsage",
+    "WorkloadLoad",
     "binding_for",
     "default_node_specs",
     "profile_for",

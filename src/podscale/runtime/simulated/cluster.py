@@ -6,6 +6,11 @@ Bundles ``nodes.SimulatedNodes`` (Node objects and heartbeats, a task of its own
 ``ControllerApi``, so the same cluster runs embedded (``podscale.runtime.embedded``) or against
 an API server over HTTP. The fault-injection calls are what tests and scenarios use:
 ``crash_pod``, ``crash_container``, ``lose_node``, ``restore_node``.
+
+``usage`` (``usage.SimulatedUsage``) is the kubelets' resource stats and the workloads'
+load: the metrics server scrapes it and it publishes request rates; it is one more
+controller for the manager (``controllers(with_usage=True)``) plus a task of its own
+(``run_usage``), both left out when nobody reads metrics.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from datetime import timedelta
 
 from podscale.controllers.manager import Controller
 from podscale.controllers.runtime_api import ControllerApi
+from podscale.metrics.push import PushMetricsProvider
 from podscale.runtime.kubelet import DEFAULT_PROFILE, StartupProfile
 from podscale.runtime.simulated.kubelets import DEFAULT_EVICTION_TIMEOUT, SimulatedKubelets
 from podscale.runtime.simulated.nodes import (
@@ -24,6 +30,12 @@ from podscale.runtime.simulated.nodes import (
     SimulatedNodes,
 )
 from podscale.runtime.simulated.scheduler import SimulatedScheduler
+from podscale.runtime.simulated.usage import (
+    DEFAULT_PUBLISH_PERIOD,
+    DEFAULT_REQUEST_METRIC,
+    DEFAULT_STEP,
+    SimulatedUsage,
+)
 from podscale.store.interface import Clock
 
 __all__ = ["SimulatedCluster"]
@@ -44,16 +56,37 @@ class SimulatedCluster:
         heartbeat: timedelta = NODE_STATUS_REPORT_FREQUENCY,
         eviction_timeout: timedelta | None = DEFAULT_EVICTION_TIMEOUT,
         rng: random.Random | None = None,
+        usage_rng: random.Random | None = None,
+        usage_step: timedelta = DEFAULT_STEP,
+        push: PushMetricsProvider | None = None,
+        request_metric: str = DEFAULT_REQUEST_METRIC,
+        publish_period: timedelta = DEFAULT_PUBLISH_PERIOD,
     ) -> None:
         self.nodes = SimulatedNodes(api, clock, specs, heartbeat=heartbeat)
         self.scheduler = SimulatedScheduler(api, clock, rng=rng)
         self.kubelets = SimulatedKubelets(
             api, clock, self.nodes, profile=profile, eviction_timeout=eviction_timeout
         )
+        self.usage = SimulatedUsage(
+            api,
+            clock,
+            self.nodes,
+            rng=usage_rng,
+            step=usage_step,
+            push=push,
+            request_metric=request_metric,
+            publish_period=publish_period,
+        )
 
-    def controllers(self) -> list[Controller]:
-        """The control loops to register with the manager: the scheduler and the kubelets."""
-        return [self.scheduler, self.kubelets]
+    def controllers(self, *, with_usage: bool = False) -> list[Controller]:
+        """The control loops to register with the manager: the scheduler and the kubelets,
+        and with ``with_usage`` the resource usage the metrics server scrapes."""
+        loops: list[Controller] = [self.scheduler, self.kubelets]
+        return [*loops, self.usage] if with_usage else loops
+
+    async def run_usage(self) -> None:
+        """Publish the pods' request rates every period (until cancelled)."""
+        await self.usage.run()
 
     async def run(self) -> None:
         """Register the nodes and keep their heartbeats (until cancelled)."""

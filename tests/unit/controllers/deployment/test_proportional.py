@@ -230,7 +230,9 @@ def test_proportional_scaling_sums_to_the_new_size(
     new_replicas: int, surge: int, unavailable: int, sizes: list[int]
 ) -> None:
     """From a consistent mid-rollout state (every ReplicaSet sized for the same maximum,
-    summing to it) scaling lands exactly on replicas + maxSurge with no negative size."""
+    summing to it) scaling lands on replicas + maxSurge with no negative size. The one
+    exception is upstream's: the rounding leftover goes to the largest ReplicaSet and is
+    clamped at 0 there, so a scale-down of many 1-replica sets can stop short."""
     strategy = Strategy(max_surge=surge, max_unavailable=unavailable)
     # Absolute surge: the previous size follows from the ReplicaSets' total.
     old_max = sum(sizes)
@@ -242,7 +244,8 @@ def test_proportional_scaling_sums_to_the_new_size(
     allowed = new_replicas + max_surge(strategy, new_replicas) if new_replicas else 0
     assert set(result) == {rs.name for rs in rss}
     assert all(size >= 0 for size in result.values())
-    assert sum(result.values()) == allowed
+    total = sum(result.values())
+    assert total == allowed or (total > allowed and 0 in result.values())
 
 
 @given(

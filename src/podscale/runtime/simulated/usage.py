@@ -1,0 +1,310 @@
+"""``SimulatedUsage``: the simulated kubelets' resource stats, driven by each workload's load.
+
+Joins the load model (``podscale.runtime.load``: a ``RateSource`` and a ``LoadProfile`` per
+workload, ``compute_usage``) to the metrics pipeline. Registered with the
+``ControllerManager`` like the other simulated components, it reads the pod, node and
+workload informers (never polling the store) and implements:
+
+* ``KubeletStatsSource`` of ``podscale.metrics.server``: ``nodes()`` (the registered
+  simulated nodes) and ``summary(node)`` (cumulative per-container CPU counters and working
+  sets, ``usage_ledger``); a lost node's kubelet does not answer.
+* per-pod request rates as a Pods custom metric (default ``http_requests_per_second``),
+  written into a ``PushMetricsProvider`` every ``publish_period`` by ``run``, averaged over
+  the period as Prometheus' ``rate()`` would, for the ready pods of workloads with a load.
+
+How usage is integrated: ``advance(now)`` credits the time since the last advance. The
+traffic of a workload goes to the ready pods its ``spec.selector`` matches (as a Service
+routes), split by ``compute_usage`` together with every other pod so node capacity is
+shared; pods no load claims run at ``IDLE_PROFILE``. While a load is set the interval is cut
+into ``step`` pieces (aligned to ``origin``), each at the rate of its start, so a rate that
+changes between scrapes is averaged as it should be; a pod event that changes who serves
+(readiness, a start, a stop) first advances up to that instant with the old view. Without a
+load, usage is constant between events and one piece suffices. All randomness (the
+profiles' noise) comes from the seeded ``rng``.
+
+Rate sources see ``t`` = time since ``origin`` (the clock's time at construction unless
+``set_origin`` moves it, as ``podscale.runtime.scenario_run`` does at a scenario's start).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+from podscale.api.kinds import KindInfo
+from podscale.api.selectors import Selector, SelectorError, selector_from_label_selector
+from podscale.client.cache import Lister
+from podscale.client.informer import EventHandler
+from podscale.client.workqueue import WorkQueue
+from podscale.controllers.runtime_api import ControllerApi, SharedInformers
+from podscale.metrics.push import PushMetricsProvider
+from podscale.metrics.server.summary import NodeSummary
+from podscale.runtime.load import (
+    LoadProfile,
+    PodLoad,
+    PodUsage,
+    RateSource,
+    WorkloadDemand,
+    compute_usage,
+)
+from podscale.runtime.sim_resources import Resources, node_allocatable
+from podscale.runtime.simulated.cluster_api import NODE, POD, node_name_of
+from podscale.runtime.simulated.nodes import SimulatedNodes
+from podscale.runtime.simulated.usage_ledger import PodKey, RunningPod, UsageLedger, running_pod
+from podscale.runtime.simulated.usage_loads import (
+    IDLE_PROFILE,
+    WORKLOAD_KINDS,
+    WorkloadLoad,
+    assign_pods,
+    grid_pieces,
+)
+from podscale.store.interface import Clock
+
+__all__ = [
+    "DEFAULT_PUBLISH_PERIOD",
+    "DEFAULT_REQUEST_METRIC",
+    "DEFAULT_STEP",
+    "IDLE_PROFILE",
+    "WORKLOAD_KINDS",
+    "KubeletUnreachable",
+    "SimulatedUsage",
+    "WorkloadLoad",
+]
+
+JSON = dict[str, Any]
+DEFAULT_STEP: Final = timedelta(seconds=1)
+DEFAULT_PUBLISH_PERIOD: Final = timedelta(seconds=15)
+DEFAULT_REQUEST_METRIC: Final = "http_requests_per_second"
+
+
+class KubeletUnreachable(ConnectionError):
+    """What scraping a lost node's kubelet raises."""
+
+
+class SimulatedUsage:
+    """Resource usage and request rates of the simulated pods; see the module docstring."""
+
+    name: Final = "usage"
+    workers_flag: Final = "concurrent_usage_syncs"
+    informer_kinds: Final[Sequence[KindInfo]] = (POD, NODE, *WORKLOAD_KINDS.values())
+
+    def __init__(
+        self,
+        api: ControllerApi,
+        clock: Clock,
+        nodes: SimulatedNodes,
+        *,
+        rng: random.Random | None = None,
+        step: timedelta = DEFAULT_STEP,
+        push: PushMetricsProvider | None = None,
+        request_metric: str = DEFAULT_REQUEST_METRIC,
+        publish_period: timedelta = DEFAULT_PUBLISH_PERIOD,
+    ) -> None:
+        if step <= timedelta(0) or publish_period <= timedelta(0):
+            raise ValueError("step and publish_period must be positive")
+        self._api = api
+        self._clock = clock
+        self._nodes = nodes
+        self._rng = rng or random.Random(0)
+        self._step = step
+        self.push = push
+        self.request_metric = request_metric
+        self._publish_period = publish_period
+        self.origin = clock.now()
+        self._last = clock.now()
+        self._ledger = UsageLedger()
+        self._loads: dict[tuple[str, str, str], WorkloadLoad] = {}
+        self._pods: dict[PodKey, RunningPod] = {}
+        self._on_node: dict[str, set[PodKey]] = {}
+        # Bumped on every change of the pod view; without loads, usage only changes then.
+        self._version = 0
+        self._idle: tuple[object, tuple[PodUsage, ...]] | None = None
+        self._published: dict[PodKey, tuple[datetime, float]] = {}
+        self._node_lister: Lister | None = None
+        self._workloads: dict[str, Lister] = {}
+
+    # -- wiring -----------------------------------------------------------------------
+
+    def bind(self, informers: SharedInformers, queue: WorkQueue[str]) -> None:
+        pods = informers.informer_for(POD)
+        pods.add_handler(
+            EventHandler(self._on_pod, lambda _old, new: self._on_pod(new), self._gone)
+        )
+        self._node_lister = informers.informer_for(NODE).lister
+        self._workloads = {k: informers.informer_for(i).lister for k, i in WORKLOAD_KINDS.items()}
+
+    async def reconcile(self, key: str) -> None:
+        """Nothing is ever queued: the handlers keep the pod view current."""
+
+    def _on_pod(self, pod: JSON) -> None:
+        if node_name_of(pod) not in self._nodes.names:
+            return
+        view = running_pod(pod)
+        key = (str((pod.get("metadata") or {}).get("namespace") or ""), _name(pod))
+        if view is None:
+            self._gone(pod)
+            return
+        old = self._pods.get(key)
+        if old == view:
+            return  # a status write that changes nothing the usage depends on
+        if self._loads:
+            self.advance(self._clock.now())
+        self._pods[key] = view
+        self._version += 1
+        if old is not None and old.load.node != view.load.node:
+            self._on_node.get(str(old.load.node), set()).discard(key)
+        self._on_node.setdefault(str(view.load.node), set()).add(key)
+        self._ledger.forget(key, keep=view)
+
+    def _gone(self, pod: JSON) -> None:
+        key = (str((pod.get("metadata") or {}).get("namespace") or ""), _name(pod))
+        if key not in self._pods:
+            return
+        if self._loads:
+            self.advance(self._clock.now())
+        gone = self._pods.pop(key)
+        self._version += 1
+        self._on_node.get(str(gone.load.node), set()).discard(key)
+        self._ledger.forget(key)
+        self._published.pop(key, None)
+
+    # -- loads --------------------------------------------------------------------------
+
+    def set_origin(self, origin: datetime) -> None:
+        """Rate sources read ``t`` as the time since ``origin`` from now on."""
+        self.advance(self._clock.now())
+        self.origin = origin
+
+    def set_load(
+        self,
+        kind: str,
+        namespace: str,
+        name: str,
+        rate: RateSource,
+        profile: LoadProfile | None = None,
+    ) -> None:
+        """Drive the workload ``kind`` (Deployment, ReplicaSet or StatefulSet) with ``rate``;
+        replaces an earlier load of it. Usage up to now is accounted with the old loads."""
+        if kind not in WORKLOAD_KINDS:
+            raise ValueError(f"cannot load a {kind}: use one of {', '.join(WORKLOAD_KINDS)}")
+        self.advance(self._clock.now())
+        load = WorkloadLoad(kind, namespace, name, rate, profile or LoadProfile())
+        self._loads[(kind, namespace, name)] = load
+
+    def clear_load(self, kind: str, namespace: str, name: str) -> None:
+        """The workload's pods go back to idling."""
+        self.advance(self._clock.now())
+        self._loads.pop((kind, namespace, name), None)
+
+    def loads(self) -> list[WorkloadLoad]:
+        return [self._loads[key] for key in sorted(self._loads)]
+
+    def offered_rate(self, kind: str, namespace: str, name: str, now: datetime) -> float:
+        """Requests per second the workload receives at ``now`` (0 without a load)."""
+        load = self._loads.get((kind, namespace, name))
+        return 0.0 if load is None else load.rate.rate_at(now - self.origin)
+
+    # -- integration --------------------------------------------------------------------
+
+    def advance(self, now: datetime) -> None:
+        """Account usage up to ``now`` (see the module docstring); idempotent per instant."""
+        if now <= self._last:
+            return
+        start, self._last = self._last, now
+        allocatable = self._allocatable()
+        if not self._loads:
+            self._ledger.credit(self._idle_usage(allocatable), self._pods, allocatable, start, now)
+            return
+        members, idle = self._assign()
+        for piece_start, piece_end in grid_pieces(start, now, self.origin, self._step):
+            demands = [
+                WorkloadDemand(load.rate.rate_at(piece_start - self.origin), pods, load.profile)
+                for load, pods in members
+            ]
+            demands.append(WorkloadDemand(0.0, idle, IDLE_PROFILE))
+            usages = compute_usage(demands, allocatable, self._rng)
+            self._ledger.credit(usages, self._pods, allocatable, piece_start, piece_end)
+
+    def _idle_usage(self, allocatable: dict[str, Resources]) -> tuple[PodUsage, ...]:
+        """Every pod at ``IDLE_PROFILE`` (no noise): the same until the pods or nodes change."""
+        stamp = (self._version, tuple(sorted(allocatable.items())))
+        if self._idle is None or self._idle[0] != stamp:
+            pods = [self._pods[key].load for key in sorted(self._pods)]
+            demand = WorkloadDemand(0.0, pods, IDLE_PROFILE)
+            self._idle = (stamp, compute_usage([demand], allocatable, self._rng))
+        return self._idle[1]
+
+    def _assign(self) -> tuple[list[tuple[WorkloadLoad, list[PodLoad]]], list[PodLoad]]:
+        return assign_pods(self.loads(), self._pods, self._selector_of)
+
+    def _selector_of(self, load: WorkloadLoad) -> Selector | None:
+        lister = self._workloads.get(load.kind)
+        workload = lister.get(load.namespace, load.name) if lister is not None else None
+        if workload is None:
+            return None
+        try:
+            selector = selector_from_label_selector((workload.get("spec") or {}).get("selector"))
+        except SelectorError:
+            return None
+        return None if selector.empty() else selector
+
+    def _allocatable(self) -> dict[str, Resources]:
+        nodes = self._node_lister
+        found = {n: nodes.get("", n) for n in sorted(self._nodes.names)} if nodes else {}
+        return {name: node_allocatable(obj) for name, obj in found.items() if obj is not None}
+
+    # -- KubeletStatsSource -------------------------------------------------------------
+
+    async def nodes(self) -> list[str]:
+        """The registered simulated nodes (metrics-server lists nodes from the API)."""
+        return sorted(self._allocatable())
+
+    async def summary(self, node_name: str) -> NodeSummary:
+        """The node's kubelet Summary now; a lost node raises ``KubeletUnreachable``."""
+        if node_name not in self._nodes.names or self._nodes.is_lost(node_name):
+            raise KubeletUnreachable(f"node {node_name} is not reachable")
+        now = self._clock.now()
+        self.advance(now)
+        keys = sorted(self._on_node.get(node_name, ()))
+        return NodeSummary(
+            node=self._ledger.node_stats(node_name, now),
+            pods=tuple(self._ledger.pod_stats(self._pods[key], now) for key in keys),
+        )
+
+    # -- request rates as a custom metric -------------------------------------------------
+
+    async def run(self) -> None:
+        """Publish request rates every ``publish_period`` until cancelled."""
+        while True:
+            await asyncio.sleep(self._publish_period.total_seconds())
+            self.publish()
+
+    def publish(self) -> None:
+        """Write each ready loaded pod's request rate since the last publish (milli-units)."""
+        if not self._loads:
+            return  # only loaded workloads' pods have a request rate
+        now = self._clock.now()
+        self.advance(now)
+        members, _ = self._assign()
+        for _, pods in members:
+            for pod in pods:
+                served = self._ledger.requests_served(pod.key)
+                since, before = self._published.get(pod.key, (None, 0.0))
+                self._published[pod.key] = (now, served)
+                if not pod.ready or since is None or self.push is None:
+                    continue
+                rate = (served - before) / max((now - since).total_seconds(), 1e-9)
+                self.push.set_pod_metric(
+                    pod.namespace,
+                    pod.name,
+                    self.request_metric,
+                    f"{round(rate * 1000)}m",
+                    window_seconds=round((now - since).total_seconds()),
+                )
+
+
+def _name(obj: JSON) -> str:
+    return str((obj.get("metadata") or {}).get("name") or "")

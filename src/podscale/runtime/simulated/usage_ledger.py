@@ -1,0 +1,203 @@
+"""The bookkeeping behind the simulated kubelets' stats: what each pod has used so far.
+
+``UsageLedger`` turns a sequence of usage snapshots (``podscale.runtime.load.PodUsage`` from
+``compute_usage``, each valid over an interval of virtual time) into what a kubelet's Summary
+API reports: per container a CUMULATIVE CPU counter in core-nanoseconds since the
+container started and a memory working set; per node a counter and working set that include
+the node's own system usage; per pod the cumulative number of requests served. ``RunningPod``
+is the view of one pod the ledger needs: which containers run since when, read from the
+status the simulated kubelet wrote (``podscale.runtime.kubelet``).
+
+Contract:
+
+* A container is credited only from its ``startedAt``: a container that started inside an
+  interval gets the part after its start, so a fresh container's counter is zero at its
+  start time, as the metrics server assumes for its first point.
+* A restart (a new ``startedAt``) starts a new counter from zero; the old one is forgotten.
+* Counters and working sets are reported as whole numbers of at least 1: the metrics server
+  drops a pod with a zero reading (a real container always uses something), and a pod
+  dropped from the metrics would read to the HPA as a pod without metrics.
+
+No clock and no I/O: ``usage.SimulatedUsage`` decides the intervals and calls ``credit``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+from podscale.metrics.server.summary import (
+    ContainerStats,
+    CPUStats,
+    MemoryStats,
+    NodeStats,
+    PodStats,
+)
+from podscale.runtime.load import PodLoad, PodUsage, is_running, pod_load
+from podscale.runtime.sim_pod_status import parse_time
+
+__all__ = [
+    "NODE_SYSTEM_MEMORY",
+    "NODE_SYSTEM_MILLI_CPU",
+    "RunningPod",
+    "UsageLedger",
+    "running_pod",
+]
+
+JSON = dict[str, Any]
+PodKey = tuple[str, str]
+# What a node's system daemons (kubelet, runtime, OS) use on their own.
+NODE_SYSTEM_MILLI_CPU: Final = 50
+NODE_SYSTEM_MEMORY: Final = 256 * 1024 * 1024
+_CORE_NANOS_PER_MILLI_SECOND: Final = 1_000_000  # 1 millicore for 1 s, in core-ns
+
+
+@dataclass(frozen=True, slots=True)
+class RunningPod:
+    """A pod with at least one running container: the load model's ``PodLoad`` (its
+    containers limited to the running ones), their start times and the pod's own."""
+
+    load: PodLoad
+    uid: str
+    labels: Mapping[str, str]
+    start_time: datetime | None
+    started: Mapping[str, datetime]
+
+    @property
+    def key(self) -> PodKey:
+        return self.load.key
+
+
+def running_pod(pod: JSON) -> RunningPod | None:
+    """The ledger's view of a pod object; None when nothing of it runs."""
+    if not is_running(pod):
+        return None
+    status = pod.get("status") or {}
+    started: dict[str, datetime] = {}
+    for container in status.get("containerStatuses") or []:
+        running = (container.get("state") or {}).get("running") or {}
+        if running.get("startedAt"):
+            started[str(container.get("name", ""))] = parse_time(str(running["startedAt"]))
+    if not started:
+        return None
+    load = pod_load(pod)
+    load = PodLoad(
+        name=load.name,
+        namespace=load.namespace,
+        node=load.node,
+        ready=load.ready,
+        containers=tuple(c for c in load.containers if c.name in started),
+    )
+    metadata = pod.get("metadata") or {}
+    start = status.get("startTime")
+    return RunningPod(
+        load=load,
+        uid=str(metadata.get("uid") or ""),
+        labels={str(k): str(v) for k, v in (metadata.get("labels") or {}).items()},
+        start_time=parse_time(str(start)) if start else None,
+        started=started,
+    )
+
+
+def _seconds(delta: timedelta) -> float:
+    return max(delta.total_seconds(), 0.0)
+
+
+class UsageLedger:
+    """Cumulative usage per container, node and pod; see the module docstring."""
+
+    def __init__(self) -> None:
+        # Per pod, so that forgetting a pod costs only its own entries.
+        self._cpu: dict[PodKey, dict[tuple[str, datetime], float]] = {}
+        self._memory: dict[PodKey, dict[str, int]] = {}
+        self._requests: dict[PodKey, float] = {}
+        self._node_cpu: dict[str, float] = {}
+        self._node_memory: dict[str, int] = {}
+        self._node_started: dict[str, datetime] = {}
+
+    def credit(
+        self,
+        usages: Iterable[PodUsage],
+        pods: Mapping[PodKey, RunningPod],
+        nodes: Iterable[str],
+        start: datetime,
+        end: datetime,
+    ) -> None:
+        """Account ``usages`` as constant over ``[start, end)``; ``nodes`` are the nodes to
+        keep counters for (each also runs its system usage)."""
+        span = _seconds(end - start)
+        node_cpu: dict[str, float] = {}
+        node_memory: dict[str, int] = {}
+        for name in nodes:
+            self._node_started.setdefault(name, start)
+            node_cpu[name] = NODE_SYSTEM_MILLI_CPU * span
+            node_memory[name] = NODE_SYSTEM_MEMORY
+        for usage in usages:
+            key = (usage.namespace, usage.name)
+            pod = pods.get(key)
+            if pod is None:
+                continue
+            self._requests[key] = self._requests.get(key, 0.0) + usage.request_rate * span
+            for container in usage.containers:
+                began = pod.started.get(container.name)
+                if began is None:
+                    continue
+                seconds = _seconds(end - max(start, began))
+                counters = self._cpu.setdefault(key, {})
+                counter = (container.name, began)
+                counters[counter] = counters.get(counter, 0.0) + container.milli_cpu * seconds
+                self._memory.setdefault(key, {})[container.name] = container.memory
+                if usage.node in node_cpu:
+                    node_cpu[usage.node] += container.milli_cpu * seconds
+                    node_memory[usage.node] += container.memory
+        for name, milli_seconds in node_cpu.items():
+            self._node_cpu[name] = self._node_cpu.get(name, 0.0) + milli_seconds
+            self._node_memory[name] = node_memory[name]
+
+    def requests_served(self, key: PodKey) -> float:
+        """Requests the pod has served so far (its share of the traffic, integrated)."""
+        return self._requests.get(key, 0.0)
+
+    def forget(self, key: PodKey, keep: RunningPod | None = None) -> None:
+        """Drop the pod's counters (all of them, or those of containers that ``keep`` no
+        longer runs under the same start time)."""
+        if keep is None:
+            self._cpu.pop(key, None)
+            self._memory.pop(key, None)
+            self._requests.pop(key, None)
+            return
+        counters = self._cpu.get(key, {})
+        for name, began in [c for c in counters if keep.started.get(c[0]) != c[1]]:
+            del counters[(name, began)]
+        gauges = self._memory.get(key, {})
+        for name in [g for g in gauges if g not in keep.started]:
+            del gauges[name]
+
+    def pod_stats(self, pod: RunningPod, now: datetime) -> PodStats:
+        """The pod as the Summary API reports it at ``now``."""
+        # Hot: every scrape builds every pod's stats, so lookups are hoisted.
+        key = pod.key
+        counters = self._cpu.get(key) or {}
+        gauges = self._memory.get(key) or {}
+        containers = []
+        for container in pod.load.containers:
+            name = container.name
+            began = pod.started[name]
+            core_ns = int(counters.get((name, began), 0.0) * _CORE_NANOS_PER_MILLI_SECOND)
+            cpu = CPUStats(now, core_ns if core_ns > 0 else 1)
+            memory = MemoryStats(now, max(1, gauges.get(name, 0)))
+            containers.append(ContainerStats(name, began, cpu, memory))
+        load = pod.load
+        return PodStats(load.namespace, load.name, pod.uid, pod.start_time, tuple(containers))
+
+    def node_stats(self, name: str, now: datetime) -> NodeStats:
+        """The node's own line of its Summary at ``now``."""
+        core_ns = self._node_cpu.get(name, 0.0) * _CORE_NANOS_PER_MILLI_SECOND
+        return NodeStats(
+            node_name=name,
+            start_time=self._node_started.get(name, now),
+            cpu=CPUStats(now, max(1, int(core_ns))),
+            memory=MemoryStats(now, max(1, self._node_memory.get(name, NODE_SYSTEM_MEMORY))),
+        )

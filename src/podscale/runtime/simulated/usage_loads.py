@@ -1,0 +1,87 @@
+"""Which pods serve which load, and how an interval is cut: pure helpers of ``usage``.
+
+``SimulatedUsage`` (``usage``) keeps a ``WorkloadLoad`` per loaded workload and a view of the
+running pods; ``assign_pods`` says which pods receive each workload's traffic (those its
+selector matches in its namespace, as a Service routes; a pod that two selectors match
+serves the first load in key order, so no request is counted twice) and which pods idle at
+``IDLE_PROFILE``. ``grid_pieces`` cuts an interval at every ``step`` after an origin, so
+integration pieces line up however often the interval is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Final
+
+from podscale.api.kinds import KindInfo, kind_for
+from podscale.api.selectors import Selector
+from podscale.runtime.load import ContainerCost, LoadProfile, PodLoad, RateSource
+from podscale.runtime.simulated.usage_ledger import PodKey, RunningPod
+
+__all__ = [
+    "IDLE_PROFILE",
+    "WORKLOAD_KINDS",
+    "WorkloadLoad",
+    "assign_pods",
+    "grid_pieces",
+]
+
+# A container nobody sends traffic to still ticks over (1m CPU, 8 MiB).
+IDLE_PROFILE: Final = LoadProfile(
+    default=ContainerCost(baseline_milli_cpu=1.0, baseline_memory=8 * 1024 * 1024)
+)
+WORKLOAD_KINDS: Final[dict[str, KindInfo]] = {
+    kind: kind_for("apps/v1", kind) for kind in ("Deployment", "ReplicaSet", "StatefulSet")
+}
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadLoad:
+    """The load on one workload: its request rate over time and what its containers cost."""
+
+    kind: str
+    namespace: str
+    name: str
+    rate: RateSource
+    profile: LoadProfile
+
+
+def assign_pods(
+    loads: Iterable[WorkloadLoad],
+    pods: Mapping[PodKey, RunningPod],
+    selector_of: Callable[[WorkloadLoad], Selector | None],
+) -> tuple[list[tuple[WorkloadLoad, list[PodLoad]]], list[PodLoad]]:
+    """Each load with the pods serving it (by key), and the pods no load claims. A load
+    whose selector is None (workload gone, or selecting nothing) gets no pods."""
+    claimed: set[PodKey] = set()
+    members: list[tuple[WorkloadLoad, list[PodLoad]]] = []
+    keys = sorted(pods)
+    for load in loads:
+        selector = selector_of(load)
+        serving: list[PodLoad] = []
+        if selector is not None:
+            for key in keys:
+                pod = pods[key]
+                if key in claimed or pod.load.namespace != load.namespace:
+                    continue
+                if selector.matches(pod.labels):
+                    serving.append(pod.load)
+                    claimed.add(key)
+        members.append((load, serving))
+    idle = [pods[key].load for key in keys if key not in claimed]
+    return members, idle
+
+
+def grid_pieces(
+    start: datetime, end: datetime, origin: datetime, step: timedelta
+) -> list[tuple[datetime, datetime]]:
+    """``[start, end)`` cut at ``origin + k * step``; an empty interval gives one piece."""
+    pieces = []
+    cut = start - (start - origin) % step + step
+    while cut < end:
+        pieces.append((start, cut))
+        start, cut = cut, cut + step
+    pieces.append((start, end))
+    return pieces

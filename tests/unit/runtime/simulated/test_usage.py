@@ -1,0 +1,179 @@
+"""SimulatedUsage (podscale.runtime.simulated.usage) on a running plane, on virtual time:
+the kubelet stats it serves integrate the load in sub-steps, idle at the baseline, respect
+node capacity, reset on restarts, and a lost node's kubelet does not answer."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+
+import pytest
+
+from podscale.api.kinds import kind_for
+from podscale.runtime.clocks import VirtualClock
+from podscale.runtime.embedded import EmbeddedControlPlane
+from podscale.runtime.kernel import run_virtual
+from podscale.runtime.load import (
+    ConstantRate,
+    ContainerCost,
+    LoadProfile,
+    RateSource,
+    RateStep,
+    StepRate,
+)
+from podscale.runtime.simulated import KubeletUnreachable, NodeSpec, SimulatedUsage
+
+T = TypeVar("T")
+START = datetime(2026, 2, 1, tzinfo=UTC)
+DEPLOYMENT = kind_for("apps/v1", "Deployment")
+POD = kind_for("v1", "Pod")
+MILLI_SECOND_NS = 1_000_000
+COST = LoadProfile(default=ContainerCost(milli_cpu_per_rps=10.0))
+
+
+def web(replicas: int = 1) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {
+                    "containers": [
+                        {"name": "web", "image": "web", "resources": {"requests": {"cpu": "100m"}}}
+                    ]
+                },
+            },
+        },
+    }
+
+
+def with_plane(
+    body: Callable[[EmbeddedControlPlane], Awaitable[T]],
+    *,
+    seed: int = 3,
+    nodes: list[NodeSpec] | None = None,
+) -> T:
+    """``body`` against a started plane running one ready ``web`` pod (at 20 s)."""
+    clock = VirtualClock(START)
+
+    async def main() -> T:
+        plane = EmbeddedControlPlane(clock, seed=seed, nodes=nodes)
+        task = asyncio.create_task(plane.run())
+        try:
+            await plane.wait_started()
+            await plane.api.create(DEPLOYMENT, "default", web())
+            await asyncio.sleep(20)
+            return await body(plane)
+        finally:
+            plane.stop()
+            await task
+
+    result = run_virtual(main(), start=START, until=timedelta(hours=1))
+    assert result is not None
+    return result
+
+
+async def counter(usage: SimulatedUsage, node: str | None = None) -> tuple[int, datetime]:
+    """The web pod's container counter and start time, from its node's Summary."""
+    for name in [node] if node else await usage.nodes():
+        for pod in (await usage.summary(name)).pods:
+            (container,) = pod.containers
+            assert container.cpu is not None
+            assert container.cpu.usage_core_nano_seconds
+            assert container.start_time is not None
+            return container.cpu.usage_core_nano_seconds, container.start_time
+    raise AssertionError("no web pod in any summary")
+
+
+async def milli_seconds_over(plane: EmbeddedControlPlane, seconds: float) -> float:
+    before, _ = await counter(plane.usage)
+    await asyncio.sleep(seconds)
+    after, _ = await counter(plane.usage)
+    return (after - before) / MILLI_SECOND_NS
+
+
+def loaded(rate: RateSource, profile: LoadProfile = COST) -> Callable[..., Awaitable[float]]:
+    async def body(plane: EmbeddedControlPlane) -> float:
+        plane.usage.set_origin(plane.clock.now())
+        plane.usage.set_load("Deployment", "default", "web", rate, profile)
+        return await milli_seconds_over(plane, 15)
+
+    return body
+
+
+@pytest.mark.parametrize(
+    ("rate", "expected"),
+    [
+        (ConstantRate(10.0), 15 * 100),
+        # 0 req/s for 5 s, then 10 req/s (100m) for 10 s between two reads.
+        (StepRate((RateStep(timedelta(0), 0.0), RateStep(timedelta(seconds=5), 10.0))), 1000),
+    ],
+    ids=["constant", "changes-between-reads"],
+)
+def test_cpu_counters_integrate_the_load_in_sub_steps(rate: RateSource, expected: int) -> None:
+    assert with_plane(loaded(rate)) == pytest.approx(expected, abs=1)
+
+
+def test_pods_without_a_load_idle_at_the_baseline() -> None:
+    async def body(plane: EmbeddedControlPlane) -> float:
+        return await milli_seconds_over(plane, 10)
+
+    assert with_plane(body) == pytest.approx(10 * 1, abs=0.01)  # 1m for 10 s
+
+
+def test_usage_is_capped_by_the_node() -> None:
+    small = [NodeSpec("node-1", cpu="500m")]
+    assert with_plane(loaded(ConstantRate(1000.0)), nodes=small) == pytest.approx(15 * 500, abs=1)
+
+
+def test_noise_is_seeded() -> None:
+    noisy = LoadProfile(default=ContainerCost(milli_cpu_per_rps=10.0), noise_stddev=0.2)
+    runs = [with_plane(loaded(ConstantRate(10.0), noisy), seed=s) for s in (5, 5, 6)]
+    assert runs[0] == runs[1] != runs[2]
+
+
+def test_a_restart_starts_the_counter_afresh() -> None:
+    async def body(
+        plane: EmbeddedControlPlane,
+    ) -> tuple[tuple[int, datetime], tuple[int, datetime]]:
+        plane.usage.set_load("Deployment", "default", "web", ConstantRate(10.0), COST)
+        await asyncio.sleep(30)
+        before = await counter(plane.usage)
+        (pod,) = (await plane.api.list(POD, "default"))["items"]
+        assert plane.cluster is not None
+        await plane.cluster.crash_pod("default", pod["metadata"]["name"])
+        await asyncio.sleep(5)
+        return before, await counter(plane.usage)
+
+    (old_counter, old_start), (new_counter, new_start) = with_plane(body)
+    assert new_start > old_start
+    assert new_counter < old_counter
+
+
+def test_a_lost_node_does_not_answer() -> None:
+    async def body(plane: EmbeddedControlPlane) -> tuple[list[str], str]:
+        assert plane.cluster is not None
+        names = await plane.usage.nodes()
+        await plane.cluster.lose_node("node-2")
+        with pytest.raises(KubeletUnreachable) as failure:
+            await plane.usage.summary("node-2")
+        return names, str(failure.value)
+
+    names, message = with_plane(body)
+    assert names == ["node-1", "node-2", "node-3"]
+    assert message == "node node-2 is not reachable"
+
+
+def test_only_workload_kinds_take_a_load() -> None:
+    async def body(plane: EmbeddedControlPlane) -> str:
+        with pytest.raises(ValueError, match="cannot load a Pod") as failure:
+            plane.usage.set_load("Pod", "default", "web", ConstantRate(1.0))
+        return str(failure.value)
+
+    assert "Deployment, ReplicaSet, StatefulSet" in with_plane(body)

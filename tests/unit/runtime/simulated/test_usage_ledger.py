@@ -1,0 +1,159 @@
+"""The kubelet stats bookkeeping (podscale.runtime.simulated.usage_ledger): counters credited
+from each container's start, reset by a restart, never reported as zero."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from podscale.runtime.load import ContainerUsage, PodUsage
+from podscale.runtime.simulated.usage_ledger import (
+    NODE_SYSTEM_MEMORY,
+    NODE_SYSTEM_MILLI_CPU,
+    RunningPod,
+    UsageLedger,
+    running_pod,
+)
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+MILLI_SECOND_NS = 1_000_000  # one millicore for one second, in core-nanoseconds
+
+
+def stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def pod(
+    name: str = "web-1",
+    *,
+    started: dict[str, datetime | None] | None = None,
+    phase: str = "Running",
+    ready: bool = True,
+) -> dict[str, Any]:
+    started = {"web": T0} if started is None else started
+    statuses = []
+    for container, at in started.items():
+        state = {"running": {"startedAt": stamp(at)}} if at else {"waiting": {"reason": "X"}}
+        statuses.append({"name": container, "state": state})
+    return {
+        "metadata": {"name": name, "namespace": "default", "uid": "u-1", "labels": {"a": "b"}},
+        "spec": {"nodeName": "node-1", "containers": [{"name": c} for c in started]},
+        "status": {
+            "phase": phase,
+            "startTime": stamp(T0),
+            "containerStatuses": statuses,
+            "conditions": [{"type": "Ready", "status": "True" if ready else "False"}],
+        },
+    }
+
+
+def usage(milli: int, *, name: str = "web-1", memory: int = 1000, rate: float = 0.0) -> PodUsage:
+    return PodUsage("default", name, "node-1", rate, (ContainerUsage("web", milli, memory),))
+
+
+def view(**options: Any) -> RunningPod:
+    found = running_pod(pod(**options))
+    assert found is not None
+    return found
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ({}, ("web",)),
+        ({"phase": "Pending"}, None),
+        ({"started": {"web": None}}, None),
+        ({"started": {"web": T0, "side": None}}, ("web",)),
+    ],
+    ids=["running", "pending", "nothing-started", "only-running-containers"],
+)
+def test_running_pod_keeps_the_running_containers(
+    options: dict[str, Any], expected: tuple[str, ...] | None
+) -> None:
+    found = running_pod(pod(**options))
+    names = None if found is None else tuple(c.name for c in found.load.containers)
+    assert names == expected
+
+
+def test_running_pod_reads_readiness_labels_and_start_times() -> None:
+    found = view(ready=False)
+    assert (found.load.ready, found.labels, found.uid) == (False, {"a": "b"}, "u-1")
+    assert found.started == {"web": T0}
+    assert found.start_time == T0
+
+
+def test_a_container_is_credited_from_its_start() -> None:
+    ledger = UsageLedger()
+    late = view(started={"web": T0 + timedelta(seconds=6)})
+    ledger.credit([usage(100)], {late.key: late}, ["node-1"], T0, T0 + timedelta(seconds=10))
+    stats = ledger.pod_stats(late, T0 + timedelta(seconds=10))
+    (container,) = stats.containers
+    assert container.cpu is not None
+    assert container.memory is not None
+    assert container.cpu.usage_core_nano_seconds == 4 * 100 * MILLI_SECOND_NS
+    assert container.start_time == T0 + timedelta(seconds=6)
+    assert container.memory.working_set_bytes == 1000
+
+
+def test_a_restart_starts_a_new_counter() -> None:
+    ledger = UsageLedger()
+    first = view()
+    ledger.credit([usage(100)], {first.key: first}, [], T0, T0 + timedelta(seconds=10))
+    restarted = view(started={"web": T0 + timedelta(seconds=20)})
+    ledger.forget(restarted.key, keep=restarted)
+    stats = ledger.pod_stats(restarted, T0 + timedelta(seconds=20))
+    assert stats.containers[0].cpu is not None
+    assert stats.containers[0].cpu.usage_core_nano_seconds == 1  # fresh, floored at 1
+
+
+def test_zero_readings_are_reported_as_one() -> None:
+    ledger = UsageLedger()
+    idle = view()
+    ledger.credit([usage(0, memory=0)], {idle.key: idle}, [], T0, T0 + timedelta(seconds=5))
+    (container,) = ledger.pod_stats(idle, T0 + timedelta(seconds=5)).containers
+    assert container.cpu is not None
+    assert container.memory is not None
+    assert (container.cpu.usage_core_nano_seconds, container.memory.working_set_bytes) == (1, 1)
+
+
+def test_the_node_adds_its_system_usage() -> None:
+    ledger = UsageLedger()
+    running = view()
+    ledger.credit([usage(100)], {running.key: running}, ["node-1"], T0, T0 + timedelta(seconds=2))
+    node = ledger.node_stats("node-1", T0 + timedelta(seconds=2))
+    assert node.cpu is not None
+    assert node.memory is not None
+    assert node.cpu.usage_core_nano_seconds == 2 * (100 + NODE_SYSTEM_MILLI_CPU) * MILLI_SECOND_NS
+    assert node.memory.working_set_bytes == NODE_SYSTEM_MEMORY + 1000
+    assert node.start_time == T0
+
+
+def test_requests_are_integrated_and_forgotten_with_the_pod() -> None:
+    ledger = UsageLedger()
+    running = view()
+    ledger.credit([usage(1, rate=2.5)], {running.key: running}, [], T0, T0 + timedelta(seconds=4))
+    assert ledger.requests_served(running.key) == 10.0
+    ledger.forget(running.key)
+    assert ledger.requests_served(running.key) == 0.0
+
+
+@given(st.lists(st.tuples(st.integers(0, 2000), st.integers(1, 30)), min_size=1, max_size=20))
+def test_the_counter_is_the_integral_and_never_goes_back(pieces: list[tuple[int, int]]) -> None:
+    ledger = UsageLedger()
+    running = view()
+    now, previous, expected = T0, 0, 0
+    for milli, seconds in pieces:
+        end = now + timedelta(seconds=seconds)
+        ledger.credit([usage(milli)], {running.key: running}, [], now, end)
+        now = end
+        expected += milli * seconds * MILLI_SECOND_NS
+        cpu = ledger.pod_stats(running, now).containers[0].cpu
+        assert cpu is not None
+        assert cpu.usage_core_nano_seconds is not None
+        assert cpu.usage_core_nano_seconds >= previous
+        previous = cpu.usage_core_nano_seconds
+    assert previous == max(expected, 1)
