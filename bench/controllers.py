@@ -1,8 +1,10 @@
 """Workload controllers on the simulated cluster, on virtual time (issue #4's benchmark).
 
 The whole embedded control plane (``podscale.runtime.embedded.EmbeddedControlPlane``:
-MemoryStore, in-process API, ReplicaSet/Deployment/StatefulSet/garbage-collector
-controllers, simulated nodes, scheduler and kubelets) runs on one ``VirtualClock``. The
+MemoryStore, in-process API, ReplicaSet/Deployment/StatefulSet/garbage-collector and HPA
+controllers, simulated nodes, scheduler and kubelets, simulated usage scraped by the metrics
+server every 15 s) runs on one ``VirtualClock``; ``--no-metrics`` leaves out the metrics
+pipeline to time the workload controllers alone. The
 cluster: ``--deployments`` Deployments of ``--pods`` pods each (100 x 10 by default) on
 enough simulated nodes. One simulated hour (``--hours``) of it: every Deployment is created
 at 0, scaled up by half at 15 min, down to half at 30 min and back at 45 min, each time
@@ -107,7 +109,9 @@ async def converged(plane: EmbeddedControlPlane, sizes: dict[str, int]) -> bool:
     return len(items) == len(sizes)
 
 
-def run_once(deployments: int, pods: int, hours: float, seed: int) -> Result:
+def run_once(
+    deployments: int, pods: int, hours: float, seed: int, *, metrics: bool = True
+) -> Result:
     clock = VirtualClock(START)
     span = timedelta(hours=hours)
     steps = [(0.25, pods + pods // 2), (0.5, max(1, pods // 2)), (0.75, pods)]
@@ -117,7 +121,7 @@ def run_once(deployments: int, pods: int, hours: float, seed: int) -> Result:
 
     async def main() -> None:
         plane = EmbeddedControlPlane(
-            clock, nodes=nodes_for(deployments * (pods + pods // 2)), seed=seed
+            clock, nodes=nodes_for(deployments * (pods + pods // 2)), seed=seed, metrics=metrics
         )
         runner = asyncio.create_task(plane.run())
         watcher = asyncio.create_task(count_pod_creations(plane, created))
@@ -159,9 +163,16 @@ def main() -> None:
     parser.add_argument("--pods", type=int, default=10, help="pods per Deployment")
     parser.add_argument("--hours", type=float, default=1.0, help="simulated span")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--no-metrics",
+        action="store_true",
+        help="leave out the metrics pipeline and HPA controller (workload controllers only)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     args = parser.parse_args()
-    result = run_once(args.deployments, args.pods, args.hours, args.seed)
+    result = run_once(
+        args.deployments, args.pods, args.hours, args.seed, metrics=not args.no_metrics
+    )
     report = {
         "machine": machine(),
         **asdict(result),

@@ -35,7 +35,11 @@ from typing import Any
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.client.inprocess import InProcessApi
-from podscale.controllers.hpa import DEFAULT_SYNC_PERIOD, InProcessMetricsClient
+from podscale.controllers.hpa import (
+    DEFAULT_SYNC_PERIOD,
+    HorizontalPodAutoscalerController,
+    InProcessMetricsClient,
+)
 from podscale.controllers.manager import Controller, ControllerManager
 from podscale.controllers.registry import ControllerContext, build_controllers, select_controllers
 from podscale.hpa import Config
@@ -167,6 +171,9 @@ class EmbeddedControlPlane:
         )
         for controller in controllers(context):
             self.manager.register(controller)
+            if isinstance(controller, HorizontalPodAutoscalerController):
+                # Its upstream-named Prometheus metrics, on the server's /metrics.
+                self.api.state.metric_exporters.append(controller.monitor.render)
         self.cluster: SimulatedCluster | None = None
         self.metrics_server: MetricsServer | None = None
         if simulate:

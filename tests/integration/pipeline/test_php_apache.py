@@ -7,14 +7,18 @@ examples/scenarios/php-apache-step.yaml: 0.5 req/s, 25 from 2m (5 pods' worth at
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from podscale.runtime.scenario_run import ScenarioResult, run_scenario
+from podscale.runtime.clocks import VirtualClock
+from podscale.runtime.kernel import run_virtual
+from podscale.runtime.scenario_run import ScenarioResult, ScenarioRun, plane_for, play, run_scenario
 from podscale.runtime.scenario_snapshot import ScenarioSnapshot
+from podscale.runtime.virtual_time import DEFAULT_START
 from podscale.sim import load_scenario
 
 SCENARIO = Path(__file__).resolve().parents[3] / "examples" / "scenarios" / "php-apache-step.yaml"
@@ -115,3 +119,30 @@ def test_same_seed_same_run(result: ScenarioResult) -> None:
     assert [s.workload("php-apache").utilization for s in again.snapshots] == [
         s.workload("php-apache").utilization for s in result.snapshots
     ]
+
+
+def test_the_hpa_controller_metrics_are_served_on_metrics() -> None:
+    """``/metrics`` of the plane's server renders the HPA controller's upstream metrics
+    once it has reconciled (the scenario scales php-apache up and down)."""
+    scenario = load_scenario(SCENARIO)
+    clock = VirtualClock(DEFAULT_START)
+    rendered: list[str] = []
+
+    async def main() -> None:
+        plane = plane_for(scenario, clock)
+        task = asyncio.create_task(plane.run())
+        await plane.wait_started()
+        await play(ScenarioRun(plane, scenario), tick=timedelta(minutes=1))
+        rendered.append("".join(export() for export in plane.api.state.metric_exporters))
+        plane.stop()
+        await task
+
+    run_virtual(main(), start=DEFAULT_START)
+    [text] = rendered
+    assert "# TYPE horizontal_pod_autoscaler_controller_reconciliations_total counter" in text
+    assert (
+        'horizontal_pod_autoscaler_controller_reconciliations_total{action="scale_up",error="none"}'
+        in text
+    )
+    assert 'action="scale_down",error="none"' in text
+    assert "horizontal_pod_autoscaler_controller_metric_computation_duration_seconds_bucket" in text
