@@ -3,8 +3,11 @@
 Name, labels, reference, one ``( current / target )`` row per metric (``resource cpu on pods
 (as a percentage of request):  75% (75m) / 50%``; ``<unknown>`` without a current value),
 replica bounds, the behavior when set, ``<Kind> pods:  N current / M desired``, conditions
-and events: the layout of kubectl's ``describeHorizontalPodAutoscalerV2``. Pure: the caller
-(``podscale.cli.describe``) fetches the HPA and its events and passes ``now``.
+and events: the layout of kubectl's ``describeHorizontalPodAutoscalerV2``. Then, beyond
+kubectl, the ``Last decision:`` section when the HPA controller stored one
+(``podscale.cli.describe_annotations``): everything before it is kubectl's output byte for
+byte. Pure: the caller (``podscale.cli.describe``) fetches the HPA and its events and passes
+``now``.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from podscale.apiserver.printing_format import format_quantity
+from podscale.cli.describe_annotations import describe_last_decision, write_annotations
 from podscale.cli.describe_text import SKIPPED_ANNOTATIONS, DescribeWriter, format_timestamp
 
 __all__ = ["describe_hpa"]
@@ -118,7 +122,7 @@ def _write_rules(out: DescribeWriter, direction: str, rules: Any) -> None:
 
 
 def describe_hpa(hpa: JSON, events: list[JSON], now: datetime) -> str:
-    """The description of an autoscaling/v2 HPA with its events."""
+    """The description of an autoscaling/v2 HPA with its events and its last decision."""
     metadata = hpa.get("metadata") or {}
     spec = hpa.get("spec") or {}
     status = hpa.get("status") or {}
@@ -127,7 +131,7 @@ def describe_hpa(hpa: JSON, events: list[JSON], now: datetime) -> str:
     out.write(0, f"Name:\t{metadata.get('name', '')}\n")
     out.write(0, f"Namespace:\t{metadata.get('namespace', '')}\n")
     out.write_map("Labels", metadata.get("labels"))
-    out.write_map("Annotations", metadata.get("annotations"), SKIPPED_ANNOTATIONS)
+    write_annotations(out, metadata.get("annotations"), SKIPPED_ANNOTATIONS)
     out.write(0, f"CreationTimestamp:\t{format_timestamp(metadata.get('creationTimestamp'))}\n")
     out.write(0, f"Reference:\t{ref.get('kind', '')}/{ref.get('name', '')}\n")
     out.write(0, "Metrics:\t( current / target )\n")
@@ -158,4 +162,4 @@ def describe_hpa(hpa: JSON, events: list[JSON], now: datetime) -> str:
                 f"{cond.get('reason', '')}\t{cond.get('message', '')}\n",
             )
     out.write_events(events, now)
-    return out.render()
+    return out.render() + describe_last_decision(metadata.get("annotations"))

@@ -8,8 +8,10 @@ anything with the same fields runs. ``ScenarioRun`` applies one to a started
 (``SimulatedUsage.set_load``, with the run's start as the rate sources' origin), and its
 timeline events at their offsets (``scale`` through the target's ``scale`` subresource,
 ``crash`` of the first ``count`` running pods of the target by name, ``loseNode``,
-``restoreNode``). ``plane_for`` builds the plane a scenario asks for (its nodes, pod timing
-and seed).
+``restoreNode``), and its external metric series (``externalMetrics``) through the plane's
+push provider, each value from its offset on and republished before the provider's TTL
+forgets it (``scenario_external``). ``plane_for`` builds the plane a scenario asks for (its
+nodes, pod timing and seed).
 
 ``run_scenario`` does all of it on a fresh virtual-time loop for the scenario's duration and
 returns every ``ScenarioSnapshot`` (``scenario_snapshot``), taken every ``tick`` and handed to
@@ -32,6 +34,7 @@ from podscale.runtime.embedded import EmbeddedControlPlane
 from podscale.runtime.kernel import run_virtual
 from podscale.runtime.kubelet import StartupProfile
 from podscale.runtime.load import LoadProfile, RateSource, is_running
+from podscale.runtime.scenario_external import ExternalMetricFeed, SeriesLike
 from podscale.runtime.scenario_snapshot import (
     POD,
     EventCursor,
@@ -119,6 +122,8 @@ class ScenarioLike(Protocol):
     def workloads(self) -> Sequence[WorkloadLike]: ...
     @property
     def events(self) -> Sequence[EventLike]: ...
+    @property
+    def external_metrics(self) -> Sequence[SeriesLike]: ...
 
 
 def node_specs(scenario: ScenarioLike) -> tuple[NodeSpec, ...]:
@@ -150,6 +155,7 @@ class ScenarioRun:
         self.started_at: datetime = plane.clock.now()
         self._pending = sorted(scenario.events, key=lambda e: e.at)
         self._cursor = EventCursor()
+        self._external = ExternalMetricFeed(scenario.external_metrics)
 
     @property
     def targets(self) -> list[TargetRef]:
@@ -173,12 +179,29 @@ class ScenarioRun:
         return self.plane.clock.now() - self.started_at
 
     def next_event_at(self) -> timedelta | None:
-        return self._pending[0].at if self._pending else None
+        """The offset of the next event or external metric publication."""
+        times = [self._pending[0].at] if self._pending else []
+        if (publish_at := self._external.next_at()) is not None:
+            times.append(publish_at)
+        return min(times, default=None)
 
     async def fire_due(self) -> None:
-        """Fire every event whose offset has come, in order."""
+        """Publish the external metric values due, then fire every event whose offset has
+        come, in order."""
+        self._publish_due()
         while self._pending and self._pending[0].at <= self.offset():
             await self._fire(self._pending.pop(0))
+
+    def _publish_due(self) -> None:
+        due = self._external.due(self.offset())
+        push = self.plane.push
+        if due and push is None:
+            raise ValueError("the scenario has externalMetrics but the plane has no metrics")
+        for series, value in due:
+            assert push is not None  # checked above
+            push.set_external_metric(
+                series.namespace, series.name, value, labels=dict(series.labels)
+            )
 
     async def _fire(self, event: EventLike) -> None:
         cluster = self.plane.cluster

@@ -3,8 +3,9 @@
 ``load_scenario(path)`` reads and validates one file into a ``Scenario``
 (``podscale.sim.scenario_model``); ``parse_scenario`` does the same for an already decoded
 document. The parts are read by ``scenario_cluster`` (nodes, pod timing, events),
-``scenario_manifests`` (the Kubernetes objects) and ``scenario_load`` (workloads and their
-load), all through one ``FieldReader`` so every problem is reported at once::
+``scenario_manifests`` (the Kubernetes objects), ``scenario_load`` (workloads and their
+load) and ``scenario_metrics`` (external metric values), all through one ``FieldReader``
+so every problem is reported at once::
 
     apiVersion: podscale.dev/v1alpha1
     kind: Scenario
@@ -20,6 +21,8 @@ load), all through one ``FieldReader`` so every problem is reported at once::
           load: {type: step, steps: [{at: 0s, rate: 10}, {at: 5m, rate: 100}]}
           containers: [{name: php-apache, perRequest: {cpu: 2m}}]
       events: [{at: 20m, type: loseNode, node: node-2}]
+      externalMetrics:               # external metric series over time (scenario_metrics)
+        - {name: queue_ready, labels: {queue: a}, values: [{at: 1m, value: "90"}]}
 
 Validation failures raise ``ScenarioError`` whose message reads like the API server's for
 an invalid object: ``<file>: Scenario.podscale.dev "name" is invalid: [<errors>]`` with each
@@ -49,12 +52,22 @@ from podscale.sim.scenario_cluster import read_events, read_nodes, read_pod_timi
 from podscale.sim.scenario_fields import FieldReader
 from podscale.sim.scenario_load import read_workload
 from podscale.sim.scenario_manifests import read_manifests
+from podscale.sim.scenario_metrics import read_external_metrics
 from podscale.sim.scenario_model import API_VERSION, KIND, Manifest, Scenario, Workload
 
 __all__ = ["ScenarioError", "load_scenario", "parse_scenario"]
 
 _METADATA_FIELDS = ("name", "labels", "annotations")
-_SPEC_FIELDS = ("seed", "duration", "nodes", "pods", "manifests", "workloads", "events")
+_SPEC_FIELDS = (
+    "seed",
+    "duration",
+    "nodes",
+    "pods",
+    "manifests",
+    "workloads",
+    "events",
+    "externalMetrics",
+)
 
 
 class ScenarioError(ValueError):
@@ -183,6 +196,7 @@ def parse_scenario(
             workloads.append((i, workload, item))
     _check_targets(r, workloads, manifests, path)
     events = read_events(r, spec, path, duration, nodes)
+    external_metrics = read_external_metrics(r, spec, path, duration)
     if r.errors or r.unknown_fields or duration is None:
         raise _fail(label, name, r)
     return Scenario(
@@ -194,6 +208,7 @@ def parse_scenario(
         manifests=tuple(manifests),
         workloads=tuple(w for _, w, _ in workloads),
         events=tuple(events),
+        external_metrics=tuple(external_metrics),
         labels=labels,
         annotations=annotations,
         source=source,

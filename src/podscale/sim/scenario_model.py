@@ -25,6 +25,8 @@ __all__ = [
     "EVENT_TYPES",
     "KIND",
     "TARGET_API_VERSIONS",
+    "ExternalMetricSeries",
+    "ExternalMetricValue",
     "Manifest",
     "NodeSpec",
     "Scenario",
@@ -104,6 +106,35 @@ class ScenarioEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class ExternalMetricValue:
+    """From ``at`` after the start (until the next value) the series reads ``value``."""
+
+    at: timedelta
+    value: Quantity
+
+
+@dataclass(frozen=True, slots=True)
+class ExternalMetricSeries:
+    """One series of an external metric (external.metrics.k8s.io): a metric name in a
+    namespace with a label set, and its values over time (step-hold, ordered by ``at``).
+    Before the first ``at`` the series does not exist, as if nobody had pushed it yet."""
+
+    name: str
+    namespace: str = "default"
+    labels: Mapping[str, str] = field(default_factory=dict)
+    values: tuple[ExternalMetricValue, ...] = ()
+
+    def value_at(self, offset: timedelta) -> Quantity | None:
+        """The value held at ``offset`` after the start (None before the first)."""
+        held = None
+        for step in sorted(self.values, key=lambda v: v.at):
+            if step.at > offset:
+                break
+            held = step.value
+        return held
+
+
+@dataclass(frozen=True, slots=True)
 class Manifest:
     """One object to create at the start; ``source`` is its file, or its field path when
     inline."""
@@ -125,6 +156,7 @@ class Scenario:
     manifests: tuple[Manifest, ...] = ()
     workloads: tuple[Workload, ...] = ()
     events: tuple[ScenarioEvent, ...] = ()
+    external_metrics: tuple[ExternalMetricSeries, ...] = ()
     labels: Mapping[str, str] = field(default_factory=dict)
     annotations: Mapping[str, str] = field(default_factory=dict)
     source: Path | None = None
