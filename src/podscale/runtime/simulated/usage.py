@@ -8,6 +8,12 @@ workload informers (never polling the store) and implements:
 * ``KubeletStatsSource`` of ``podscale.metrics.server``: ``nodes()`` (the registered
   simulated nodes) and ``summary(node)`` (cumulative per-container CPU counters and working
   sets, ``usage_ledger``); a lost node's kubelet does not answer.
+* a fault: ``fail_stats`` makes every kubelet's stats endpoint fail (usage is still
+  accounted, only the answers fail) until ``restore_stats``, as when metrics-server cannot
+  reach the kubelets; the metrics server then serves no pod metrics.
+* ``PodSelection`` of ``podscale.metrics.server``: ``select_pods`` answers a label selector
+  from the pod informer's label index, so the metrics server serves one HPA's pods without
+  reading the whole namespace.
 * per-pod request rates as a Pods custom metric (default ``http_requests_per_second``),
   written into a ``PushMetricsProvider`` every ``publish_period`` by ``run``, averaged over
   the period as Prometheus' ``rate()`` would, for the ready pods of workloads with a load.
@@ -123,7 +129,9 @@ class SimulatedUsage:
         self._version = 0
         self._idle: tuple[object, tuple[PodUsage, ...]] | None = None
         self._published: dict[PodKey, tuple[datetime, float]] = {}
+        self._stats_failure: str | None = None
         self._node_lister: Lister | None = None
+        self._pod_lister: Lister | None = None
         self._workloads: dict[str, Lister] = {}
 
     # -- wiring -----------------------------------------------------------------------
@@ -133,6 +141,7 @@ class SimulatedUsage:
         pods.add_handler(
             EventHandler(self._on_pod, lambda _old, new: self._on_pod(new), self._gone)
         )
+        self._pod_lister = pods.lister
         self._node_lister = informers.informer_for(NODE).lister
         self._workloads = {k: informers.informer_for(i).lister for k, i in WORKLOAD_KINDS.items()}
 
@@ -256,16 +265,25 @@ class SimulatedUsage:
         found = {n: nodes.get("", n) for n in sorted(self._nodes.names)} if nodes else {}
         return {name: node_allocatable(obj) for name, obj in found.items() if obj is not None}
 
-    # -- KubeletStatsSource -------------------------------------------------------------
+    # -- KubeletStatsSource and PodSelection ----------------------------------------------
+
+    def select_pods(self, namespace: str, selector: Selector) -> list[str]:
+        """Names of the pods in ``namespace`` (per the informer) ``selector`` matches."""
+        if self._pod_lister is None:
+            return []
+        return [_name(pod) for pod in self._pod_lister.list(namespace, selector)]
 
     async def nodes(self) -> list[str]:
         """The registered simulated nodes (metrics-server lists nodes from the API)."""
         return sorted(self._allocatable())
 
     async def summary(self, node_name: str) -> NodeSummary:
-        """The node's kubelet Summary now; a lost node raises ``KubeletUnreachable``."""
+        """The node's kubelet Summary now; a lost node, or any node while ``fail_stats``
+        holds, raises ``KubeletUnreachable``."""
         if node_name not in self._nodes.names or self._nodes.is_lost(node_name):
             raise KubeletUnreachable(f"node {node_name} is not reachable")
+        if self._stats_failure is not None:
+            raise KubeletUnreachable(f"node {node_name}: {self._stats_failure}")
         now = self._clock.now()
         self.advance(now)
         keys = sorted(self._on_node.get(node_name, ()))
@@ -273,6 +291,14 @@ class SimulatedUsage:
             node=self._ledger.node_stats(node_name, now),
             pods=tuple(self._ledger.pod_stats(self._pods[key], now) for key in keys),
         )
+
+    def fail_stats(self, reason: str = "connection refused") -> None:
+        """Every kubelet's stats endpoint fails with ``reason`` until ``restore_stats``."""
+        self._stats_failure = reason
+
+    def restore_stats(self) -> None:
+        """The kubelets answer stats requests again."""
+        self._stats_failure = None
 
     # -- request rates as a custom metric -------------------------------------------------
 
