@@ -14,6 +14,7 @@ from typing import Any
 
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.api.selectors import SelectorError, format_label_selector, label_selector_to_string
+from podscale.cli.describe_annotations import write_annotations
 from podscale.cli.describe_hpa import describe_hpa
 from podscale.cli.describe_template import write_pod_template
 from podscale.cli.describe_text import SKIPPED_ANNOTATIONS, DescribeWriter, format_timestamp
@@ -133,7 +134,7 @@ def describe_workload(
     if kind == "Deployment":
         out.write(0, f"CreationTimestamp:\t{format_timestamp(metadata.get('creationTimestamp'))}\n")
         out.write_map("Labels", metadata.get("labels"))
-        out.write_map("Annotations", metadata.get("annotations"), SKIPPED_ANNOTATIONS)
+        write_annotations(out, metadata.get("annotations"), SKIPPED_ANNOTATIONS)
         out.write(0, f"Selector:\t{format_label_selector(spec.get('selector'))}\n")
         out.write(
             0,
@@ -159,7 +160,7 @@ def describe_workload(
             )
         out.write(0, f"Selector:\t{format_label_selector(spec.get('selector'))}\n")
         out.write_map("Labels", metadata.get("labels"))
-        out.write_map("Annotations", metadata.get("annotations"), SKIPPED_ANNOTATIONS)
+        write_annotations(out, metadata.get("annotations"), SKIPPED_ANNOTATIONS)
         controller = _controller(metadata)
         if controller:
             out.write(0, f"Controlled By:\t{controller}\n")

@@ -18,6 +18,7 @@ import yaml
 from podscale import __version__
 from podscale.cli.controlplane import ControlPlaneError, default_data_dir
 from podscale.cli.demo_command import demo
+from podscale.cli.prometheus_up import prometheus_flags, prometheus_settings
 from podscale.cli.resources import register_resource_commands
 from podscale.cli.serve import UpOptions, assemble_control_plane, run_control_plane
 from podscale.cli.workloads import hpa_flags, hpa_settings
@@ -179,6 +180,7 @@ def _check_controllers(_ctx: click.Context, _param: click.Parameter, value: str)
     help="Objects synced concurrently by the garbage collector controller [default: 20].",
 )
 @hpa_flags
+@prometheus_flags
 @click.option("--report-minor", type=click.IntRange(0), default=None, hidden=True)
 def up(
     data_dir: Path | None,
@@ -197,6 +199,7 @@ def up(
     """Run the embedded control plane (API server, store, controllers and a simulated
     cluster) until Ctrl-C."""
     hpa_config, hpa_sync_period, metric_resolution = hpa_settings(workers)
+    prometheus = prometheus_settings(workers)
     options = UpOptions(
         data_dir=data_dir if data_dir is not None else default_data_dir(),
         host=host,
@@ -213,6 +216,7 @@ def up(
         hpa_sync_period=hpa_sync_period,
         hpa_config=hpa_config,
         metric_resolution=metric_resolution,
+        prometheus=prometheus,
     )
     try:
         plane = assemble_control_plane(options)

@@ -40,6 +40,7 @@ from podscale.cli.controlplane import (
     prepare_data_dir,
     write_kubeconfig,
 )
+from podscale.cli.prometheus_up import PrometheusOptions
 from podscale.cli.tls import TlsFiles, ensure_certificates
 from podscale.cli.workloads import (
     BuildWorkloads,
@@ -94,6 +95,7 @@ class UpOptions:
     hpa_sync_period: timedelta = DEFAULT_SYNC_PERIOD  # --horizontal-pod-autoscaler-sync-period
     hpa_config: Config = field(default_factory=Config)  # the other --horizontal-pod-autoscaler-*
     metric_resolution: timedelta = DEFAULT_RESOLUTION  # metrics-server's --metric-resolution
+    prometheus: PrometheusOptions | None = None  # custom/external metrics from Prometheus
 
     @property
     def use_tls(self) -> bool:

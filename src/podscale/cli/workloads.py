@@ -12,6 +12,10 @@ failure stops the server with the error; the server stopping stops the controlle
 ``hpa_flags`` adds kube-controller-manager's ``--horizontal-pod-autoscaler-*`` flags (and
 metrics-server's ``--metric-resolution``) to a click command, durations in Go's syntax;
 ``hpa_settings`` turns their values into the HPA ``Config`` and periods.
+
+With ``--prometheus-url`` (``prometheus_up``), the plane serves custom.metrics.k8s.io and
+external.metrics.k8s.io from a real Prometheus through the adapter, whose relist loop
+``prometheus_up.run_workloads`` runs next to the controllers.
 """
 
 from __future__ import annotations
@@ -27,9 +31,11 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import click
 import uvicorn
 
+from podscale.cli.prometheus_up import prometheus_provider, run_workloads
 from podscale.controllers.hpa import DEFAULT_SYNC_PERIOD
 from podscale.controllers.registry import select_controllers
 from podscale.hpa import Config
+from podscale.metrics.prometheus import AdapterConfig
 from podscale.metrics.server import DEFAULT_RESOLUTION
 from podscale.runtime.embedded import EmbeddedControlPlane, controllers_from_flag
 from podscale.runtime.simulated import default_node_specs
@@ -53,13 +59,23 @@ _DEFAULTS: Final = Config()
 
 def build_workloads(plane: ControlPlane) -> EmbeddedControlPlane | None:
     """The controllers (and simulated nodes) ``podscale up`` runs next to its API server,
-    over the server's own in-process API and clock; None when none are asked for."""
+    over the server's own in-process API and clock, with the Prometheus adapter when asked
+    for; None when nothing is asked for."""
     options = plane.options
     factory = controllers_from_flag(options.controllers)
-    if plane.api is None or (not options.simulate and not select_controllers(options.controllers)):
+    prometheus = options.prometheus
+    idle = not options.simulate and not select_controllers(options.controllers)
+    if plane.api is None or (idle and prometheus is None):
         return None
+    clock = plane.api.state.clock
+    rules = prometheus.config if prometheus else AdapterConfig()
+    provider = (
+        prometheus_provider(prometheus, plane.api, clock)
+        if prometheus and (rules.rules or rules.external_rules)
+        else None
+    )
     return EmbeddedControlPlane(
-        plane.api.state.clock,
+        clock,
         api=plane.api,
         nodes=default_node_specs(options.nodes) if options.simulate else (),
         seed=options.seed,
@@ -71,6 +87,8 @@ def build_workloads(plane: ControlPlane) -> EmbeddedControlPlane | None:
         ),
         hpa_sync_period=options.hpa_sync_period,
         metric_resolution=options.metric_resolution,
+        custom_metrics_provider=provider if rules.rules else None,
+        external_metrics_provider=provider if rules.external_rules else None,
     )
 
 
@@ -199,7 +217,7 @@ async def serve_with_workloads(
             server.should_exit = True
 
     if workloads is not None:
-        tasks.append(asyncio.create_task(workloads.run(), name="podscale-controllers"))
+        tasks.append(asyncio.create_task(run_workloads(workloads), name="podscale-controllers"))
         if drive is not None:
             tasks.append(asyncio.create_task(_drive(drive, workloads), name="podscale-drive"))
         for task in tasks:

@@ -13,7 +13,9 @@ scraped by a ``MetricsServer`` every ``metric_resolution``, and request rates ar
 a ``PushMetricsProvider``; both are installed on the API's ``ServerState`` (metrics.k8s.io,
 custom.metrics.k8s.io and external.metrics.k8s.io), also when the plane runs over a server's
 own API (``podscale up``), so ``kubectl top`` and the HPA controller (through an
-``InProcessMetricsClient`` on that state) read them. Every part reads
+``InProcessMetricsClient`` on that state) read them. Externally supplied custom or external
+metrics providers (``podscale up --prometheus-url``: the Prometheus adapter) take the push
+provider's place on the state for their group; the caller runs their loops. Every part reads
 the one injected clock and waits through asyncio, so on ``podscale.runtime``'s virtual-time
 loop (a ``VirtualClock``) a simulated hour passes in seconds, and on a normal loop (a
 ``SystemClock``) the same code runs at wall speed. ``podscale up``/``podscale demo`` build on it.
@@ -34,6 +36,7 @@ from datetime import timedelta
 from typing import Any
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
+from podscale.apiserver.metrics_providers import CustomMetricsProvider, ExternalMetricsProvider
 from podscale.client.inprocess import InProcessApi
 from podscale.controllers.hpa import (
     DEFAULT_SYNC_PERIOD,
@@ -113,6 +116,11 @@ class EmbeddedControlPlane:
     it needs the simulated cluster. ``hpa_config``/``hpa_sync_period`` are the HPA
     controller's ``--horizontal-pod-autoscaler-*`` settings; ``request_metric`` names the
     Pods metric the request rates are published as, every ``publish_period``.
+
+    ``custom_metrics_provider``/``external_metrics_provider``, when given, serve
+    custom.metrics.k8s.io / external.metrics.k8s.io instead of the push provider (also with
+    ``metrics=False``); the plane only installs them: refreshing them (e.g. the Prometheus
+    adapter's relist loop) and closing their connections stays with the caller.
     """
 
     def __init__(
@@ -138,6 +146,8 @@ class EmbeddedControlPlane:
         request_metric: str = DEFAULT_REQUEST_METRIC,
         publish_period: timedelta = DEFAULT_PUBLISH_PERIOD,
         usage_step: timedelta = DEFAULT_STEP,
+        custom_metrics_provider: CustomMetricsProvider | None = None,
+        external_metrics_provider: ExternalMetricsProvider | None = None,
     ) -> None:
         self.clock = clock
         with_metrics = simulate if metrics is None else metrics
@@ -204,6 +214,11 @@ class EmbeddedControlPlane:
             state.metrics_provider = self.metrics_server
             state.custom_metrics_provider = self.push
             state.external_metrics_provider = self.push
+        # After the pipeline: a supplied provider wins over the push provider for its group.
+        if custom_metrics_provider is not None:
+            self.api.state.custom_metrics_provider = custom_metrics_provider
+        if external_metrics_provider is not None:
+            self.api.state.external_metrics_provider = external_metrics_provider
         self._stop = asyncio.Event()
         self._started = asyncio.Event()
 
