@@ -100,7 +100,12 @@ class LineReader:
 
 
 def start_control_plane(
-    data_dir: Path, *, minor: int | None = None, auth: bool = False, workloads: bool = False
+    data_dir: Path,
+    *,
+    minor: int | None = None,
+    auth: bool = False,
+    workloads: bool = False,
+    extra: tuple[str, ...] = (),
 ) -> ControlPlaneProcess:
     """Start ``podscale up`` and wait (bounded) until it has written its kubeconfig.
 
@@ -111,6 +116,7 @@ def start_control_plane(
         command.append("--no-auth")
     if not workloads:
         command += ["--controllers=", "--no-simulate"]
+    command += list(extra)
     if minor is not None:
         command += ["--report-minor", str(minor)]
     process = subprocess.Popen(

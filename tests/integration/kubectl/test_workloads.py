@@ -8,6 +8,7 @@ with bounded timeouts.
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,10 @@ def kubectl(
     private_home: Path,
     control_plane_factory: list[ControlPlaneProcess],
 ) -> Kubectl:
-    plane = start_control_plane(tmp_path / "data", workloads=True)
+    # Scrapes every second, so `kubectl top` has two points within a couple of seconds.
+    plane = start_control_plane(
+        tmp_path / "data", workloads=True, extra=("--metric-resolution=1s",)
+    )
     control_plane_factory.append(plane)
     return Kubectl(kubectl_binary, plane.kubeconfig, private_home, tmp_path)
 
@@ -132,3 +136,24 @@ def test_statefulset_scales_in_order(kubectl: Kubectl) -> None:
     kubectl.ok("scale", "statefulset/db", "--replicas=1")
     kubectl.ok("wait", "--for=delete", "pod/db-2", "pod/db-1", "--timeout=60s")
     assert _names(kubectl, "pods", "-l", "app=db") == ["db-0"]
+
+
+def test_top_pods_shows_the_simulated_usage(kubectl: Kubectl) -> None:
+    kubectl.ok("apply", "-f", kubectl.write("web.yaml", DEPLOYMENT))
+    kubectl.ok("rollout", "status", "deployment/web", "--timeout=60s")
+    deadline = time.monotonic() + 30
+    while True:  # bounded: metrics appear after two scrapes of a running pod
+        top = kubectl("top", "pods", "-l", "app=web")
+        if top.returncode == 0 and len(top.stdout.splitlines()) == 4:
+            break
+        assert time.monotonic() < deadline, top.output
+        time.sleep(0.5)
+    header, *rows = top.stdout.splitlines()
+    assert header.split() == ["NAME", "CPU(cores)", "MEMORY(bytes)"]
+    for row in rows:
+        name, cpu, memory = row.split()
+        assert name.startswith("web-")
+        assert cpu.endswith("m")  # idle pods: their baseline, in millicores
+        assert memory.endswith("Mi")
+    nodes = kubectl.ok("top", "nodes").splitlines()
+    assert [line.split()[0] for line in nodes[1:]] == ["node-1", "node-2", "node-3"]
