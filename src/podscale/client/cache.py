@@ -4,12 +4,19 @@ client-go's ``Indexer``/``Lister``: controllers read from here instead of the AP
 ``Lister`` is the read-only face handed to controllers; ``podscale.client.informer`` keeps
 the cache in step with the server. Objects are stored as received and must be treated as
 read-only by readers (copy before changing, as with client-go's shared caches).
+
+Beyond client-go, the cache also indexes every ``label=value`` pair, so a selector list
+with an exact-match requirement (``app=web``, ``app in (web)``) reads only the objects
+carrying that label instead of the whole namespace: the HPA controller lists each
+target's pods on every sync, and a scan of 100,000 pods per HPA does not keep up.
+The answer is the same as the scan's (same objects, same order).
 """
 
 from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from podscale.api.selectors import Selector
@@ -32,6 +39,9 @@ def namespace_index(obj: JSON) -> Iterable[str]:
     return [str((obj.get("metadata") or {}).get("namespace") or "")]
 
 
+_NO_KEYS: frozenset[str] = frozenset()
+
+
 class Cache:
     """A thread-unsafe store of objects with indexes, owned by one informer."""
 
@@ -39,6 +49,7 @@ class Cache:
         self._items: dict[str, JSON] = {}
         self._indexers: dict[str, IndexFunc] = {"namespace": namespace_index, **(indexers or {})}
         self._indexes: dict[str, dict[str, set[str]]] = {name: {} for name in self._indexers}
+        self._labels: dict[tuple[str, str], set[str]] = {}
 
     def upsert(self, obj: JSON) -> JSON | None:
         """Store ``obj``; returns the object it replaced, if any."""
@@ -61,6 +72,7 @@ class Cache:
         """Swap the whole content (after a relist)."""
         self._items.clear()
         self._indexes = {name: {} for name in self._indexers}
+        self._labels = {}
         for obj in objects:
             self.upsert(obj)
 
@@ -77,12 +89,28 @@ class Cache:
         keys = self._indexes[index].get(value, set())
         return [self._items[key] for key in sorted(keys)]
 
+    def keys_labelled(self, label: str, value: str) -> AbstractSet[str]:
+        """Keys of the objects whose label ``label`` is ``value`` (read-only)."""
+        return self._labels.get((label, value), _NO_KEYS)
+
+    def namespace_keys(self, namespace: str) -> AbstractSet[str]:
+        """Keys of the objects in ``namespace`` (read-only)."""
+        return self._indexes["namespace"].get(namespace, _NO_KEYS)
+
     def _index(self, key: str, obj: JSON) -> None:
         for name, func in self._indexers.items():
             for value in func(obj):
                 self._indexes[name].setdefault(value, set()).add(key)
+        for pair in _label_pairs(obj):
+            self._labels.setdefault(pair, set()).add(key)
 
     def _unindex(self, key: str, obj: JSON) -> None:
+        for pair in _label_pairs(obj):
+            found = self._labels.get(pair)
+            if found is not None:
+                found.discard(key)
+                if not found:
+                    del self._labels[pair]
         for name, func in self._indexers.items():
             for value in func(obj):
                 keys = self._indexes[name].get(value)
@@ -90,6 +118,25 @@ class Cache:
                     keys.discard(key)
                     if not keys:
                         del self._indexes[name][value]
+
+
+def _label_pairs(obj: JSON) -> Iterable[tuple[str, str]]:
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    return [(str(k), str(v)) for k, v in labels.items()]
+
+
+def _narrowest(cache: Cache, selector: Selector) -> AbstractSet[str] | None:
+    """The smallest label-index bucket the selector's exact-match requirements name, or
+    None when it has none (it must then be checked against every object)."""
+    best: AbstractSet[str] | None = None
+    for requirement in selector.requirements:
+        value = selector.requires_exact_match(requirement.key)
+        if value is None:
+            continue
+        keys = cache.keys_labelled(requirement.key, value)
+        if best is None or len(keys) < len(best):
+            best = keys
+    return best
 
 
 class Lister:
@@ -104,7 +151,25 @@ class Lister:
     def list(
         self, namespace: str | None = None, selector: Selector | None = None
     ) -> builtins.list[JSON]:
-        """Objects in ``namespace`` (all when ``None``) whose labels ``selector`` matches."""
+        """Objects in ``namespace`` (all when ``None``) whose labels ``selector`` matches,
+        ordered by key."""
+        candidates = None if selector is None else _narrowest(self._cache, selector)
+        if candidates is not None and selector is not None:
+            if namespace is not None:
+                in_namespace = self._cache.namespace_keys(namespace)
+                if len(in_namespace) < len(candidates):
+                    candidates, in_namespace = in_namespace, candidates
+                keys = [key for key in candidates if key in in_namespace]
+            else:
+                keys = list(candidates)
+            found = []
+            for key in sorted(keys):
+                obj = self._cache.get(key)
+                if obj is not None and selector.matches(
+                    (obj.get("metadata") or {}).get("labels") or {}
+                ):
+                    found.append(obj)
+            return found
         if namespace is None:
             objects = sorted(self._cache.values(), key=object_key)
         else:

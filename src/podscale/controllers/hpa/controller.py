@@ -32,13 +32,20 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
 
+import orjson
+
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.api.selectors import SelectorError, parse_selector
 from podscale.client.cache import Lister, object_key
 from podscale.client.http import ApiError
 from podscale.client.informer import EventHandler
 from podscale.client.workqueue import WorkQueue
-from podscale.controllers.hpa.history_store import annotation_changes, load_history
+from podscale.controllers.hpa.history_store import (
+    LAST_DECISION_ANNOTATION,
+    annotation_changes,
+    load_history,
+    trace_signature,
+)
 from podscale.controllers.hpa.metrics_client import MetricsClient
 from podscale.controllers.hpa.monitor import (
     ACTION_NONE,
@@ -56,6 +63,7 @@ from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
 from podscale.hpa import Config, Decision, History, decide
 from podscale.hpa.scale_failures import apply_rescale_failure, scale_unavailable
+from podscale.hpa.trace import DecisionTrace
 from podscale.store.interface import Clock
 
 __all__ = ["COMPONENT", "DEFAULT_SYNC_PERIOD", "HorizontalPodAutoscalerController"]
@@ -75,6 +83,18 @@ JSON = dict[str, Any]
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return obj.get("metadata") or {}
+
+
+def _copy_json(obj: JSON) -> JSON:
+    """A deep copy of a JSON object. A sync must not change the informer's cached object
+    (the engine writes into what it is given); an orjson round trip copies several times
+    faster than ``copy.deepcopy``, which stays the fallback for what orjson refuses (an
+    integer beyond 64 bits)."""
+    try:
+        copied: JSON = orjson.loads(orjson.dumps(obj))
+    except TypeError:  # orjson.JSONEncodeError included
+        return copy.deepcopy(obj)
+    return copied
 
 
 class HorizontalPodAutoscalerController:
@@ -110,6 +130,9 @@ class HorizontalPodAutoscalerController:
         self._histories: dict[str, History] = {}
         self._loaded: set[str] = set()
         self._due: dict[str, datetime] = {}
+        # Per key: the last-decision annotation text last seen stored and the signature of
+        # the trace it encodes, so an unchanged trace is not encoded again on every sync.
+        self._stored_traces: dict[str, tuple[str, DecisionTrace]] = {}
         self._queue: WorkQueue[str] | None = None
         self._hpa_lister: Lister | None = None
         self._pod_lister: Lister | None = None
@@ -160,12 +183,13 @@ class HorizontalPodAutoscalerController:
             self._histories.pop(key, None)
             self._loaded.discard(key)
             self._due.pop(key, None)
+            self._stored_traces.pop(key, None)
             self._selectors.remove(namespace, key)
             return
         started = self._timer()
         action, error = ACTION_NONE, ERROR_INTERNAL
         try:
-            action, error = await self._sync(key, copy.deepcopy(cached))
+            action, error = await self._sync(key, _copy_json(cached))
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -293,7 +317,17 @@ class HorizontalPodAutoscalerController:
     async def _write_annotations(
         self, hpa: JSON, decision: Decision, history: History | None, now: datetime
     ) -> None:
-        changes = annotation_changes(hpa, decision, history, now=now, config=self._config)
+        key = object_key(hpa)
+        stored = str((_meta(hpa).get("annotations") or {}).get(LAST_DECISION_ANNOTATION) or "")
+        signature = trace_signature(decision.trace)
+        seen = self._stored_traces.get(key)
+        unchanged = seen is not None and seen[0] == stored and seen[1] == signature
+        changes = annotation_changes(
+            hpa, decision, history, now=now, config=self._config, trace_unchanged=unchanged
+        )
+        # What will be stored if the patch lands; if it does not, the texts differ next
+        # time and the trace is compared in full again.
+        self._stored_traces[key] = (changes.get(LAST_DECISION_ANNOTATION, stored), signature)
         if not changes:
             return
         patch = {"metadata": {"annotations": changes}}

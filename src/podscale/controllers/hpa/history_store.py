@@ -16,7 +16,9 @@ the old one stopped:
   last decision.
 
 Writes happen only on change (``annotation_changes`` compares against the annotations the
-HPA carries), and a change that only refreshes the latest recommendation's time does not
+HPA carries; a caller that knows the stored trace already matches, ``trace_signature``
+equal to the one it last saw stored, passes ``trace_unchanged`` to skip encoding it), and a
+change that only refreshes the latest recommendation's time does not
 count, nor does a new trace that differs only in its time or in the recommendations it
 looked at: a quiet HPA is never written. In exchange the stored time of the latest
 recommendation may lag; ``load_history`` therefore takes it as made "now", which can only
@@ -35,7 +37,7 @@ from typing import Any, Final
 from podscale.api.defaults import default_scale_down_rules, default_scale_up_rules
 from podscale.hpa.decide import Decision
 from podscale.hpa.policies import longest_policy_period
-from podscale.hpa.trace import trace_to_dict
+from podscale.hpa.trace import DecisionTrace, trace_to_dict
 from podscale.hpa.types import Config, History, Recommendation, ScaleEvent
 
 __all__ = [
@@ -46,6 +48,7 @@ __all__ = [
     "encode_history",
     "load_history",
     "retention_for",
+    "trace_signature",
 ]
 
 _LOG = logging.getLogger(__name__)
@@ -130,6 +133,15 @@ def _trace_signature(document: Mapping[str, Any]) -> Any:
     return {**document, "at": None, "stabilization": stabilization}
 
 
+def trace_signature(trace: DecisionTrace) -> DecisionTrace:
+    """The trace without what the stored comparison ignores (its time, the recommendations
+    stabilization looked at): two traces with equal signatures have equal stored forms."""
+    stabilization = trace.stabilization
+    if stabilization is not None:
+        stabilization = stabilization._replace(recommendations=())
+    return trace._replace(at=datetime.min, stabilization=stabilization)
+
+
 def load_history(hpa: Mapping[str, Any], *, now: datetime) -> History | None:
     """The history stored on ``hpa``, or None when there is none (or it is unreadable)."""
     annotations = (hpa.get("metadata") or {}).get("annotations") or {}
@@ -176,10 +188,13 @@ def annotation_changes(
     *,
     now: datetime,
     config: Config,
+    trace_unchanged: bool = False,
 ) -> dict[str, str]:
     """The annotations to write after ``decision`` (empty when nothing meaningful changed).
 
     ``history`` is what the controller keeps for the next sync (None: nothing yet).
+    ``trace_unchanged``: the caller vouches that the stored last-decision annotation is
+    the encoding of a trace with ``decision.trace``'s ``trace_signature``.
     """
     annotations = (hpa.get("metadata") or {}).get("annotations") or {}
     changes: dict[str, str] = {}
@@ -191,6 +206,8 @@ def annotation_changes(
             document
         ):
             changes[HISTORY_ANNOTATION] = _compact(document)
+    if trace_unchanged:
+        return changes
     trace = json.loads(_compact(trace_to_dict(decision.trace)))
     stored_trace = _stored(annotations, LAST_DECISION_ANNOTATION)
     if not isinstance(stored_trace, Mapping) or _trace_signature(stored_trace) != _trace_signature(

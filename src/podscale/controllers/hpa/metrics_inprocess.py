@@ -4,6 +4,9 @@ What ``RestMetricsClient`` would read through the API server, without HTTP: PodM
 from ``state.metrics_provider`` (filtered by label selector as the metrics.k8s.io
 handler does), custom values from ``state.custom_metrics_provider`` and external values
 from ``state.external_metrics_provider``, with the same selectors the URLs would carry.
+A metrics provider that can select by label itself (``pod_metrics_selected``, as
+``podscale.metrics.server.MetricsServer`` does through its pod index) is asked for just the
+selected pods, the same items the filter would keep, without rendering the whole namespace.
 A provider the state lacks reads as the 404 the server gives for an unserved group; a
 provider's ``ApiError`` reads as its Status message; any other provider failure as the
 server's generic 500, so both clients report the same text for the same situation.
@@ -12,7 +15,7 @@ server's generic 500, so both clients report the same text for the same situatio
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, Protocol, runtime_checkable
 
 from podscale.api.selectors import Selector, SelectorError, parse_selector
 from podscale.apiserver import errors as server_errors
@@ -36,6 +39,11 @@ __all__ = ["InProcessMetricsClient"]
 
 JSON = dict[str, Any]
 _NOT_SERVED: Final = "the server could not find the requested resource"
+
+
+@runtime_checkable
+class _SelectingProvider(Protocol):
+    def pod_metrics_selected(self, namespace: str, selector: Selector) -> list[JSON] | None: ...
 
 
 def _selector(text: str) -> Selector:
@@ -65,9 +73,14 @@ class InProcessMetricsClient:
             raise fetch_failed(RESOURCE_API, _NOT_SERVED)
         wanted = _selector(selector)
         try:
-            items = provider.pod_metrics(namespace)
+            selected = None
+            if isinstance(provider, _SelectingProvider):
+                selected = provider.pod_metrics_selected(namespace, wanted)
+            items = provider.pod_metrics(namespace) if selected is None else selected
         except Exception as err:
             raise fetch_failed(RESOURCE_API, _failure_text(err)) from None
+        if selected is not None:
+            return pod_resource_values(selected, resource, container)
         matching = [
             item
             for item in items

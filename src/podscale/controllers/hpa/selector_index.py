@@ -8,6 +8,13 @@ registered), and is dropped when deleted (``remove``). ``controlling`` answers w
 HPAs select at least one of a set of pods; more than one means none of them may scale.
 Until an HPA has synced once it selects nothing, so (as upstream) the first of two
 conflicting HPAs to sync may act once before both see the conflict.
+
+Each sync asks ``controlling`` once, so it must not cost O(HPAs in the namespace) (that is
+O(n^2) per sync period). As upstream's ``BiMultimap`` indexes selectors by their labels, a
+selector with an exact-match requirement (``app=web``) is filed under that label pair and
+only tried against pods carrying it; the others (``app!=x``, ``tier``) are tried always;
+``Selector.nothing()`` matches nothing and is never tried. The answer is the same as trying
+every selector.
 """
 
 from __future__ import annotations
@@ -20,48 +27,96 @@ from podscale.api.selectors import Selector
 __all__ = ["SelectorIndex"]
 
 
+Pair = tuple[str, str]
+
+
+def _filing(selector: Selector) -> Pair | None:
+    """The label pair every object ``selector`` matches must carry, if there is one."""
+    for requirement in selector.requirements:
+        value = selector.requires_exact_match(requirement.key)
+        if value is not None:
+            return requirement.key, value
+    return None
+
+
+class _Namespace:
+    """The selectors of one namespace, filed for lookup by label pair."""
+
+    def __init__(self) -> None:
+        self.selectors: dict[str, Selector] = {}
+        self.by_pair: dict[Pair, set[str]] = {}
+        self.always: set[str] = set()  # no exact-match requirement: tried for every pod
+
+    def put(self, key: str, selector: Selector) -> None:
+        self.drop(key)
+        self.selectors[key] = selector
+        if selector.matches_nothing:
+            return
+        pair = _filing(selector)
+        if pair is None:
+            self.always.add(key)
+        else:
+            self.by_pair.setdefault(pair, set()).add(key)
+
+    def drop(self, key: str) -> None:
+        old = self.selectors.pop(key, None)
+        if old is None or old.matches_nothing:
+            return
+        pair = _filing(old)
+        if pair is None:
+            self.always.discard(key)
+            return
+        keys = self.by_pair.get(pair)
+        if keys is not None:
+            keys.discard(key)
+            if not keys:
+                del self.by_pair[pair]
+
+
 class SelectorIndex:
     """HPA key (``namespace/name``) -> its target's selector, grouped by namespace."""
 
     def __init__(self) -> None:
-        self._namespaces: dict[str, dict[str, Selector]] = {}
+        self._namespaces: dict[str, _Namespace] = {}
 
     def register(self, namespace: str, key: str) -> bool:
         """Add ``key`` selecting nothing unless present; True if it was new."""
-        selectors = self._namespaces.setdefault(namespace, {})
-        if key in selectors:
+        entry = self._namespaces.setdefault(namespace, _Namespace())
+        if key in entry.selectors:
             return False
-        selectors[key] = Selector.nothing()
+        entry.put(key, Selector.nothing())
         return True
 
     def update(self, namespace: str, key: str, selector: Selector) -> bool:
         """Set ``key``'s selector if it is registered; True if it was."""
-        selectors = self._namespaces.get(namespace)
-        if selectors is None or key not in selectors:
+        entry = self._namespaces.get(namespace)
+        if entry is None or key not in entry.selectors:
             return False
-        selectors[key] = selector
+        if entry.selectors[key] != selector:
+            entry.put(key, selector)
         return True
 
     def remove(self, namespace: str, key: str) -> None:
-        selectors = self._namespaces.get(namespace)
-        if selectors is None:
+        entry = self._namespaces.get(namespace)
+        if entry is None:
             return
-        selectors.pop(key, None)
-        if not selectors:
+        entry.drop(key)
+        if not entry.selectors:
             del self._namespaces[namespace]
 
     def controlling(self, namespace: str, pods: Iterable[Mapping[str, Any]]) -> list[str]:
         """The keys, sorted, of every HPA in ``namespace`` selecting any of ``pods``."""
-        selectors = self._namespaces.get(namespace)
-        if not selectors:
+        entry = self._namespaces.get(namespace)
+        if entry is None:
             return []
-        label_sets: dict[tuple[tuple[str, str], ...], Mapping[str, str]] = {}
+        label_sets: dict[tuple[Pair, ...], Mapping[str, str]] = {}
         for pod in pods:
             labels = (pod.get("metadata") or {}).get("labels") or {}
             label_sets.setdefault(tuple(sorted(labels.items())), labels)
-        found = {
-            key
-            for key, selector in selectors.items()
-            if any(selector.matches(labels) for labels in label_sets.values())
-        }
+        found: set[str] = set()
+        for pairs, labels in label_sets.items():
+            candidates = set(entry.always)
+            for pair in pairs:
+                candidates.update(entry.by_pair.get(pair, ()))
+            found.update(key for key in candidates - found if entry.selectors[key].matches(labels))
         return sorted(found)

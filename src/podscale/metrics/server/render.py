@@ -13,6 +13,7 @@ Pure. Used by ``storage``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -66,18 +67,25 @@ def render_usage(usage: Usage) -> JSON:
     }
 
 
+@functools.lru_cache(maxsize=256)
+def _stamp(moment: datetime) -> str:
+    # One request renders many items at the same ``now``, and a scrape's samples share
+    # their timestamps: formatting each once is a good share of the rendering.
+    return format_timestamp(moment)
+
+
 def _metadata(name: str, namespace: str | None, labels: Mapping[str, str], now: datetime) -> JSON:
     metadata: JSON = {"name": name}
     if namespace is not None:
         metadata["namespace"] = namespace
-    metadata["creationTimestamp"] = format_timestamp(now)
+    metadata["creationTimestamp"] = _stamp(now)
     if labels:
         metadata["labels"] = dict(labels)
     return metadata
 
 
 def _times(timestamp: datetime | None, window: timedelta) -> JSON:
-    stamp = None if timestamp is None else format_timestamp(timestamp)
+    stamp = None if timestamp is None else _stamp(timestamp)
     return {"timestamp": stamp, "window": format_go_duration(window)}
 
 

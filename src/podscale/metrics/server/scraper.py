@@ -16,6 +16,14 @@ simulated hour of scrapes takes no wall time; timestamps come from ``clock``.
 It implements the API server's ``MetricsProvider`` (``podscale.apiserver.state``):
 ``create_app(..., metrics_provider=server)`` serves it, and with ``objects`` it serves only
 pods and nodes that exist in the API, with their labels.
+
+``pod_metrics_selected`` is the label-selected read without a scan of the namespace, for
+in-process readers (the HPA controller's ``InProcessMetricsClient``): a ``PodSelection``
+(the pod informer's label index; ``SimulatedUsage`` is one, and is used when it is the
+source) names the candidate pods of a selector with an exact-match requirement, and each
+is then checked as ``pod_metrics`` + filtering would (in the snapshot, alive in
+``objects``, its current labels matching). Like metrics-server, which selects from its pod
+informer, a pod relabelled a moment ago may be missed until the informer has seen it.
 """
 
 from __future__ import annotations
@@ -27,15 +35,16 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from podscale.api.selectors import Selector
 from podscale.metrics.object_labels import ObjectLabels
 from podscale.metrics.server.points import MetricsBatch, decode_summary, merge_batches
 from podscale.metrics.server.storage import DEFAULT_RESOLUTION, MetricsStorage
 from podscale.metrics.server.summary import KubeletStatsSource
 from podscale.store.interface import Clock
 
-__all__ = ["MetricsServer", "ScrapeResult"]
+__all__ = ["MetricsServer", "PodSelection", "ScrapeResult"]
 
 JSON = dict[str, Any]
 _LOG = logging.getLogger(__name__)
@@ -52,6 +61,18 @@ class ScrapeResult:
     failures: Mapping[str, str] = field(default_factory=dict)
 
 
+@runtime_checkable
+class PodSelection(Protocol):
+    """Names of the pods of ``namespace`` whose labels ``selector`` matches (an index, e.g.
+    an informer's, so that a selection costs the size of its answer)."""
+
+    def select_pods(self, namespace: str, selector: Selector) -> list[str]: ...
+
+
+def _has_exact_requirement(selector: Selector) -> bool:
+    return any(selector.requires_exact_match(r.key) is not None for r in selector.requirements)
+
+
 class MetricsServer:
     def __init__(
         self,
@@ -61,6 +82,7 @@ class MetricsServer:
         resolution: timedelta = DEFAULT_RESOLUTION,
         scrape_timeout: timedelta | None = None,
         objects: ObjectLabels | None = None,
+        pods: PodSelection | None = None,
     ) -> None:
         self._source = source
         self._clock = clock
@@ -70,6 +92,7 @@ class MetricsServer:
         if self._scrape_timeout <= timedelta(0):
             raise ValueError("scrape_timeout must be positive")
         self._objects = objects
+        self._pods = pods if pods is not None else _selection_of(source)
         self._stop: asyncio.Event | None = None
         self._stop_requested = False
         self._last_scrape: ScrapeResult | None = None
@@ -170,11 +193,26 @@ class MetricsServer:
     def pod_metrics(self, namespace: str | None) -> list[JSON]:
         return self._storage.pod_metrics(namespace, self._clock.now(), self._objects)
 
+    def pod_metrics_selected(self, namespace: str, selector: Selector) -> list[JSON] | None:
+        """``pod_metrics(namespace)`` narrowed to the pods ``selector`` matches, read
+        through the ``PodSelection``; None when it cannot narrow (no selection, or no
+        exact-match requirement): the caller then filters ``pod_metrics`` itself."""
+        if self._pods is None or not _has_exact_requirement(selector):
+            return None
+        names = self._pods.select_pods(namespace, selector)
+        return self._storage.pod_metrics_of(
+            namespace, names, selector, self._clock.now(), self._objects
+        )
+
     def node_metrics(self) -> list[JSON]:
         return self._storage.node_metrics(self._clock.now(), self._objects)
 
     def ready(self) -> bool:
         return self._storage.ready()
+
+
+def _selection_of(source: KubeletStatsSource) -> PodSelection | None:
+    return source if isinstance(source, PodSelection) else None
 
 
 def _describe(err: BaseException) -> str:

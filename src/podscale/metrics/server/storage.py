@@ -25,11 +25,12 @@ server's handlers) always see a consistent pair of scrapes. No clock, no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Final
 
+from podscale.api.selectors import Selector
 from podscale.metrics.object_labels import ObjectLabels
 from podscale.metrics.server.points import MetricsBatch, MetricsPoint, PodKey
 from podscale.metrics.server.render import render_node_metrics, render_pod_metrics
@@ -185,6 +186,35 @@ class MetricsStorage:
             usages = self._pod_usage(snapshot, key)
             if usages is not None:
                 items.append(render_pod_metrics(key[0], key[1], labels, now, usages))
+        return items
+
+    def pod_metrics_of(
+        self,
+        namespace: str,
+        names: Iterable[str],
+        selector: Selector,
+        now: datetime,
+        objects: ObjectLabels | None = None,
+    ) -> list[JSON]:
+        """What ``pod_metrics(namespace, ...)`` filtered by ``selector`` on the served labels
+        holds of the pods ``names``, in the same order, without reading the others."""
+        snapshot = self._snapshot
+        items: list[JSON] = []
+        for name in sorted(set(names)):
+            key = (namespace, name)
+            if key not in snapshot.pods_last:
+                continue
+            labels: Mapping[str, str] = {}
+            if objects is not None:
+                found = objects.labels_of("pods", namespace, name)
+                if found is None:
+                    continue
+                labels = found
+            if not selector.matches(labels):
+                continue
+            usages = self._pod_usage(snapshot, key)
+            if usages is not None:
+                items.append(render_pod_metrics(namespace, name, labels, now, usages))
         return items
 
     def node_metrics(self, now: datetime, objects: ObjectLabels | None = None) -> list[JSON]:
