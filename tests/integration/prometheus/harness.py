@@ -78,38 +78,46 @@ def _wait_until_scraped(url: str, process: subprocess.Popen[bytes]) -> None:
     raise RuntimeError(f"prometheus at {url} had too few samples after {STARTUP_TIMEOUT:.0f}s")
 
 
+def start_prometheus(
+    stack: ExitStack, binary: str, work: Path, exporter_args: tuple[str, ...] = ()
+) -> tuple[str, int, subprocess.Popen[bytes]]:
+    """Start the exporter (with ``exporter_args``) and a Prometheus scraping it every second,
+    both stopped by ``stack``; returns Prometheus' URL, the exporter's port and the server."""
+    exporter = _spawn(
+        stack, [sys.executable, str(HERE / "exporter.py"), *exporter_args], stdout=subprocess.PIPE
+    )
+    assert exporter.stdout is not None
+    stack.callback(exporter.stdout.close)
+    exporter_port = int(exporter.stdout.readline())
+    config = work / "prometheus.yml"
+    config.write_text(
+        "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+        "scrape_configs:\n"
+        "- job_name: exporter\n"
+        "  honor_labels: true\n"
+        f"  static_configs: [{{targets: ['127.0.0.1:{exporter_port}']}}]\n"
+    )
+    log = stack.enter_context((work / "prometheus.log").open("wb"))
+    port = _free_port()
+    server = _spawn(
+        stack,
+        [
+            binary,
+            f"--config.file={config}",
+            f"--storage.tsdb.path={work / 'data'}",
+            f"--web.listen-address=127.0.0.1:{port}",
+            "--log.level=warn",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    return f"http://127.0.0.1:{port}", exporter_port, server
+
+
 @contextmanager
 def running_prometheus(binary: str, work: Path) -> Iterator[PrometheusServer]:
     """The exporter and a Prometheus scraping it every second, ready for ``rate()[30s]``."""
     with ExitStack() as stack:
-        exporter = _spawn(
-            stack, [sys.executable, str(HERE / "exporter.py")], stdout=subprocess.PIPE
-        )
-        assert exporter.stdout is not None
-        stack.callback(exporter.stdout.close)
-        exporter_port = int(exporter.stdout.readline())
-        config = work / "prometheus.yml"
-        config.write_text(
-            "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
-            "scrape_configs:\n"
-            "- job_name: exporter\n"
-            "  honor_labels: true\n"
-            f"  static_configs: [{{targets: ['127.0.0.1:{exporter_port}']}}]\n"
-        )
-        log = stack.enter_context((work / "prometheus.log").open("wb"))
-        port = _free_port()
-        server = _spawn(
-            stack,
-            [
-                binary,
-                f"--config.file={config}",
-                f"--storage.tsdb.path={work / 'data'}",
-                f"--web.listen-address=127.0.0.1:{port}",
-                "--log.level=warn",
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        url = f"http://127.0.0.1:{port}"
+        url, exporter_port, server = start_prometheus(stack, binary, work)
         _wait_until_scraped(url, server)
         yield PrometheusServer(url, exporter_port)

@@ -18,8 +18,6 @@ import asyncio
 import contextlib
 import json
 import shutil
-import subprocess
-import sys
 import time
 import urllib.parse
 import urllib.request
@@ -43,7 +41,7 @@ from podscale.runtime.kubelet import StartupProfile
 from podscale.store.clock import SystemClock
 from podscale.store.memory import MemoryStore
 
-from .harness import HERE, _free_port, _spawn
+from .harness import start_prometheus
 
 JSON = dict[str, Any]
 T = TypeVar("T")
@@ -98,37 +96,7 @@ def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prometheus]
         pytest.skip("prometheus binary not found (Debian: apt-get install prometheus)")
     work = tmp_path_factory.mktemp("prometheus-hpa")
     with ExitStack() as stack:
-        exporter = _spawn(
-            stack,
-            [sys.executable, str(HERE / "exporter.py"), "--controlled"],
-            stdout=subprocess.PIPE,
-        )
-        assert exporter.stdout is not None
-        stack.callback(exporter.stdout.close)
-        exporter_port = int(exporter.stdout.readline())
-        config = work / "prometheus.yml"
-        config.write_text(
-            "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
-            "scrape_configs:\n"
-            "- job_name: exporter\n"
-            "  honor_labels: true\n"
-            f"  static_configs: [{{targets: ['127.0.0.1:{exporter_port}']}}]\n"
-        )
-        log = stack.enter_context((work / "prometheus.log").open("wb"))
-        port = _free_port()
-        server = _spawn(
-            stack,
-            [
-                binary,
-                f"--config.file={config}",
-                f"--storage.tsdb.path={work / 'data'}",
-                f"--web.listen-address=127.0.0.1:{port}",
-                "--log.level=warn",
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        url = f"http://127.0.0.1:{port}"
+        url, exporter_port, server = start_prometheus(stack, binary, work, ("--controlled",))
         deadline = time.monotonic() + READY_TIMEOUT
         while not _scraped_once(url):
             if server.poll() is not None:
