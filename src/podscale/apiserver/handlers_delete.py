@@ -1,9 +1,10 @@
 """DELETE of one object and of a collection (deletecollection) over HTTP.
 
 Shells over ``operations_delete``: ``DeleteOptions`` come from a JSON body or the query
-(``propagationPolicy``, ``orphanDependents``, ``dryRun``); the body also carries
-``preconditions``. The operation validates the policy and answers with the body and code
-(200, or 202 while finalizers keep the object; kubectl-wire.md §5 accepts every shape).
+(``propagationPolicy``, ``orphanDependents``, ``dryRun``, ``gracePeriodSeconds``); the body
+also carries ``preconditions``. The operation validates the policy and answers with the body
+and code (200, or 202 while finalizers keep the object; kubectl-wire.md §5 accepts every
+shape).
 """
 
 from __future__ import annotations
@@ -53,12 +54,27 @@ async def parse_delete_options(request: Request) -> DeleteOptions:
         uid=raw.get("uid") or None, resource_version=raw.get("resourceVersion") or None
     )
     dry_run = options.get("dryRun") or query.getlist("dryRun")
+    grace = options.get("gracePeriodSeconds")
+    if grace is None and "gracePeriodSeconds" in query:
+        grace = _parse_grace(query.get("gracePeriodSeconds", ""))
+    if grace is not None and (not isinstance(grace, int) or isinstance(grace, bool)):
+        raise bad_request(
+            "couldn't get version/kind; json parse error: gracePeriodSeconds must be an integer"
+        )
     return DeleteOptions(
         propagation_policy=str(policy),
         orphan_dependents=orphan if isinstance(orphan, bool) else None,
         preconditions=preconditions,
         dry_run=bool(dry_run),
+        grace_period_seconds=grace,
     )
+
+
+def _parse_grace(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise bad_request(f'strconv.ParseInt: parsing "{text}": invalid syntax') from None
 
 
 async def delete_object(

@@ -6,6 +6,8 @@ finalizer upstream's deletion strategy adds (Orphan -> ``orphan``, Foreground ->
 ``foregroundDeletion``; Background or unset -> none; the garbage collector acts on them later).
 Replies as kube-apiserver: 202 with the object while finalizers keep it, else the deleted
 object for pods and a ``Status`` Success (``details`` name/group/kind/uid) for the rest.
+Pods are deleted gracefully (``operations_graceful``): a bound pod is marked with a
+``deletionTimestamp`` and the reply is the marked pod (200) until its kubelet deletes it.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from podscale.api import invalid_status
 from podscale.api.field_errors import not_supported
 from podscale.api.kinds import KindInfo
 from podscale.apiserver.errors import ApiError, from_store_error
+from podscale.apiserver.operations_graceful import plan_graceful_delete
 from podscale.apiserver.operations_types import Deleted, DeleteOptions
 from podscale.apiserver.resources import storage_resource, to_served
 from podscale.apiserver.selectors import build_predicate
 from podscale.apiserver.state import ServerState
-from podscale.store.interface import StoreError
+from podscale.store.interface import ConflictError, DeleteResult, StoreError
+from podscale.store.objects import check_preconditions, error_conflict
 
 __all__ = ["delete_collection", "delete_object", "finalizers_for"]
 
@@ -30,6 +34,9 @@ _POLICY_FINALIZERS: Final = {"Orphan": ("orphan",), "Foreground": ("foregroundDe
 _POLICIES: Final = ("Background", "Foreground", "Orphan")
 # Upstream's pod storage returns the deleted object (ReturnDeletedObject); others a Status.
 _RETURNS_OBJECT: Final = frozenset({"Pod"})
+# Kinds whose strategy implements graceful deletion (upstream: only pods among these).
+_GRACEFUL: Final = frozenset({"Pod"})
+_GRACEFUL_ATTEMPTS: Final = 5
 
 
 def finalizers_for(options: DeleteOptions) -> tuple[str, ...]:
@@ -73,21 +80,72 @@ def delete_object(
         if options.dry_run:
             current = state.store.get(resource, namespace or "", name)
             return Deleted(to_served(current, info))
-        result = state.store.delete(
-            resource,
-            namespace or "",
-            name,
-            preconditions=options.preconditions,
-            finalizers_to_add=finalizers,
-        )
+        if info.kind in _GRACEFUL:
+            result = _delete_gracefully(state, resource, namespace or "", name, options, finalizers)
+        else:
+            result = state.store.delete(
+                resource,
+                namespace or "",
+                name,
+                preconditions=options.preconditions,
+                finalizers_to_add=finalizers,
+            )
     except StoreError as err:
         raise from_store_error(err, resource, name) from None
     obj = to_served(result.object, info)
     if not result.deleted:
+        if _grace_pending(result.object):
+            return Deleted(obj)
         return Deleted(obj, 202)
     if info.kind in _RETURNS_OBJECT:
         return Deleted(obj)
     return Deleted(_success(info, obj))
+
+
+def _grace_pending(obj: JSON) -> bool:
+    grace = (obj.get("metadata") or {}).get("deletionGracePeriodSeconds")
+    return isinstance(grace, int) and not isinstance(grace, bool) and grace > 0
+
+
+def _with_finalizers(obj: JSON, finalizers: tuple[str, ...]) -> JSON:
+    meta = obj.setdefault("metadata", {})
+    existing = list(meta.get("finalizers") or [])
+    added = [item for item in finalizers if item not in existing]
+    if added:
+        meta["finalizers"] = existing + added
+    return obj
+
+
+def _delete_gracefully(
+    state: ServerState,
+    resource: str,
+    namespace: str,
+    name: str,
+    options: DeleteOptions,
+    finalizers: tuple[str, ...],
+) -> DeleteResult:
+    """Mark, shorten or delete a pod; an update lost to a concurrent write is retried on
+    the fresh state, as upstream's ``GuaranteedUpdate``."""
+    for _ in range(_GRACEFUL_ATTEMPTS):
+        current = state.store.get(resource, namespace, name)
+        check_preconditions(resource, current, options.preconditions)
+        plan = plan_graceful_delete(current, options.grace_period_seconds, state.clock.now())
+        if plan.immediate:
+            return state.store.delete(
+                resource,
+                namespace,
+                name,
+                preconditions=options.preconditions,
+                finalizers_to_add=finalizers,
+            )
+        if plan.marked is None:
+            return DeleteResult(object=current, deleted=False)
+        try:
+            updated = state.store.update(resource, _with_finalizers(plan.marked, finalizers))
+        except ConflictError:
+            continue
+        return DeleteResult(object=updated, deleted=False)
+    raise error_conflict(resource, name)
 
 
 def delete_collection(
@@ -116,13 +174,18 @@ def delete_collection(
         if options.dry_run:
             items.append(to_served(item, info))
             continue
+        item_namespace = str(meta.get("namespace") or "")
+        item_name = str(meta.get("name", ""))
         try:
-            result = state.store.delete(
-                resource,
-                str(meta.get("namespace") or ""),
-                str(meta.get("name", "")),
-                finalizers_to_add=finalizers,
-            )
+            if info.kind in _GRACEFUL:
+                gentle = DeleteOptions(grace_period_seconds=options.grace_period_seconds)
+                result = _delete_gracefully(
+                    state, resource, item_namespace, item_name, gentle, finalizers
+                )
+            else:
+                result = state.store.delete(
+                    resource, item_namespace, item_name, finalizers_to_add=finalizers
+                )
         except StoreError:
             continue  # deleted concurrently: upstream skips it too
         items.append(to_served(result.object, info))

@@ -92,12 +92,13 @@ class ListPage:
 @dataclass(frozen=True, slots=True)
 class DeleteOptions:
     """``DeleteOptions`` as parsed: ``propagation_policy`` "" when unset (validated by the
-    delete operations), ``orphan_dependents`` None when unset."""
+    delete operations), ``orphan_dependents`` and ``grace_period_seconds`` None when unset."""
 
     propagation_policy: str = ""
     orphan_dependents: bool | None = None
     preconditions: Preconditions = field(default_factory=Preconditions)
     dry_run: bool = False
+    grace_period_seconds: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

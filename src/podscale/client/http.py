@@ -166,10 +166,13 @@ class HttpApi:
         *,
         propagation: str | None = None,
         preconditions: Preconditions | None = None,
+        grace_period_seconds: int | None = None,
     ) -> JSON:
         options: JSON = {"kind": "DeleteOptions", "apiVersion": "v1"}
         if propagation:
             options["propagationPolicy"] = propagation
+        if grace_period_seconds is not None:
+            options["gracePeriodSeconds"] = grace_period_seconds
         if preconditions is not None:
             wanted = {"uid": preconditions.uid, "resourceVersion": preconditions.resource_version}
             options["preconditions"] = {k: v for k, v in wanted.items() if v is not None}

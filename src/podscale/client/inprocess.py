@@ -298,6 +298,7 @@ class InProcessApi:
         *,
         propagation: str | None = None,
         preconditions: Preconditions | None = None,
+        grace_period_seconds: int | None = None,
         dry_run: bool = False,
     ) -> JSON:
         """The reply body: the object (pods, or any object finalizers keep) or a Status."""
@@ -307,6 +308,7 @@ class InProcessApi:
             propagation_policy=propagation or "",
             preconditions=preconditions or Preconditions(),
             dry_run=dry_run,
+            grace_period_seconds=grace_period_seconds,
         )
 
         def run() -> JSON:

@@ -63,6 +63,7 @@ class ControllerApi(ResourceApi, Protocol):
         *,
         propagation: str | None = None,
         preconditions: Preconditions | None = None,
+        grace_period_seconds: int | None = None,
     ) -> JSON: ...
 
 

@@ -144,7 +144,10 @@ def stamp_updated(stored: JSON, incoming: JSON, *, revision: int) -> JSON:
     the stored one."""
     copied, meta = _copy_top(incoming)
     old_meta = _metadata(stored)
+    graceful = _starts_or_shortens_grace(old_meta, meta)
     for field in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
+        if graceful and field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+            continue
         if field in old_meta:
             meta[field] = old_meta[field]
         elif field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
@@ -155,10 +158,31 @@ def stamp_updated(stored: JSON, incoming: JSON, *, revision: int) -> JSON:
     return copied
 
 
+def _grace(meta: JSON) -> int | None:
+    value = meta.get("deletionGracePeriodSeconds")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _starts_or_shortens_grace(old_meta: JSON, meta: JSON) -> bool:
+    """The API server's graceful delete (upstream ``BeforeDelete``) writes the deletion
+    fields through an update: a positive grace period with a deletionTimestamp, never
+    longer than a stored one. Any other incoming deletion fields are ignored as before."""
+    grace = _grace(meta)
+    if not meta.get("deletionTimestamp") or grace is None or grace <= 0:
+        return False
+    old_grace = _grace(old_meta)
+    if not old_meta.get("deletionTimestamp"):
+        return True
+    return old_grace is not None and grace < old_grace
+
+
 def is_finalized(obj: JSON) -> bool:
-    """Marked for deletion with no finalizer left: the object must go now."""
+    """Marked for deletion with no finalizer left and no grace period pending (a gracefully
+    deleted pod stays until its kubelet deletes it with grace 0): the object must go now."""
     meta = _metadata(obj)
-    return bool(meta.get("deletionTimestamp")) and not meta.get("finalizers")
+    grace = _grace(meta)
+    pending = grace is not None and grace > 0
+    return bool(meta.get("deletionTimestamp")) and not meta.get("finalizers") and not pending
 
 
 def check_preconditions(resource: str, stored: JSON, preconditions: Preconditions | None) -> None:

@@ -114,8 +114,16 @@ def test_deployment_apply_scale_watch_rollout_and_foreground_delete(kubectl: Kub
     kubectl.ok("rollout", "status", "deployment/web", "--timeout=90s")
     history = kubectl.ok("rollout", "history", "deployment/web").split()
     assert history[-4:] == ["1", "<none>", "2", "<none>"]
-    images = kubectl.ok("get", "pods", "-o", "jsonpath={.items[*].spec.containers[0].image}")
-    assert set(images.split()) == {"nginx:1.27"}
+    # Old pods may still be Terminating (graceful deletion): only the live ones count.
+    rows = kubectl.ok(
+        "get",
+        "pods",
+        "-o",
+        "jsonpath={range .items[*]}{.metadata.deletionTimestamp}|"
+        "{.spec.containers[0].image}{'\\n'}{end}",
+    )
+    live = [line.split("|")[1] for line in rows.splitlines() if line.startswith("|")]
+    assert set(live) == {"nginx:1.27"}
 
     # Foreground deletion: kubectl waits until the Deployment is gone, and by then its
     # ReplicaSets and pods are gone too (the garbage collector held the owner until then).

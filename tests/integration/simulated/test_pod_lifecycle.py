@@ -138,7 +138,10 @@ def test_pod_deleted_under_a_finalizer_has_its_containers_stopped() -> None:
         return held, [p["metadata"]["name"] for p in await sim.pods()]
 
     held, remaining = run_sim(scenario)
-    assert held["metadata"]["deletionTimestamp"] == stamp(20)
+    # Graceful: deleted at 20 with the default 30 s grace; the kubelet's grace-0 delete at 21
+    # (containers stopped after 1 s) leaves it to the finalizer, with grace 0.
+    assert held["metadata"]["deletionTimestamp"] == stamp(50)
+    assert held["metadata"]["deletionGracePeriodSeconds"] == 0
     assert held["status"]["phase"] == "Succeeded"
     (container,) = held["status"]["containerStatuses"]
     assert container["state"]["terminated"]["reason"] == "Completed"

@@ -12,8 +12,12 @@ status, so a restart of this agent loses nothing.
 It also plays the node lifecycle controller for its nodes: when a node is not Ready (see
 ``nodes.SimulatedNodes.lose``) its pods are frozen and marked not ready, and after
 ``eviction_timeout`` (upstream's default toleration of the not-ready/unreachable taints,
-300 s; None never evicts) they are deleted with a ``TaintManagerEviction`` event. A pod with
-``deletionTimestamp`` (kept by finalizers) has its containers stopped and is then deleted.
+300 s; None never evicts) they are deleted with a ``TaintManagerEviction`` event (at once,
+with grace 0: the simulation has no pod GC to force-delete pods a lost kubelet keeps
+Terminating). A pod with ``deletionTimestamp`` (a graceful delete by the API server, or kept
+by finalizers) stops being ready, its containers exit after the profile's termination delay,
+never after the deadline ``deletionTimestamp``, and the kubelet then deletes it with
+``gracePeriodSeconds: 0`` and a uid precondition, as upstream's status manager does.
 Fault injection: ``crash`` (a pod's running containers, or one of them, exit).
 """
 
@@ -45,7 +49,7 @@ from podscale.runtime.simulated.cluster_api import (
 from podscale.runtime.simulated.nodes import SimulatedNodes
 from podscale.runtime.simulated.pod_events import container_events, node_not_ready_event
 from podscale.runtime.simulated.profiles import profile_for
-from podscale.store.interface import Clock
+from podscale.store.interface import Clock, Preconditions
 
 __all__ = ["DEFAULT_EVICTION_TIMEOUT", "SimulatedKubelets"]
 
@@ -238,11 +242,19 @@ class SimulatedKubelets:
             await self._kubelet.record(written, step.event_type, step.reason, step.message)
 
     async def _remove(self, pod: JSON) -> None:
-        """Delete the pod for good (the kubelet's grace-0 delete once its containers stopped)."""
+        """Delete the pod for good (the kubelet's grace-0 delete once its containers stopped);
+        the uid precondition spares a new pod that took the name meanwhile."""
+        uid = meta(pod).get("uid")
         try:
-            await self._api.delete(POD, pod_namespace(pod), str(meta(pod).get("name", "")))
+            await self._api.delete(
+                POD,
+                pod_namespace(pod),
+                str(meta(pod).get("name", "")),
+                preconditions=Preconditions(uid=str(uid)) if uid else None,
+                grace_period_seconds=0,
+            )
         except ApiError as err:
-            if err.status != 404:
+            if err.status not in (404, 409):
                 raise
 
     # -- fault injection ----------------------------------------------------------------
