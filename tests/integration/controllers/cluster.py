@@ -134,21 +134,27 @@ def owned_by(pods: list[JSON], rs: JSON) -> list[JSON]:
     return [pod for pod in pods if controller_uid(pod) == rs["metadata"]["uid"]]
 
 
-class WrappedApi:
+class Passthrough:
+    """An API wrapper forwarding every call it does not define to ``inner``: fault-injecting
+    test APIs subclass it and override only the calls they fake."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+class WrappedApi(Passthrough):
     """``InProcessApi`` with faults: pod watch events ``watch_delay`` virtual seconds late
     (a slow watch), and the first ``failing_creates`` pod creations refused with 403."""
 
     def __init__(
         self, inner: InProcessApi, *, watch_delay: float = 0.0, failing_creates: int = 0
     ) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.watch_delay = watch_delay
         self.failing_creates = failing_creates
-        self.get = inner.get
-        self.list = inner.list
-        self.update = inner.update
-        self.patch = inner.patch
-        self.delete = inner.delete
 
     async def create(self, kind: KindInfo, namespace: str | None, obj: JSON) -> JSON:
         if kind.kind == "Pod" and self.failing_creates > 0:

@@ -21,7 +21,7 @@ from podscale.controllers.runtime_api import ControllerApi
 from podscale.runtime import run_virtual
 from podscale.store.interface import Preconditions
 
-from .cluster import POD, RS, START, UNTIL, Cluster, replica_set
+from .cluster import POD, RS, START, UNTIL, Cluster, Passthrough, replica_set
 
 JSON = dict[str, Any]
 DEPLOYMENT = kind_for("apps/v1", "Deployment")
@@ -73,23 +73,17 @@ class GcCluster(Cluster):
         raise AssertionError(f"expected {count} pods, have {len(await self.pods(ns))}")
 
 
-class SlowDeletes:
+class SlowDeletes(Passthrough):
     """``InProcessApi`` whose pod deletions go one at a time, ``delay`` virtual seconds each;
     ``reached`` is set once ``mark`` pods have been deleted (to interrupt a cascade)."""
 
     def __init__(self, inner: InProcessApi, *, delay: float, mark: int) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.delay = delay
         self.mark = mark
         self.deleted = 0
         self.reached = asyncio.Event()
         self._one_at_a_time = asyncio.Lock()
-        self.get = inner.get
-        self.list = inner.list
-        self.create = inner.create
-        self.update = inner.update
-        self.patch = inner.patch
-        self.watch = inner.watch
 
     async def delete(
         self,
@@ -115,20 +109,14 @@ class SlowDeletes:
             return result
 
 
-class LaggingWatch:
+class LaggingWatch(Passthrough):
     """``InProcessApi`` whose watch events of ``kind`` arrive ``lag`` virtual seconds late
     (a slow informer: the collector's cache behind the API server)."""
 
     def __init__(self, inner: InProcessApi, *, kind: str, lag: float) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.kind = kind
         self.lag = lag
-        self.get = inner.get
-        self.list = inner.list
-        self.create = inner.create
-        self.update = inner.update
-        self.patch = inner.patch
-        self.delete = inner.delete
 
     async def watch(
         self,

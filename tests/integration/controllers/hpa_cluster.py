@@ -45,7 +45,7 @@ from podscale.metrics.push import PushMetricsProvider
 from podscale.runtime import VirtualClock, run_virtual
 from podscale.store.memory import MemoryStore
 
-from .cluster import EVENT, POD, START
+from .cluster import EVENT, POD, START, Passthrough
 
 JSON = dict[str, Any]
 T = TypeVar("T")
@@ -94,18 +94,13 @@ class FakePodMetrics:
         return []
 
 
-class CountingApi:
+class CountingApi(Passthrough):
     """The in-process API, counting the HPA controller's writes by (verb, kind, subresource)."""
 
     def __init__(self, inner: InProcessApi) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.writes: list[tuple[str, str, str]] = []
         self.fail_scale_updates = 0
-        self.get = inner.get
-        self.list = inner.list
-        self.watch = inner.watch
-        self.create = inner.create
-        self.delete = inner.delete
 
     def count(self, verb: str, kind: str, subresource: str = "") -> int:
         return self.writes.count((verb, kind, subresource))

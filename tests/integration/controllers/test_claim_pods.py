@@ -13,7 +13,7 @@ from podscale.client.http import ApiError
 from podscale.controllers.runtime_pods import claim_pods
 from podscale.runtime import run_virtual
 
-from .cluster import POD, RS, START, UNTIL, Cluster, bare_pod, replica_set
+from .cluster import POD, RS, START, UNTIL, Cluster, Passthrough, bare_pod, replica_set
 
 JSON = dict[str, Any]
 
@@ -98,14 +98,13 @@ def test_claims_keep_adopt_release_and_ignore_in_one_pass() -> None:
     assert run(scenario) == ["kept", "orphan"]
 
 
-class RefusingPatches:
+class RefusingPatches(Passthrough):
     """The in-process API, with every pod patch answered ``code`` (as ``ReleasePod`` and
     ``AdoptPod`` may see from a real server)."""
 
     def __init__(self, inner: Any, code: int) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.code = code
-        self.get = inner.get
 
     async def patch(self, *args: Any, **kwargs: Any) -> JSON:
         raise ApiError(self.code, {"message": f"refused with {self.code}", "code": self.code})

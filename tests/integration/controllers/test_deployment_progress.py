@@ -13,6 +13,7 @@ from podscale.api.kinds import KindInfo
 from podscale.client.http import ApiError
 from podscale.client.inprocess import InProcessApi
 
+from .cluster import Passthrough
 from .deploy_cluster import (
     DEPLOYMENT,
     DeployCluster,
@@ -99,18 +100,12 @@ def test_no_progress_deadline_means_no_progressing_condition() -> None:
     run_deploy(scenario)
 
 
-class RefusingReplicaSets:
+class RefusingReplicaSets(Passthrough):
     """The in-process API, except that the first ``refusals`` ReplicaSet creations get a 403."""
 
     def __init__(self, inner: InProcessApi, refusals: int) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.refusals = refusals
-        self.get = inner.get
-        self.list = inner.list
-        self.watch = inner.watch
-        self.update = inner.update
-        self.patch = inner.patch
-        self.delete = inner.delete
 
     async def create(self, kind: KindInfo, namespace: str | None, obj: dict[str, Any]) -> Any:
         if kind.kind == "ReplicaSet" and self.refusals > 0:

@@ -16,6 +16,7 @@ from podscale.api.kinds import KindInfo, kind_for
 from podscale.client.inprocess import InProcessApi
 from podscale.store.interface import Preconditions
 
+from .cluster import Passthrough
 from .gc_cluster import (
     DEPLOYMENT,
     POD,
@@ -206,19 +207,13 @@ def test_a_lagging_cache_never_collects_a_dependent_of_a_new_owner() -> None:
     run_gc(scenario)
 
 
-class RecreateBeforeDelete:
+class RecreateBeforeDelete(Passthrough):
     """Re-creates ``name`` (new uid, no owners) just before the collector's DELETE lands."""
 
     def __init__(self, inner: InProcessApi, name: str) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.name = name
         self.raced = False
-        self.get = inner.get
-        self.list = inner.list
-        self.create = inner.create
-        self.update = inner.update
-        self.patch = inner.patch
-        self.watch = inner.watch
 
     async def delete(
         self,
