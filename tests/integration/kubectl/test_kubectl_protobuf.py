@@ -11,7 +11,8 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from tests.integration.kubectl.conftest import ControlPlaneProcess, Kubectl, start_control_plane
+
+from .conftest import ControlPlaneProcess, Kubectl, start_control_plane
 
 MINORS = (32, 33)
 
