@@ -27,8 +27,7 @@ from podscale.apiserver.operations_types import (
     ListPage,
     Payload,
     Written,
-    decode_create_payload,
-    decode_payload,
+    decode_object_payload,
 )
 from podscale.apiserver.resources import storage_resource, to_served, to_storage
 from podscale.apiserver.selectors import build_predicate
@@ -142,7 +141,7 @@ def check_object_name(obj: JSON, name: str) -> None:
 
 
 def _generate_name(metadata: JSON) -> None:
-    # Only a non-empty generateName asks for a name (kubectl's protobuf sends "").
+    # Only a non-empty generateName asks for a name.
     if not metadata.get("name") and metadata.get("generateName"):
         prefix = str(metadata["generateName"])[: 63 - 5]
         suffix = "".join(secrets.choice(_NAME_ALPHABET) for _ in range(5))
@@ -156,7 +155,7 @@ def create_object(
     body: Payload,
     options: admission.WriteOptions,
 ) -> Written:
-    obj = decode_create_payload(body, info.kind)
+    obj = decode_object_payload(body, info.api_version, info.kind)
     admission.check_type(obj, info)
     check_namespace(obj, info, namespace)
     metadata = obj["metadata"]
@@ -199,7 +198,7 @@ def update_object(
     body: Payload,
     options: admission.WriteOptions,
 ) -> Written:
-    obj = decode_payload(body)
+    obj = decode_object_payload(body, info.api_version, info.kind)
     admission.check_type(obj, info)
     check_object_name(obj, name)
     check_namespace(obj, info, namespace)

@@ -27,7 +27,7 @@ from podscale.apiserver import admission
 from podscale.apiserver.errors import ApiError, bad_request, conflict, from_store_error
 from podscale.apiserver.openapi_types import type_mismatches
 from podscale.apiserver.operations import check_namespace, get_object
-from podscale.apiserver.operations_types import Payload, Written, decode_payload
+from podscale.apiserver.operations_types import Payload, Written, decode_object_payload
 from podscale.apiserver.resources import storage_resource, to_storage
 from podscale.apiserver.state import ServerState
 from podscale.store.interface import ConflictError, Preconditions, StoreError
@@ -80,7 +80,7 @@ def _decode_binding(
     body: Payload, namespace: str | None, options: admission.WriteOptions
 ) -> tuple[JSON, list[str]]:
     """The Binding of ``body`` and its unknown-field warnings, checked in decoding order."""
-    binding = decode_payload(body)
+    binding = decode_object_payload(body, "v1", "Binding")
     admission.check_type(binding, BINDING)
     mismatches = type_mismatches("v1", "Binding", binding)
     if mismatches:

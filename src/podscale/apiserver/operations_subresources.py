@@ -23,7 +23,12 @@ from podscale.api.kinds import KindInfo
 from podscale.apiserver import admission, extensions, strategy
 from podscale.apiserver.errors import ApiError, bad_request, from_store_error
 from podscale.apiserver.operations import check_namespace, check_object_name, get_object
-from podscale.apiserver.operations_types import EncodedBody, Payload, Written, decode_payload
+from podscale.apiserver.operations_types import (
+    EncodedBody,
+    Payload,
+    Written,
+    decode_object_payload,
+)
 from podscale.apiserver.resources import storage_resource, to_served, to_storage
 from podscale.apiserver.state import ServerState
 from podscale.store.interface import StoreError
@@ -82,7 +87,7 @@ def update_status(
     options: admission.WriteOptions,
 ) -> Written:
     old = get_object(state, info, namespace, name)
-    obj = decode_payload(body)
+    obj = decode_object_payload(body, info.api_version, info.kind)
     return _write_status(state, info, namespace, name, old, obj, options, patched=False)
 
 
@@ -213,7 +218,7 @@ def update_scale(
     options: admission.WriteOptions,
 ) -> Written:
     parent = get_object(state, info, namespace, name)
-    scale = decode_payload(body)
+    scale = decode_object_payload(body, "autoscaling/v1", "Scale")
     return _write_scale(state, info, name, parent, scale, options)
 
 

@@ -11,9 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from podscale.apiserver.errors import ApiError, bad_request, status_body
-from podscale.apiserver.limits import decode_object, media_type
-from podscale.apiserver.protobuf import PROTOBUF_MEDIA_TYPE, ProtobufError, decode_protobuf_object
+from podscale.apiserver.errors import bad_request, unsupported_media_type
+from podscale.apiserver.limits import JSON_MEDIA_TYPES, decode_object, media_type
+from podscale.apiserver.protobuf import (
+    PROTOBUF_MEDIA_TYPE,
+    ProtobufError,
+    decode_protobuf_object,
+    supports_protobuf,
+)
 from podscale.store.interface import Preconditions
 
 __all__ = [
@@ -23,7 +28,7 @@ __all__ = [
     "ListPage",
     "Payload",
     "Written",
-    "decode_create_payload",
+    "decode_object_payload",
     "decode_payload",
 ]
 
@@ -53,22 +58,20 @@ def decode_payload(body: Payload) -> JSON:
     return body
 
 
-def decode_create_payload(body: Payload, kind: str) -> JSON:
-    """Like ``decode_payload``, and HPA creates may also come as protobuf.
+def decode_object_payload(body: Payload, api_version: str, kind: str) -> JSON:
+    """Like ``decode_payload`` for an object written to an ``api_version``/``kind`` endpoint
+    (create, update, status, scale, binding), which may also come as Kubernetes protobuf.
 
-    kubectl 1.32 and 1.33 ``autoscale`` POST the HPA in Kubernetes' protobuf envelope; the
-    answer is JSON as usual. No other kind or verb accepts protobuf.
+    kubectl 1.32 and 1.33 send the objects of their generators (``create deployment``,
+    ``run``, ``autoscale``...) as protobuf only; the answer is JSON as usual. Patches never
+    are protobuf (``extensions.apply_patch`` refuses it).
     """
-    if (
-        isinstance(body, EncodedBody)
-        and kind == "HorizontalPodAutoscaler"
-        and media_type(body.content_type) == PROTOBUF_MEDIA_TYPE
-    ):
+    if isinstance(body, EncodedBody) and body.media_type == PROTOBUF_MEDIA_TYPE:
+        if not supports_protobuf(api_version, kind):
+            raise unsupported_media_type(body.media_type, JSON_MEDIA_TYPES)
         try:
-            return decode_protobuf_object(body.data)
+            return decode_protobuf_object(body.data, api_version, kind)
         except ProtobufError as err:
-            if err.unsupported:
-                raise ApiError(status_body(415, str(err), "UnsupportedMediaType")) from None
             raise bad_request(str(err)) from None
     return decode_payload(body)
 

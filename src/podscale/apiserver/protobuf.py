@@ -1,45 +1,81 @@
 """Kubernetes protobuf request bodies (``application/vnd.kubernetes.protobuf``) to JSON.
 
-kubectl 1.32 and 1.33 POST the HPA of ``kubectl autoscale`` as protobuf only (kubectl-wire.md
-§5); the API server decodes it here and carries on exactly as for a JSON body (check_type,
-defaulting, validation), answering in JSON. Only autoscaling/v1 and autoscaling/v2
-HorizontalPodAutoscaler are understood; everything else is refused with a clear message.
+kubectl 1.32 and 1.33 send the objects their generators build (``create deployment``,
+``create namespace``, ``run``, ``autoscale``, ...) as protobuf only (kubectl-wire.md §5); the
+API server decodes them here and carries on exactly as for a JSON body (check_type,
+defaulting, validation), answering in JSON, which kubectl accepts. Every kind the server
+serves has a schema (``protobuf_schema.ROOTS``).
+
+Hand-written rather than on the ``protobuf`` library: upstream's errors are gogo's texts and
+its JSON needs Kubernetes' own mapping (Quantity, Time, IntOrString, pointers), which a walk
+over our own tables gives directly where the library would need both rebuilt around it.
 
 The envelope, as upstream's ``runtime/serializer/protobuf`` writes it: the magic bytes
 ``k8s\\x00`` then a ``runtime.Unknown`` message ``{1: typeMeta{1: apiVersion, 2: kind},
 2: raw, 3: contentEncoding, 4: contentType}`` whose ``raw`` is the object's own message.
-Errors carry upstream's texts where upstream has one (``empty body``, the prefix message,
-gogo's wire errors, the missing kind/apiVersion errors). Neighbours: ``protobuf_wire``
-(bytes), ``protobuf_decode`` (schema-driven decoding), ``protobuf_hpa`` (the HPA schemas).
+Errors are worded as upstream's create and update handlers word them (``transformDecodeError``
+around the serializer's and gogo's texts). Neighbours: ``protobuf_wire`` (bytes),
+``protobuf_decode`` (schema-driven decoding), ``protobuf_schema`` (the tables).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final
 
 from podscale.apiserver.protobuf_decode import decode_message, decode_string
-from podscale.apiserver.protobuf_hpa import HPA_V1, HPA_V2
+from podscale.apiserver.protobuf_schema import ROOTS
 from podscale.apiserver.protobuf_wire import BYTES, ProtobufError, WireReader
 
-__all__ = ["PROTOBUF_MEDIA_TYPE", "ProtobufError", "decode_protobuf_object"]
+__all__ = ["PROTOBUF_MEDIA_TYPE", "ProtobufError", "decode_protobuf_object", "supports_protobuf"]
 
 PROTOBUF_MEDIA_TYPE: Final = "application/vnd.kubernetes.protobuf"
 
 _PREFIX: Final = b"k8s\x00"
-_SCHEMAS: Final = {
-    ("autoscaling/v1", "HorizontalPodAutoscaler"): HPA_V1,
-    ("autoscaling/v2", "HorizontalPodAutoscaler"): HPA_V2,
-}
 _UNKNOWN_FIELDS: Final = {1: "TypeMeta", 2: "Raw", 3: "ContentEncoding", 4: "ContentType"}
+# Where kube-apiserver's scheme (every built-in kind) was created, as its errors print it.
+_SCHEME: Final = "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"
 
 
-def decode_protobuf_object(body: bytes) -> dict[str, Any]:
-    """The object of a Kubernetes protobuf body as Kubernetes JSON (apiVersion, kind set).
+def supports_protobuf(api_version: str, kind: str) -> bool:
+    """Whether bodies for this kind's endpoints may come as protobuf."""
+    return (api_version, kind) in ROOTS
 
-    Raises ``ProtobufError`` for malformed bodies and (with ``unsupported`` set) for any kind
-    other than an autoscaling/v1 or autoscaling/v2 HorizontalPodAutoscaler.
+
+def decode_protobuf_object(body: bytes, api_version: str, kind: str) -> dict[str, Any]:
+    """The object of a protobuf body sent to an ``api_version``/``kind`` endpoint, as JSON.
+
+    A missing apiVersion or kind in the envelope is taken from the endpoint, as upstream's
+    decoder takes it. Raises ``ProtobufError`` (a 400) with upstream's message.
     """
+    try:
+        sent_version, sent_kind, raw = _decode_envelope(body)
+    except ProtobufError as err:
+        raise ProtobufError(
+            f"the object provided is unrecognized (must be of type {kind}): {err} "
+            f"({_summary(body)})"
+        ) from None
+    if not sent_kind:
+        sent_kind = kind
+    if not sent_version:
+        sent_version = api_version
+    prefix = (
+        f'{sent_kind} in version "{sent_version.rpartition("/")[2]}" cannot be handled as '
+        f"a {kind}: "
+    )
+    schema = ROOTS.get((sent_version, sent_kind))
+    if schema is None:
+        raise ProtobufError(
+            f'{prefix}no kind "{sent_kind}" is registered for version "{sent_version}" '
+            f'in scheme "{_SCHEME}"'
+        )
+    obj: dict[str, Any] = {"kind": sent_kind, "apiVersion": sent_version}
+    try:
+        return decode_message(raw, schema, obj)
+    except ProtobufError as err:
+        raise ProtobufError(prefix + str(err)) from None
+
+
+def _decode_envelope(body: bytes) -> tuple[str, str, bytes]:
     if not body:
         raise ProtobufError("empty data")
     if not body.startswith(_PREFIX):
@@ -49,20 +85,7 @@ def decode_protobuf_object(body: bytes) -> dict[str, Any]:
         )
     if len(body) == len(_PREFIX):
         raise ProtobufError("empty body")
-    api_version, kind, raw = _decode_unknown(body[len(_PREFIX) :])
-    if not kind:
-        raise ProtobufError(f"Object 'Kind' is missing in '{_type_meta(api_version, kind)}'")
-    if not api_version:
-        raise ProtobufError(f"Object 'apiVersion' is missing in '{_type_meta(api_version, kind)}'")
-    schema = _SCHEMAS.get((api_version, kind))
-    if schema is None:
-        raise ProtobufError(
-            f"the protobuf encoding is only supported for autoscaling/v1 and autoscaling/v2 "
-            f"HorizontalPodAutoscaler, not for {_group_version_kind(api_version, kind)}",
-            unsupported=True,
-        )
-    obj: dict[str, Any] = {"kind": kind, "apiVersion": api_version}
-    return decode_message(raw, schema, obj)
+    return _decode_unknown(body[len(_PREFIX) :])
 
 
 def _decode_unknown(data: bytes) -> tuple[str, str, bytes]:
@@ -102,15 +125,10 @@ def _decode_type_meta(payload: bytes, into: dict[str, Any]) -> None:
         into[name] = decode_string(reader.read_bytes())
 
 
-def _type_meta(api_version: str, kind: str) -> str:
-    """Go's ``%#v`` of a ``runtime.TypeMeta``, as upstream's missing-kind errors print it."""
-    return f"runtime.TypeMeta{{APIVersion:{_go_quote(api_version)}, Kind:{_go_quote(kind)}}}"
-
-
-def _go_quote(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
-
-
-def _group_version_kind(api_version: str, kind: str) -> str:
-    """``schema.GroupVersionKind.String()``: ``apps/v1, Kind=Deployment``."""
-    return f"{api_version}, Kind={kind}"
+def _summary(body: bytes) -> str:
+    """Upstream's ``summarizeData(body, 30)``: the first 30 bytes, hex unless JSON-like."""
+    if not body:
+        return "<empty>"
+    head = body[:30]
+    text = head.decode("utf-8", errors="replace") if body[:1] == b"{" else head.hex()
+    return text + " ..." if len(body) > 30 else text

@@ -1,31 +1,33 @@
-"""Protobuf messages to Kubernetes JSON, driven by small declarative message schemas.
+"""Protobuf messages to Kubernetes JSON, driven by the message schemas of ``protobuf_schema``.
 
-Sits between ``protobuf_wire`` (the byte reader) and ``protobuf_hpa`` (the schemas of the
-HPA types, transcribed from upstream's ``generated.proto`` field numbers). A ``MessageSpec``
-maps field numbers to ``FieldSpec``s naming the JSON key and the value kind; fields it does
-not list are skipped, as gogo skips unknown fields.
+Sits between ``protobuf_wire`` (the byte reader) and ``protobuf`` (the envelope). The JSON is
+what Go's encoder would print for the struct gogo decodes the message into, so a protobuf
+body is handled exactly like the same object sent as JSON:
 
-Contract, as upstream's proto2 decoding would see it:
-
-* A field present on the wire appears in the JSON, even when empty (``""``, ``{}``); an
-  absent field is absent (no zero-fill: defaulting and validation decide, as for JSON).
-* A singular message seen twice is merged; a scalar seen twice keeps the last value; a
-  repeated field appends; a map entry with a missing key or value uses ``""``.
+* A non-pointer scalar at its zero value (``""``, ``0``, ``false``, empty bytes) is left out:
+  to Go it is the same as absent. A pointer scalar present on the wire is kept, zero or not.
+* A message present on the wire appears, even empty (``{}``); a singular message seen
+  twice is merged; a scalar seen twice keeps the last value; a repeated field appends
+  (numeric ones packed or not); map entries missing a key or value use the zero value.
+* Fields a schema does not list are skipped, as gogo skips unknown fields.
 * A known field with the wrong wire type is an error (gogo's ``wrong wireType``).
-* Quantities are parsed like upstream's ``Quantity.Unmarshal`` (no trimming) and emitted
-  as upstream's ``String()``.
+* Quantities are parsed like upstream's ``Quantity.Unmarshal`` and printed canonically;
+  Time keeps whole seconds (RFC 3339, UTC), MicroTime microseconds; IntOrString is an
+  int or a string by its type; bytes are base64; FieldsV1 is its raw JSON.
 * Strings are decoded as Go's JSON encoder would print them: invalid UTF-8 becomes U+FFFD.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from enum import Enum
+import base64
+import datetime
 from typing import Any
+
+import orjson
 
 from podscale.api.quantity import Quantity
 from podscale.api.quantity_format import QuantityError, scan_quantity
+from podscale.apiserver.protobuf_schema import VARINT_KINDS, FieldKind, FieldSpec, MessageSpec
 from podscale.apiserver.protobuf_wire import (
     BYTES,
     VARINT,
@@ -35,58 +37,12 @@ from podscale.apiserver.protobuf_wire import (
     to_int64,
 )
 
-__all__ = ["FieldKind", "FieldSpec", "MessageSpec", "decode_message"]
+__all__ = ["decode_message", "decode_string"]
 
 JSON = dict[str, Any]
 
-
-class FieldKind(Enum):
-    STRING = "string"
-    INT32 = "int32"
-    INT64 = "int64"
-    QUANTITY = "quantity"
-    MESSAGE = "message"
-    STRING_MAP = "map<string,string>"
-
-
-_WIRE_TYPES = {
-    FieldKind.STRING: BYTES,
-    FieldKind.INT32: VARINT,
-    FieldKind.INT64: VARINT,
-    FieldKind.QUANTITY: BYTES,
-    FieldKind.MESSAGE: BYTES,
-    FieldKind.STRING_MAP: BYTES,
-}
-
-
-@dataclass(frozen=True, slots=True)
-class FieldSpec:
-    """One field: its JSON key, value kind, and for messages the nested schema.
-
-    ``go_name`` is the Go struct field named in gogo's errors; by default the JSON key with
-    its first letter upper-cased.
-    """
-
-    json_name: str
-    kind: FieldKind
-    repeated: bool = False
-    message: MessageSpec | None = None
-    go_name: str = ""
-
-    @property
-    def error_name(self) -> str:
-        return self.go_name or self.json_name[:1].upper() + self.json_name[1:]
-
-
-@dataclass(frozen=True, slots=True)
-class MessageSpec:
-    """A message type: its proto name (for errors) and the fields podscale decodes."""
-
-    name: str
-    fields: Mapping[int, FieldSpec] = field(default_factory=dict)
-
-
-_MAP_ENTRY = "MapEntry"
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+_ZERO_VALUES: tuple[object, ...] = ("", 0, False)
 
 
 def decode_message(data: bytes, spec: MessageSpec, into: JSON | None = None) -> JSON:
@@ -99,9 +55,16 @@ def decode_message(data: bytes, spec: MessageSpec, into: JSON | None = None) -> 
         if field_spec is None:
             reader.skip(wire_type)
             continue
-        if wire_type != _WIRE_TYPES[field_spec.kind]:
+        if field_spec.kind in VARINT_KINDS:
+            if field_spec.repeated and wire_type == BYTES:
+                _decode_packed(reader.read_bytes(), field_spec, result)
+                continue
+            expected = VARINT
+        else:
+            expected = BYTES
+        if wire_type != expected:
             raise ProtobufError(
-                f"proto: wrong wireType = {wire_type} for field {field_spec.error_name}"
+                f"proto: wrong wireType = {wire_type} for field {field_spec.go_name}"
             )
         _decode_field(reader, field_spec, result)
     return result
@@ -109,73 +72,168 @@ def decode_message(data: bytes, spec: MessageSpec, into: JSON | None = None) -> 
 
 def _decode_field(reader: WireReader, spec: FieldSpec, result: JSON) -> None:
     key = spec.json_name
-    if spec.kind is FieldKind.STRING_MAP:
-        entry_key, entry_value = _decode_map_entry(reader.read_bytes())
-        entries = result.setdefault(key, {})
-        entries[entry_key] = entry_value
+    if spec.kind is FieldKind.MAP:
+        entry_key, entry_value = _decode_map_entry(reader.read_bytes(), spec)
+        result.setdefault(key, {})[entry_key] = entry_value
         return
     if spec.kind is FieldKind.MESSAGE:
-        payload = reader.read_bytes()
         assert spec.message is not None, f"message field {key} has no schema"
-        if spec.repeated:
+        payload = reader.read_bytes()
+        if spec.inline:
+            decode_message(payload, spec.message, result)
+        elif spec.repeated:
             result.setdefault(key, []).append(decode_message(payload, spec.message))
         else:
             decode_message(payload, spec.message, result.setdefault(key, {}))
         return
-    value = _decode_scalar(reader, spec.kind)
+    value = _decode_value(reader, spec.kind)
     if spec.repeated:
         result.setdefault(key, []).append(value)
-    else:
+    elif spec.pointer or (value is not None and value not in _ZERO_VALUES):
         result[key] = value
+    else:
+        # A later zero value overrides an earlier one, as it would in the Go struct.
+        result.pop(key, None)
 
 
-def _decode_scalar(reader: WireReader, kind: FieldKind) -> str | int:
+def _decode_packed(payload: bytes, spec: FieldSpec, result: JSON) -> None:
+    reader = WireReader(payload)
+    values = result.setdefault(spec.json_name, [])
+    while not reader.at_end():
+        values.append(_decode_value(reader, spec.kind))
+
+
+def _decode_value(reader: WireReader, kind: FieldKind) -> Any:
+    """One value of a scalar or special kind (None: the zero Time, printed as nothing)."""
     if kind is FieldKind.STRING:
         return decode_string(reader.read_bytes())
+    if kind is FieldKind.BOOL:
+        return reader.read_varint() != 0
     if kind is FieldKind.INT32:
         return to_int32(reader.read_varint())
     if kind is FieldKind.INT64:
         return to_int64(reader.read_varint())
-    return _decode_quantity(reader.read_bytes())
+    payload = reader.read_bytes()
+    if kind is FieldKind.BYTES:
+        return base64.b64encode(payload).decode("ascii")
+    if kind is FieldKind.QUANTITY:
+        return _decode_quantity(payload)
+    if kind in (FieldKind.TIME, FieldKind.MICRO_TIME):
+        return _decode_time(payload, micro=kind is FieldKind.MICRO_TIME)
+    if kind is FieldKind.INT_OR_STRING:
+        return _decode_int_or_string(payload)
+    assert kind is FieldKind.FIELDS_V1, kind
+    return _decode_fields_v1(payload)
 
 
 def decode_string(payload: bytes) -> str:
     return payload.decode("utf-8", errors="replace")
 
 
-def _decode_quantity(payload: bytes) -> str:
-    # resource.Quantity is the message {1: string}; an empty message is the zero quantity.
-    text: str | None = None
+def _fields(payload: bytes, message: str, names: dict[int, str]) -> dict[int, Any]:
+    """The known fields of a small fixed message (``names``: number -> Go name; a name
+    ending in ``$`` is a string field, every other one a varint)."""
+    values: dict[int, Any] = {}
     reader = WireReader(payload)
     while not reader.at_end():
-        number, wire_type = reader.read_tag("Quantity")
-        if number != 1:
+        number, wire_type = reader.read_tag(message)
+        name = names.get(number)
+        if name is None:
             reader.skip(wire_type)
             continue
-        if wire_type != BYTES:
-            raise ProtobufError(f"proto: wrong wireType = {wire_type} for field String_")
-        text = decode_string(reader.read_bytes())
+        expected = BYTES if name.endswith("$") else VARINT
+        if wire_type != expected:
+            raise ProtobufError(f"proto: wrong wireType = {wire_type} for field {name.rstrip('$')}")
+        values[number] = reader.read_bytes() if expected == BYTES else reader.read_varint()
+    return values
+
+
+def _decode_quantity(payload: bytes) -> str:
+    # resource.Quantity is the message {1: string}; an empty message is the zero quantity.
+    text = _fields(payload, "Quantity", {1: "String_$"}).get(1)
     if text is None:
         return "0"
     try:
-        return str(Quantity(*scan_quantity(text)))
+        return str(Quantity(*scan_quantity(decode_string(text))))
     except QuantityError as err:
         raise ProtobufError(str(err)) from None
 
 
-def _decode_map_entry(payload: bytes) -> tuple[str, str]:
-    key = value = ""
+def _decode_time(payload: bytes, *, micro: bool) -> str | None:
+    # Timestamp {1: seconds, 2: nanos}. No bytes at all is the zero time (JSON null, left
+    # out here); Time drops the nanoseconds as upstream's Time.Unmarshal does.
+    if not payload:
+        return None
+    values = _fields(payload, "Timestamp", {1: "Seconds", 2: "Nanos"})
+    seconds = to_int64(values.get(1, 0))
+    nanos = to_int32(values.get(2, 0)) if micro else 0
+    try:
+        moment = _EPOCH + datetime.timedelta(seconds=seconds, microseconds=nanos // 1000)
+    except OverflowError:
+        raise ProtobufError(f"proto: Timestamp: seconds out of range: {seconds}") from None
+    if micro:
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _decode_int_or_string(payload: bytes) -> int | str:
+    values = _fields(payload, "IntOrString", {1: "Type", 2: "IntVal", 3: "StrVal$"})
+    kind = to_int64(values.get(1, 0))
+    if kind == 0:
+        return to_int32(values.get(2, 0))
+    if kind == 1:
+        return decode_string(values.get(3, b""))
+    # Upstream's IntOrString.MarshalJSON refuses any other type.
+    raise ProtobufError("impossible IntOrString.Type")
+
+
+def _decode_fields_v1(payload: bytes) -> Any:
+    raw = _fields(payload, "FieldsV1", {1: "Raw$"}).get(1, b"")
+    if not raw:
+        return None
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as err:
+        raise ProtobufError(f"FieldsV1: invalid JSON: {err}") from None
+
+
+def _decode_map_entry(payload: bytes, spec: FieldSpec) -> tuple[str, Any]:
+    # gogo's map decoding: key 1, value 2, anything else skipped; absent parts are zero.
+    assert spec.key is FieldKind.STRING
+    assert spec.value is not None
+    key = ""
+    value: Any = None
     reader = WireReader(payload)
     while not reader.at_end():
-        number, wire_type = reader.read_tag(_MAP_ENTRY)
+        number, wire_type = reader.read_tag("MapEntry")
         if number not in (1, 2):
             reader.skip(wire_type)
             continue
-        if wire_type != BYTES:
+        expected = VARINT if number == 2 and spec.value in VARINT_KINDS else BYTES
+        if wire_type != expected:
             name = "key" if number == 1 else "value"
             raise ProtobufError(f"proto: wrong wireType = {wire_type} for field {name}")
         if number == 1:
             key = decode_string(reader.read_bytes())
+        elif spec.value is FieldKind.MESSAGE:
+            assert spec.message is not None
+            value = decode_message(reader.read_bytes(), spec.message)
         else:
-            value = decode_string(reader.read_bytes())
+            value = _decode_value(reader, spec.value)
+    if value is None:
+        value = _zero(spec)
     return key, value
+
+
+def _zero(spec: FieldSpec) -> Any:
+    """A map value that was not sent: Go's zero value of the value type, as JSON."""
+    zeros: dict[FieldKind, Any] = {
+        FieldKind.STRING: "",
+        FieldKind.BYTES: "",
+        FieldKind.QUANTITY: "0",
+        FieldKind.BOOL: False,
+        FieldKind.INT32: 0,
+        FieldKind.INT64: 0,
+        FieldKind.MESSAGE: {},
+    }
+    return zeros.get(spec.value or FieldKind.MESSAGE)

@@ -19,6 +19,12 @@ from podscale.apiserver.protobuf import ProtobufError, decode_protobuf_object
 
 JSON = dict[str, Any]
 
+
+def decode(body: bytes, api_version: str = "autoscaling/v2") -> JSON:
+    """The body as POSTed to the HPA endpoint of ``api_version``."""
+    return decode_protobuf_object(body, api_version, "HorizontalPodAutoscaler")
+
+
 # -- a minimal protobuf encoder ---------------------------------------------------------------
 
 
@@ -79,7 +85,8 @@ def hpa(meta: bytes, spec: bytes, status: bytes = f_int(3, 0) + f_int(4, 0)) -> 
 
 
 REF = {"kind": "Deployment", "name": "web", "apiVersion": "apps/v1"}
-KUBECTL_META = {"name": "web", "generateName": "", "namespace": ""}
+# Empty strings are Go's zero values: the same as absent, so left out.
+KUBECTL_META = {"name": "web"}
 
 # `kubectl autoscale deployment web --min=2 --max=10 --cpu-percent=80`
 V1_BODY = envelope(
@@ -103,6 +110,7 @@ V1_JSON: JSON = {
         "maxReplicas": 10,
         "targetCPUUtilizationPercentage": 80,
     },
+    "status": {},  # kubectl sends zero replica counts: Go's zero values, left out
 }
 
 _CPU_80 = f_bytes(
@@ -140,6 +148,7 @@ V2_JSON: JSON = {
             }
         ],
     },
+    "status": {},
 }
 
 
@@ -178,6 +187,7 @@ def _max_only(api_version: str) -> JSON:
         "apiVersion": api_version,
         "metadata": KUBECTL_META,
         "spec": {"scaleTargetRef": REF, "maxReplicas": 5},
+        "status": {},
     }
 
 
@@ -192,7 +202,7 @@ def _max_only(api_version: str) -> JSON:
     ids=list(CAPTURED),
 )
 def test_decodes_bodies_captured_from_kubectl(captured: str, expected: JSON) -> None:
-    assert decode_protobuf_object(bytes.fromhex(captured)) == expected
+    assert decode(bytes.fromhex(captured), expected["apiVersion"]) == expected
 
 
 def test_test_encoder_reproduces_kubectl_bytes() -> None:
@@ -218,7 +228,7 @@ def test_test_encoder_reproduces_kubectl_bytes() -> None:
             {
                 "kind": "HorizontalPodAutoscaler",
                 "apiVersion": "autoscaling/v1",
-                "metadata": {"name": "foo", "generateName": "", "namespace": ""},
+                "metadata": {"name": "foo"},
                 "spec": {
                     "scaleTargetRef": {
                         "kind": "ReplicaSet",
@@ -227,6 +237,7 @@ def test_test_encoder_reproduces_kubectl_bytes() -> None:
                     },
                     "maxReplicas": 5,
                 },
+                "status": {},
             },
         ),
         (
@@ -237,12 +248,12 @@ def test_test_encoder_reproduces_kubectl_bytes() -> None:
     ids=["kubectl-1.32-v1", "kubectl-1.33-v2", "v1-without-min-and-cpu", "empty-raw"],
 )
 def test_decodes_kubectl_autoscale_bodies(body: bytes, expected: JSON) -> None:
-    assert decode_protobuf_object(body) == expected
+    assert decode(body, expected["apiVersion"]) == expected
 
 
 @pytest.mark.parametrize("body", [V1_BODY, V2_BODY], ids=["v1", "v2"])
 def test_decoded_kubectl_body_defaults_and_validates_cleanly(body: bytes) -> None:
-    obj = decode_protobuf_object(body)
+    obj = decode(body, "autoscaling/v1" if body is V1_BODY else "autoscaling/v2")
     obj["metadata"]["namespace"] = "default"  # what the create handler fills in from the URL
     defaulted = apply_defaults(obj)
     assert validate(defaulted) == []
@@ -250,7 +261,7 @@ def test_decoded_kubectl_body_defaults_and_validates_cleanly(body: bytes) -> Non
 
 
 def _v2(spec: bytes, meta: bytes = f_str(1, "h")) -> JSON:
-    return decode_protobuf_object(
+    return decode(
         envelope("autoscaling/v2", "HorizontalPodAutoscaler", f_bytes(1, meta) + f_bytes(2, spec))
     )
 
@@ -365,8 +376,6 @@ def test_decodes_behavior_labels_and_annotations() -> None:
     obj = _v2(f_int(3, 4) + f_bytes(5, f_bytes(1, scale_up) + f_bytes(2, scale_down)), meta)
     assert obj["metadata"] == {
         "name": "h",
-        "generateName": "",
-        "namespace": "",
         "labels": {"app": "web", "": ""},
         "annotations": {"note": "ünïcode"},
     }
@@ -377,7 +386,7 @@ def test_decodes_behavior_labels_and_annotations() -> None:
                 {"type": "Pods", "value": 4, "periodSeconds": 60},
                 {"type": "Percent", "value": 100, "periodSeconds": 15},
             ],
-            "stabilizationWindowSeconds": 0,
+            "stabilizationWindowSeconds": 0,  # a pointer: zero is kept
         },
         "scaleDown": {
             "policies": [{"type": "Percent", "value": 10, "periodSeconds": 60}],
@@ -404,7 +413,9 @@ def test_skips_unknown_fields_at_every_level(unknown: bytes) -> None:
     meta = unknown + kubectl_meta("web") + f_bytes(13, f_str(1, "owner")) + f_str(14, "fin")
     raw = unknown + f_bytes(1, meta) + unknown + f_bytes(2, spec) + f_bytes(3, unknown)
     body = envelope("autoscaling/v2", "HorizontalPodAutoscaler", raw) + unknown
-    assert decode_protobuf_object(body) == V2_JSON
+    expected = copy.deepcopy(V2_JSON)
+    expected["metadata"] |= {"ownerReferences": [{"kind": "owner"}], "finalizers": ["fin"]}
+    assert decode(body) == expected
 
 
 @pytest.mark.parametrize(
@@ -419,6 +430,8 @@ def test_skips_unknown_fields_at_every_level(unknown: bytes) -> None:
             f_bytes(1, f_str(1, "Deployment")) + f_bytes(1, f_str(2, "web")),
             {"scaleTargetRef": {"kind": "Deployment", "name": "web"}},
         ),
+        (f_int(3, 4) + f_int(3, 0), {}),  # a later zero resets a non-pointer field
+        (f_int(2, 0), {"minReplicas": 0}),  # a pointer keeps its zero
         (
             f_bytes(4, f_str(1, "Resource") + f_bytes(4, f_bytes(2, f_bytes(2, b"")))),
             {"metrics": [{"type": "Resource", "resource": {"target": {"value": "0"}}}]},
@@ -431,6 +444,8 @@ def test_skips_unknown_fields_at_every_level(unknown: bytes) -> None:
         "int32-wrap",
         "last-wins",
         "merge",
+        "zero-resets",
+        "pointer-zero",
         "empty-quantity",
         "bad-utf8",
     ],
@@ -446,112 +461,133 @@ def _raw_error(raw: bytes) -> bytes:
     return envelope("autoscaling/v2", _HPA, raw)
 
 
-@pytest.mark.parametrize(
-    ("body", "message"),
-    [
-        (b"", "empty data"),
-        (
-            b"{}",
-            "provided data does not appear to be a protobuf message, expected prefix "
-            "[107 56 115 0]",
-        ),
-        (b"k8s\x01" + V1_BODY[4:], "provided data does not appear to be a protobuf message"),
-        (b"k8s\x00", "empty body"),
-        (b"k8s\x00\x0a", "unexpected EOF"),
-        (b"k8s\x00\x0a\x05ab", "unexpected EOF"),
-        (b"k8s\x00" + b"\xff" * 10 + b"\x01", "proto: integer overflow"),
-        (
-            b"k8s\x00\x12" + b"\xff" * 9 + b"\x01",
-            "proto: negative length found during unmarshaling",
-        ),
-        (b"k8s\x00\x08\x01", "proto: wrong wireType = 0 for field TypeMeta"),
-        (b"k8s\x00\x0c", "proto: Unknown: wiretype end group for non-group"),
-        (b"k8s\x00\x02", "proto: Unknown: illegal tag 0 (wire type 2)"),
-        (b"k8s\x00\x2e", "proto: illegal wireType 6"),
-        (b"k8s\x00\x29\x00", "unexpected EOF"),
-        (_raw_error(f_bytes(2, f_str(2, "x"))), "proto: wrong wireType = 2 for field MinReplicas"),
-        (
-            _raw_error(f_bytes(2, f_bytes(1, f_int(3, 1)))),
-            "proto: wrong wireType = 0 for field APIVersion",
-        ),
-        (
-            _raw_error(f_bytes(1, f_bytes(11, f_int(1, 1)))),
-            "proto: wrong wireType = 0 for field key",
-        ),
-        (
-            _raw_error(f_bytes(2, f_bytes(4, f_bytes(4, f_bytes(2, f_qty(3, "1 cpu")))))),
-            "quantities must match the regular expression",
-        ),
-        (
-            _raw_error(f_bytes(2, f_bytes(4, f_bytes(4, f_bytes(2, f_bytes(2, f_int(1, 1))))))),
-            "proto: wrong wireType = 0 for field String_",
-        ),
-        (_raw_error(f_bytes(2, tag(99, 3) + f_int(1, 1))), "unexpected EOF"),
-        (
-            b"k8s\x00" + f_bytes(1, f_str(1, "autoscaling/v1")),
-            "Object 'Kind' is missing in "
-            '\'runtime.TypeMeta{APIVersion:"autoscaling/v1", Kind:""}\'',
-        ),
-        (
-            b"k8s\x00" + f_bytes(1, f_str(2, _HPA)),
-            "Object 'apiVersion' is missing in "
-            '\'runtime.TypeMeta{APIVersion:"", Kind:"HorizontalPodAutoscaler"}\'',
-        ),
-    ],
-    ids=[
-        "empty",
-        "json",
-        "wrong-magic",
-        "prefix-only",
-        "truncated-length",
-        "length-past-end",
-        "varint-overflow",
-        "negative-length",
-        "wrong-wire-type-envelope",
-        "end-group",
-        "tag-zero",
-        "wire-type-6",
-        "truncated-fixed64",
-        "wrong-wire-type-int32",
-        "wrong-wire-type-string",
-        "wrong-wire-type-map-key",
-        "invalid-quantity",
-        "wrong-wire-type-quantity",
-        "unterminated-group",
-        "missing-kind",
-        "missing-api-version",
-    ],
-)
-def test_rejects_malformed_bodies(body: bytes, message: str) -> None:
-    with pytest.raises(ProtobufError) as excinfo:
-        decode_protobuf_object(body)
-    assert str(excinfo.value).startswith(message)
-    assert not excinfo.value.unsupported
+def _unrecognized(message: str, body: bytes) -> str:
+    """Upstream's transformDecodeError for a body whose type could not be read."""
+    summary = body[:30].hex() + (" ..." if len(body) > 30 else "") if body else "<empty>"
+    if body.startswith(b"{"):
+        summary = body.decode()
+    prefix = "the object provided is unrecognized (must be of type HorizontalPodAutoscaler)"
+    return f"{prefix}: {message} ({summary})"
+
+
+def _cannot_handle(message: str, kind: str = _HPA, version: str = "v2") -> str:
+    """Upstream's transformDecodeError once the body's kind is known."""
+    return f'{kind} in version "{version}" cannot be handled as a {_HPA}: {message}'
+
+
+_ENVELOPE_ERRORS = {
+    "empty": (b"", "empty data"),
+    "json": (
+        b"{}",
+        "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]",
+    ),
+    "wrong-magic": (
+        b"k8s\x01" + V1_BODY[4:],
+        "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]",
+    ),
+    "prefix-only": (b"k8s\x00", "empty body"),
+    "truncated-length": (b"k8s\x00\x0a", "unexpected EOF"),
+    "length-past-end": (b"k8s\x00\x0a\x05ab", "unexpected EOF"),
+    "varint-overflow": (b"k8s\x00" + b"\xff" * 10 + b"\x01", "proto: integer overflow"),
+    "negative-length": (
+        b"k8s\x00\x12" + b"\xff" * 9 + b"\x01",
+        "proto: negative length found during unmarshaling",
+    ),
+    "wrong-wire-type-envelope": (
+        b"k8s\x00\x08\x01",
+        "proto: wrong wireType = 0 for field TypeMeta",
+    ),
+    "end-group": (b"k8s\x00\x0c", "proto: Unknown: wiretype end group for non-group"),
+    "tag-zero": (b"k8s\x00\x02", "proto: Unknown: illegal tag 0 (wire type 2)"),
+    "wire-type-6": (b"k8s\x00\x2e", "proto: illegal wireType 6"),
+    "truncated-fixed64": (b"k8s\x00\x29\x00", "unexpected EOF"),
+}
 
 
 @pytest.mark.parametrize(
-    ("api_version", "kind", "named"),
-    [
-        ("apps/v1", "Deployment", "apps/v1, Kind=Deployment"),
-        ("v1", "Pod", "v1, Kind=Pod"),
-        ("autoscaling/v2beta2", _HPA, "autoscaling/v2beta2, Kind=HorizontalPodAutoscaler"),
-        ("autoscaling/v1", "Scale", "autoscaling/v1, Kind=Scale"),
-    ],
-    ids=["deployment", "pod", "hpa-v2beta2", "scale"],
+    ("body", "message"), list(_ENVELOPE_ERRORS.values()), ids=list(_ENVELOPE_ERRORS)
 )
-def test_refuses_other_kinds_with_a_clear_message(api_version: str, kind: str, named: str) -> None:
+def test_rejects_malformed_envelopes(body: bytes, message: str) -> None:
     with pytest.raises(ProtobufError) as excinfo:
-        decode_protobuf_object(envelope(api_version, kind, f_bytes(1, f_str(1, "x"))))
-    assert str(excinfo.value) == (
-        "the protobuf encoding is only supported for autoscaling/v1 and autoscaling/v2 "
-        f"HorizontalPodAutoscaler, not for {named}"
+        decode(body)
+    assert str(excinfo.value) == _unrecognized(message, body)
+
+
+_OBJECT_ERRORS = {
+    "wrong-wire-type-int32": (
+        f_bytes(2, f_str(2, "x")),
+        "proto: wrong wireType = 2 for field MinReplicas",
+    ),
+    "wrong-wire-type-string": (
+        f_bytes(2, f_bytes(1, f_int(3, 1))),
+        "proto: wrong wireType = 0 for field APIVersion",
+    ),
+    "wrong-wire-type-metadata": (f_int(1, 1), "proto: wrong wireType = 0 for field ObjectMeta"),
+    "wrong-wire-type-map-key": (
+        f_bytes(1, f_bytes(11, f_int(1, 1))),
+        "proto: wrong wireType = 0 for field key",
+    ),
+    "invalid-quantity": (
+        f_bytes(2, f_bytes(4, f_bytes(4, f_bytes(2, f_qty(3, "1 cpu"))))),
+        "quantities must match the regular expression "
+        "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    ),
+    "wrong-wire-type-quantity": (
+        f_bytes(2, f_bytes(4, f_bytes(4, f_bytes(2, f_bytes(2, f_int(1, 1)))))),
+        "proto: wrong wireType = 0 for field String_",
+    ),
+    "unterminated-group": (f_bytes(2, tag(99, 3) + f_int(1, 1)), "unexpected EOF"),
+    "truncated-raw": (f_bytes(2, b"")[:-1] + b"\x05", "unexpected EOF"),
+    "negative-length-raw": (
+        tag(1, 2) + b"\xff" * 9 + b"\x01",
+        "proto: negative length found during unmarshaling",
+    ),
+    "bad-wire-type-known-field": (tag(1, 7), "proto: wrong wireType = 7 for field ObjectMeta"),
+    "bad-wire-type-unknown-field": (tag(99, 7), "proto: illegal wireType 7"),
+}
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"), list(_OBJECT_ERRORS.values()), ids=list(_OBJECT_ERRORS)
+)
+def test_rejects_malformed_objects(raw: bytes, message: str) -> None:
+    with pytest.raises(ProtobufError) as excinfo:
+        decode(_raw_error(raw))
+    assert str(excinfo.value) == _cannot_handle(message)
+
+
+def test_missing_kind_and_version_come_from_the_endpoint() -> None:
+    # Upstream's decoder defaults both from the URL's kind before decoding.
+    raw = f_bytes(1, f_str(1, "web")) + f_bytes(2, f_int(3, 5))
+    no_kind = b"k8s\x00" + f_bytes(1, f_str(1, "autoscaling/v1")) + f_bytes(2, raw)
+    no_version = b"k8s\x00" + f_bytes(1, f_str(2, _HPA)) + f_bytes(2, raw)
+    expected = {"metadata": {"name": "web"}, "spec": {"maxReplicas": 5}}
+    assert (
+        decode(no_kind, "autoscaling/v1")
+        == {"kind": _HPA, "apiVersion": "autoscaling/v1"} | expected
     )
-    assert excinfo.value.unsupported
+    assert decode(no_version) == {"kind": _HPA, "apiVersion": "autoscaling/v2"} | expected
+
+
+@pytest.mark.parametrize(
+    ("api_version", "kind"),
+    [("apps/v1", "DaemonSet"), ("autoscaling/v2beta2", _HPA), ("batch/v1", "Job")],
+    ids=["daemonset", "hpa-v2beta2", "job"],
+)
+def test_refuses_unregistered_kinds_as_upstream_does(api_version: str, kind: str) -> None:
+    with pytest.raises(ProtobufError) as excinfo:
+        decode(envelope(api_version, kind, f_bytes(1, f_str(1, "x"))))
+    assert str(excinfo.value) == _cannot_handle(
+        f'no kind "{kind}" is registered for version "{api_version}" in scheme '
+        '"k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"',
+        kind=kind,
+        version=api_version.rpartition("/")[2],
+    )
 
 
 def _decode_or_error(body: bytes) -> None:
     try:
-        result = decode_protobuf_object(body)
+        result = decode(body)
     except ProtobufError:
         return
     assert result["kind"] == _HPA
@@ -587,17 +623,17 @@ def test_v1_round_trips(
     spec = f_bytes(1, target_ref("Deployment", name, "")) + f_int(2, min_replicas)
     spec += f_int(3, max_replicas) + (b"" if cpu is None else f_int(4, cpu))
     raw = f_bytes(1, f_str(1, name) + f_map(11, labels)) + f_bytes(2, spec)
-    expected_spec: JSON = {
-        "scaleTargetRef": {"kind": "Deployment", "name": name, "apiVersion": ""},
-        "minReplicas": min_replicas,
-        "maxReplicas": max_replicas,
-    }
+    expected_spec: JSON = {"scaleTargetRef": {"kind": "Deployment"}, "minReplicas": min_replicas}
+    if name:
+        expected_spec["scaleTargetRef"]["name"] = name
+    if max_replicas:
+        expected_spec["maxReplicas"] = max_replicas
     if cpu is not None:
         expected_spec["targetCPUUtilizationPercentage"] = cpu
-    expected_meta: JSON = {"name": name}
+    expected_meta: JSON = {"name": name} if name else {}
     if labels:
         expected_meta["labels"] = labels
-    decoded = decode_protobuf_object(envelope("autoscaling/v1", _HPA, raw))
+    decoded = decode(envelope("autoscaling/v1", _HPA, raw), "autoscaling/v1")
     assert decoded == {
         "kind": _HPA,
         "apiVersion": "autoscaling/v1",
@@ -607,7 +643,7 @@ def test_v1_round_trips(
 
 
 def test_decoding_does_not_share_state_between_calls() -> None:
-    first = decode_protobuf_object(V2_BODY)
+    first = decode(V2_BODY)
     pristine = copy.deepcopy(first)
     first["spec"]["metrics"].append({})
-    assert decode_protobuf_object(V2_BODY) == pristine
+    assert decode(V2_BODY) == pristine
