@@ -10,7 +10,12 @@ Measured, as issue #3 asks:
   - LIST of 1,000 pods;
   - watch delivery latency with 100 watchers while a writer PATCHes at 200 writes/s (from
     the moment the write is sent to the moment a watcher has decoded the event);
-  - ``podscale.client.inprocess.InProcessApi`` GET rate, when that module exists.
+  - ``podscale.client.inprocess.InProcessApi`` GET rate, when that module exists;
+  - fairness: the latency of a small request (GET one pod, on a kept-alive connection and on
+    a new connection each time) while 10 clients LIST 5,000 pods back to back, and while 200
+    watches replay those 5,000 pods from resourceVersion "" again and again (goal: small
+    request p99 < 100 ms). The load runs in its own client process; each LIST and replay is
+    checked to carry all 5,000 pods, and the bench exits non-zero when one does not.
 Server and client CPU time per phase are reported so a miss can be placed on one side.
 
 Usage: python3 bench/apiserver.py [--seconds 5] [--workers 8] [--clients 2] [--json]
@@ -39,10 +44,20 @@ import orjson
 from engine import machine  # bench/ is on sys.path when run as a script
 
 JSON = dict[str, Any]
-GOALS = {"get": 2_000.0, "put": 500.0, "p99_ms": 50.0, "watch_p99_ms": 100.0, "inproc": 20_000.0}
+GOALS = {
+    "get": 2_000.0,
+    "put": 500.0,
+    "p99_ms": 50.0,
+    "watch_p99_ms": 100.0,
+    "inproc": 20_000.0,
+    "fair_p99_ms": 100.0,
+}
+BIG = 5_000  # pods in the namespace the fairness phases LIST and replay
 SENT = "bench.podscale.io/sent"
 # Options only the server and client subprocesses use.
-_INTERNAL = frozenset({"serve", "client", "url", "names", "start_at", "since", "expected"})
+_INTERNAL = frozenset(
+    {"serve", "client", "url", "names", "start_at", "since", "expected", "load", "concurrency"}
+)
 
 
 def make_pod(name: str, namespace: str) -> JSON:
@@ -377,6 +392,119 @@ def run_watch_phase(server: ServerProcess, args: Any) -> Result:
     return Result(**{**asdict(result), "client_cpu": result.client_cpu + children_cpu})
 
 
+# -- fairness: small requests while large LISTs and watch replays run -----------------------
+async def fill_big_namespace(url: str, workers: int) -> None:
+    """``BIG`` pods in namespace "big", created by ``workers`` concurrent writers."""
+    async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+        expect(await http.post(pods_path("big"), json=make_pod("probe", "big")), 201)
+        names = iter(range(BIG - 1))
+
+        async def create(_: int) -> None:
+            for index in names:
+                pod = make_pod(f"web-{index:05d}", "big")
+                expect(await http.post(pods_path("big"), json=pod), 201)
+
+        await asyncio.gather(*(create(i) for i in range(workers)))
+
+
+async def load_clients(url: str, load: str, concurrency: int) -> JSON:
+    """The background load of a fairness phase, until stdin closes: ``concurrency`` clients
+    each LISTing the big namespace back to back, or each watching it from resourceVersion ""
+    (a full replay) until the replay is complete, then starting over. Counts completed
+    operations and those that did not carry every pod."""
+    done = 0
+    wrong = 0
+    stop = asyncio.Event()
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=None)
+    http = httpx.AsyncClient(base_url=url, limits=limits, timeout=120)
+
+    async def lister() -> None:
+        nonlocal done, wrong
+        while not stop.is_set():
+            body = expect(await http.get(pods_path("big")), 200).content
+            # Counting names is enough to know every pod came back, without decoding 2.5 MB.
+            done += 1
+            wrong += body.count(b'"name":"web-') != BIG - 1
+
+    async def replayer() -> None:
+        nonlocal done, wrong
+        while not stop.is_set():
+            lines = 0
+            async with http.stream("GET", pods_path("big"), params={"watch": "true"}) as stream:
+                async for chunk in stream.aiter_raw():
+                    lines += chunk.count(b"\n")
+                    if lines >= BIG or stop.is_set():
+                        break
+            done += 1
+            wrong += lines < BIG and not stop.is_set()
+
+    worker = lister if load == "list" else replayer
+    tasks = [asyncio.create_task(worker()) for _ in range(concurrency)]
+    print("ready", flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    stop.set()
+    _, pending = await asyncio.wait(tasks, timeout=60)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await http.aclose()
+    return {"done": done, "wrong": wrong}
+
+
+async def probe(url: str, seconds: float, fresh_connections: bool) -> list[float]:
+    """GET one small pod back to back for ``seconds``; a new connection each time when
+    ``fresh_connections`` (the accept and the first read then also wait for the loop)."""
+    latencies: list[float] = []
+    stop = time.perf_counter() + seconds
+    async with httpx.AsyncClient(base_url=url, timeout=60) as kept:
+        while time.perf_counter() < stop:
+            began = time.perf_counter()
+            if fresh_connections:
+                async with httpx.AsyncClient(base_url=url, timeout=60) as fresh:
+                    expect(await fresh.get(pods_path("big", "probe")), 200)
+            else:
+                expect(await kept.get(pods_path("big", "probe")), 200)
+            latencies.append(time.perf_counter() - began)
+    return latencies
+
+
+def run_fairness_phase(server: ServerProcess, load: str, concurrency: int, args: Any) -> Result:
+    """Probe latency while a client process keeps ``concurrency`` LISTs or replays going."""
+    command = [
+        *(sys.executable, __file__, "--client", "load", "--url", server.url),
+        *("--load", load, "--concurrency", str(concurrency)),
+    ]
+    child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    if child.stdout.readline().strip() != "ready":
+        raise RuntimeError("the load client did not start")
+    time.sleep(1.0)  # let the load reach its steady state
+    phase = Phase(server)
+    kept = asyncio.run(probe(server.url, args.seconds / 2, fresh_connections=False))
+    fresh = asyncio.run(probe(server.url, args.seconds / 2, fresh_connections=True))
+    result = phase.result("", kept + fresh)
+    output = json.loads(child.communicate(input="", timeout=120)[0])
+    if output["wrong"]:
+        raise RuntimeError(f"{output['wrong']} of {output['done']} {load}s missed pods")
+    if not output["done"]:
+        raise RuntimeError(f"no {load} completed during the phase")
+    what = "LISTs" if load == "list" else "watch replays"
+    title = (
+        f"GET one pod (kept-alive p99 {1000 * percentile(kept, 0.99):.1f} ms, new connection "
+        f"p99 {1000 * percentile(fresh, 0.99):.1f} ms) during {concurrency} concurrent {what} "
+        f"of {BIG:,} pods ({output['done']} completed)"
+    )
+    return Result(**{**asdict(result), "title": title})
+
+
+def run_fairness(server: ServerProcess, args: Any) -> dict[str, Result | None]:
+    asyncio.run(fill_big_namespace(server.url, args.workers))
+    return {
+        "fair_list": run_fairness_phase(server, "list", 10, args),
+        "fair_replay": run_fairness_phase(server, "replay", 200, args),
+    }
+
+
 async def bench_inprocess(args: Any) -> Result | None:
     try:
         from podscale.api.kinds import kind_for
@@ -422,6 +550,7 @@ def run_all(server: ServerProcess, args: Any) -> dict[str, Result | None]:
     results["list"] = asyncio.run(bench_list(server, args))
     results["watch"] = run_watch_phase(server, args)
     results["inproc"] = asyncio.run(bench_inprocess(args))
+    results.update(run_fairness(server, args))
     return results
 
 
@@ -442,6 +571,8 @@ def table(results: dict[str, Result | None]) -> list[str]:
         "list": ("-", None),
         "watch": (f"p99 < {GOALS['watch_p99_ms']:.0f} ms", None),
         "inproc": (f"{GOALS['inproc']:,.0f}/s", GOALS["inproc"]),
+        "fair_list": (f"p99 < {GOALS['fair_p99_ms']:.0f} ms", None),
+        "fair_replay": (f"p99 < {GOALS['fair_p99_ms']:.0f} ms", None),
     }
     for key, result in results.items():
         if result is None:
@@ -455,6 +586,8 @@ def table(results: dict[str, Result | None]) -> list[str]:
             ratios.append(f"{GOALS['p99_ms'] / max(result.p99_ms, 1e-9):.2f}x p99")
         if key == "watch":
             ratios.append(f"{GOALS['watch_p99_ms'] / max(result.p99_ms, 1e-9):.2f}x p99")
+        if key.startswith("fair_"):
+            ratios.append(f"{GOALS['fair_p99_ms'] / max(result.p99_ms, 1e-9):.2f}x p99")
         server_us = 1e6 * result.server_cpu / result.rate if result.server_cpu else 0.0
         lines.append(
             f"| {result.title} | {result.rate:,.0f} | {_ms(result.p50_ms)} | {_ms(result.p99_ms)} "
@@ -477,7 +610,14 @@ def main() -> None:
     )
     # Internal: the server subprocess, and the client subprocesses of the GET/PUT phases.
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--client", choices=["get", "put", "watch"], help=argparse.SUPPRESS)
+    parser.add_argument("--client", choices=["get", "put", "watch", "load"], help=argparse.SUPPRESS)
+    parser.add_argument("--load", choices=["list", "replay"], help=argparse.SUPPRESS)
+    parser.add_argument("--concurrency", type=int, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--only",
+        choices=["fairness"],
+        help="run only the fairness phases (small requests during large LISTs and watch replays)",
+    )
     parser.add_argument("--since", help=argparse.SUPPRESS)
     parser.add_argument("--expected", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
@@ -491,13 +631,16 @@ def main() -> None:
         output = asyncio.run(watch_clients(args.url, args.since, args.watchers, args.expected))
         print(json.dumps(output))
         return
+    if args.client == "load":
+        print(json.dumps(asyncio.run(load_clients(args.url, args.load, args.concurrency))))
+        return
     if args.client is not None:
         names = args.names.split(",")
         output = asyncio.run(single_object_phase(args.url, args.client, names, args))
         print(json.dumps(output))
         return
     with server_process(args.synchronous) as server:
-        results = run_all(server, args)
+        results = run_fairness(server, args) if args.only else run_all(server, args)
     if args.json:
         raw = {
             key: None if r is None else {**asdict(r), "rate": r.rate} for key, r in results.items()

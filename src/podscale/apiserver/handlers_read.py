@@ -4,13 +4,17 @@ A shell over ``operations.get_object``/``operations.list_page``: reads the query
 operation, formats the answer. Called by ``routes`` with a resolved ``Target``; ``watch`` takes
 over for ``?watch=true``. Lists always carry ``metadata.resourceVersion`` and ``items: []``
 (never null: strict clients and kubectl's list-then-watch rely on both, kubectl-wire.md §3-4);
-``limit``/``continue`` page through one snapshot of the store.
+``limit``/``continue`` page through one snapshot of the store. A LIST is read, converted and
+encoded on a worker thread through ``fairness.HeavyWork``, so large ones do not hold the
+loop (and every small request behind it) for their whole duration.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -58,26 +62,48 @@ def get_object(state: ServerState, request: Request, info: KindInfo, target: Tar
     return json_response(obj)
 
 
-def list_objects(state: ServerState, request: Request, info: KindInfo, target: Target) -> Response:
+async def list_objects(
+    state: ServerState, request: Request, info: KindInfo, target: Target
+) -> Response:
     query = request.query_params
+    accept = request.headers.get("accept")
+    # Query checks that do not need the store answer before the list is queued.
+    include_object = include_object_mode(request) if extensions.wants_table(accept) else ""
+    limit = parse_limit(query.get("limit"))
+    body = await state.heavy_work.run(
+        _list_body, state, info, target, query, limit=limit, include_object=include_object
+    )
+    return Response(body, media_type="application/json")
+
+
+def _list_body(
+    state: ServerState,
+    info: KindInfo,
+    target: Target,
+    query: Mapping[str, str],
+    *,
+    limit: int | None,
+    include_object: str,
+) -> bytes:
+    """The encoded LIST (or Table, when ``include_object`` is set) answer; runs on a thread."""
     page = operations.list_page(
         state,
         info,
         target.namespace,
         label_selector=query.get("labelSelector", ""),
         field_selector=query.get("fieldSelector", ""),
-        limit=parse_limit(query.get("limit")),
+        limit=limit,
         continue_token=query.get("continue") or None,
     )
-    if extensions.wants_table(request.headers.get("accept")):
+    if include_object:
         table = extensions.table_for(
             info,
             page.items,
-            include_object=include_object_mode(request),
+            include_object=include_object,
             resource_version=page.metadata["resourceVersion"],
             now=state.clock.now(),
         )
         if "continue" in page.metadata:
             table.setdefault("metadata", {})["continue"] = page.metadata["continue"]
-        return json_response(table)
-    return json_response(operations.list_body(info, page))
+        return orjson.dumps(table)
+    return orjson.dumps(operations.list_body(info, page))

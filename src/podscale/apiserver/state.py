@@ -17,6 +17,7 @@ import orjson
 from starlette.responses import Response
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
+from podscale.apiserver.fairness import HeavyWork
 from podscale.apiserver.metrics_providers import CustomMetricsProvider, ExternalMetricsProvider
 from podscale.store.interface import Clock, Store
 
@@ -55,6 +56,8 @@ class ServerState:
     # Prometheus text exposition sources served on /metrics (the controllers register theirs
     # when they start next to the server, e.g. the HPA controller's upstream metrics).
     metric_exporters: list[Callable[[], str]] = field(default_factory=list)
+    # Large LISTs and watch replays run here, off the loop and a few at a time (``fairness``).
+    heavy_work: HeavyWork = field(default_factory=HeavyWork)
 
 
 def json_response(

@@ -7,12 +7,14 @@ a single ERROR event carrying a 410 ``Expired`` Status, then the stream ends; id
 metadata.resourceVersion); ``timeoutSeconds`` ends the stream cleanly. With a label or field
 selector, an object that stops matching is sent as DELETED and one that starts matching as
 ADDED. Table-mode watches wrap each object in a one-row Table (never an ERROR). Never gzipped.
+The replay is encoded in batches on a worker thread (``fairness.HeavyWork``), live events on
+the loop.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Final
 
 import orjson
@@ -22,13 +24,14 @@ from starlette.responses import Response, StreamingResponse
 from podscale.api.kinds import KindInfo
 from podscale.apiserver import extensions
 from podscale.apiserver.errors import bad_request, status_body
+from podscale.apiserver.fairness import REPLAY_BATCH
 from podscale.apiserver.handlers_read import include_object_mode
 from podscale.apiserver.operations_watch import parse_resource_version
 from podscale.apiserver.resources import Target, storage_resource, to_served
 from podscale.apiserver.selectors import build_predicate
 from podscale.apiserver.state import ServerState, query_flag
 from podscale.apiserver.watch_filter import filter_event
-from podscale.store.interface import ExpiredError, Watch
+from podscale.store.interface import ExpiredError, Watch, WatchEvent
 
 __all__ = ["watch_response"]
 
@@ -66,8 +69,13 @@ def watch_response(
     include_object = include_object_mode(request) if table else "Metadata"
     namespace = target.namespace if info.namespaced else None
     resource = storage_resource(info)
-
-    selector = predicate if has_selector else None
+    encoder = _EventEncoder(
+        state,
+        info,
+        selector=predicate if has_selector else None,
+        table=table,
+        include_object=include_object,
+    )
 
     async def stream() -> AsyncIterator[bytes]:
         loop = asyncio.get_running_loop()
@@ -81,9 +89,20 @@ def watch_response(
         # A replay (since unset) is queued when the watch opens, so once the watch is idle
         # everything up to the revision at open time has been delivered.
         last_rv = since if since is not None else start_revision
-        first = True
-        idle_since = loop.time()
         try:
+            if since is None:
+                # The replay is decoded and encoded in batches off the loop (``fairness``):
+                # thousands of ADDED events would otherwise hold it for their whole length.
+                while True:
+                    chunk, revision, count = await state.heavy_work.run(
+                        encoder.encode_ready, watch, REPLAY_BATCH
+                    )
+                    last_rv = max(last_rv, revision)
+                    if chunk:
+                        yield chunk
+                    if count < REPLAY_BATCH:
+                        break
+            idle_since = loop.time()
             while True:
                 now = loop.time()
                 if deadline is not None and now >= deadline:
@@ -105,30 +124,67 @@ def watch_response(
                     continue
                 idle_since = loop.time()
                 last_rv = max(last_rv, event.revision)
-                passed = (
-                    (event.type, event.object)
-                    if selector is None
-                    else filter_event(event, selector)
-                )
-                if passed is None:
-                    continue
-                kind, obj = passed
-                served = to_served(obj, info)
-                if table:
-                    served = extensions.table_row_event(
-                        info,
-                        served,
-                        include_object=include_object,
-                        resource_version=str(event.revision),
-                        now=state.clock.now(),
-                        with_columns=first,
-                    )
-                first = False
-                yield _line({"type": kind, "object": served})
+                line = encoder.encode(event)
+                if line is not None:
+                    yield line
         finally:
             watch.close()
 
     return StreamingResponse(stream(), media_type="application/json")
+
+
+class _EventEncoder:
+    """One watch's events as NDJSON lines: selector filtering (an object leaving the selector
+    becomes DELETED), conversion to the served version, and one-row Tables when asked (the
+    first with column definitions). Used on the loop for live events and on a worker thread
+    for replay batches, never both at once."""
+
+    def __init__(
+        self,
+        state: ServerState,
+        info: KindInfo,
+        *,
+        selector: Callable[[JSON], bool] | None,
+        table: bool,
+        include_object: str,
+    ) -> None:
+        self._state = state
+        self._info = info
+        self._selector = selector
+        self._table = table
+        self._include_object = include_object
+        self._first = True
+
+    def encode(self, event: WatchEvent) -> bytes | None:
+        """The event's line, or None when the selector filters it out."""
+        passed = (
+            (event.type, event.object)
+            if self._selector is None
+            else filter_event(event, self._selector)
+        )
+        if passed is None:
+            return None
+        kind, obj = passed
+        served = to_served(obj, self._info)
+        if self._table:
+            served = extensions.table_row_event(
+                self._info,
+                served,
+                include_object=self._include_object,
+                resource_version=str(event.revision),
+                now=self._state.clock.now(),
+                with_columns=self._first,
+            )
+        self._first = False
+        return _line({"type": kind, "object": served})
+
+    def encode_ready(self, watch: Watch, limit: int) -> tuple[bytes, int, int]:
+        """Lines for up to ``limit`` already-queued events, the highest revision among them
+        (0 if none) and how many were taken."""
+        events = watch.take_ready(limit)
+        lines = [self.encode(event) for event in events]
+        revision = max((event.revision for event in events), default=0)
+        return b"".join(line for line in lines if line is not None), revision, len(events)
 
 
 def _next_wait(

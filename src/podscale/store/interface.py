@@ -155,6 +155,11 @@ class Watch(Protocol):
 
     async def next(self, timeout: float | None = None) -> WatchEvent | None: ...
 
+    def take_ready(self, limit: int) -> list[WatchEvent]:
+        """Up to ``limit`` events that are already queued, without waiting (none once the
+        watch has ended). Thread-safe, so a server can decode a replay off its loop."""
+        ...
+
     def close(self) -> None: ...
 
 

@@ -258,6 +258,15 @@ class HubWatch:
             finally:
                 self._waiter = None
 
+    def take_ready(self, limit: int) -> list[WatchEvent]:
+        # The hub lock orders this against producers appending from other threads.
+        with self._hub._lock:
+            if self._stopped:
+                return []
+            count = min(limit, len(self._queue))
+            records = [self._queue.popleft() for _ in range(count)]
+        return [record.to_event() for record in records]
+
     def __aiter__(self) -> AsyncIterator[WatchEvent]:
         return self
 
