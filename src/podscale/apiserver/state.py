@@ -18,6 +18,7 @@ from starlette.responses import Response
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.apiserver.metrics_providers import CustomMetricsProvider, ExternalMetricsProvider
+from podscale.apiserver.service_ranges import ServiceNetwork
 from podscale.store.interface import Clock, Store
 
 __all__ = ["MetricsProvider", "ServerState", "json_response", "query_flag"]
@@ -55,6 +56,9 @@ class ServerState:
     # Prometheus text exposition sources served on /metrics (the controllers register theirs
     # when they start next to the server, e.g. the HPA controller's upstream metrics).
     metric_exporters: list[Callable[[], str]] = field(default_factory=list)
+    # Service cluster IP and node port ranges (``--service-cluster-ip-range`` and
+    # ``--service-node-port-range`` of podscale up).
+    service_network: ServiceNetwork = field(default_factory=ServiceNetwork)
 
 
 def json_response(
