@@ -136,17 +136,20 @@ def test_typical_app_applies_and_prints_upstream_columns(
     # Applying the same manifests again changes nothing (but the Secret: its stringData is
     # never stored, so kubectl's three-way patch always sends it again, as on a cluster).
     again = kubectl.ok("apply", "-f", "app.yaml")
-    assert "service/shop unchanged" in again and "configmap/shop-config unchanged" in again
+    assert "service/shop unchanged" in again
+    assert "configmap/shop-config unchanged" in again
     assert "secret/shop-secret configured" in again
 
     svc = kubectl.ok("get", "svc", "shop")
     assert _columns(svc) == ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"]
     row = svc.splitlines()[1].split()
-    assert row[:2] == ["shop", "ClusterIP"] and row[3:5] == ["<none>", "80/TCP,9090/TCP"]
+    assert row[:2] == ["shop", "ClusterIP"]
+    assert row[3:5] == ["<none>", "80/TCP,9090/TCP"]
     cluster_ip = row[2]
     assert cluster_ip.startswith("10.0.0.")
     wide = kubectl.ok("get", "svc", "shop", "-o", "wide")
-    assert _columns(wide)[-1] == "SELECTOR" and wide.splitlines()[1].split()[-1] == "app=shop"
+    assert _columns(wide)[-1] == "SELECTOR"
+    assert wide.splitlines()[1].split()[-1] == "app=shop"
 
     expected = {
         "configmap/shop-config": ["NAME", "DATA", "AGE"],
@@ -197,11 +200,14 @@ def test_typical_app_applies_and_prints_upstream_columns(
     assert "service/shop unchanged" in kubectl.ok("apply", "-f", "app.yaml")
     kubectl.ok("apply", "-f", kubectl.write("other.yaml", OTHER))
     other = kubectl.ok("get", "svc", "other").splitlines()[1].split()
-    assert other[1] == "NodePort" and other[2] != cluster_ip
-    assert other[4].startswith("8080:3") and other[4].endswith("/TCP")
+    assert other[1] == "NodePort"
+    assert other[2] != cluster_ip
+    assert other[4].startswith("8080:3")
+    assert other[4].endswith("/TCP")
     wanted = OTHER.replace("other", "taken").replace("type: NodePort", f"clusterIP: {cluster_ip}")
     taken = kubectl("apply", "-f", kubectl.write("taken.yaml", wanted))
     assert taken.returncode == 1
     assert f"failed to allocate IP {cluster_ip}: provided IP is already allocated" in taken.stderr
     code, rest = second.stop()
-    assert code == 0 and SECRET_VALUE not in rest
+    assert code == 0
+    assert SECRET_VALUE not in rest
