@@ -17,6 +17,8 @@ import copy
 from collections.abc import Callable
 from typing import Any, Final
 
+from podscale.api.defaults_core import default_secret, default_service
+
 __all__ = [
     "DEFAULT_CPU_UTILIZATION",
     "apply_defaults",
@@ -346,6 +348,8 @@ _DEFAULTERS: Final[dict[tuple[str, str], Callable[[JSON], None]]] = {
     ("v1", "Pod"): _default_pod,
     ("v1", "Node"): _default_node,
     ("v1", "Namespace"): _default_namespace,
+    ("v1", "Service"): default_service,
+    ("v1", "Secret"): default_secret,
 }
 
 

@@ -140,6 +140,31 @@ def _hpa(version: str, preferred: bool) -> KindInfo:
     )
 
 
+def _app_kind(
+    group: str,
+    kind: str,
+    plural: str,
+    short_names: tuple[str, ...],
+    categories: tuple[str, ...],
+    *,
+    status: bool = False,
+) -> KindInfo:
+    """A namespaced v1 kind with every verb and, when ``status``, a status subresource."""
+    return KindInfo(
+        group=group,
+        version="v1",
+        kind=kind,
+        plural=plural,
+        singular=kind.lower(),
+        short_names=short_names,
+        namespaced=True,
+        verbs=ALL_VERBS,
+        subresources=(_status(group, "v1", kind),) if status else (),
+        categories=categories,
+        list_kind=f"{kind}List",
+    )
+
+
 # Discovery order: the core group first, then named groups in the apiserver's priority order
 # (apps before autoscaling); within a group the preferred version comes first.
 _KINDS: Final[tuple[KindInfo, ...]] = (
@@ -230,6 +255,14 @@ _KINDS: Final[tuple[KindInfo, ...]] = (
         preferred=False,
         top_level=False,
     ),
+    # The kinds an application's manifests carry next to its workloads (Service, ConfigMap,
+    # Secret, ServiceAccount, PodDisruptionBudget) and the Lease of leader election.
+    _app_kind("", "ConfigMap", "configmaps", ("cm",), ()),
+    _app_kind("", "Secret", "secrets", (), ()),
+    _app_kind("", "Service", "services", ("svc",), ("all",), status=True),
+    _app_kind("", "ServiceAccount", "serviceaccounts", ("sa",), ()),
+    _app_kind("policy", "PodDisruptionBudget", "poddisruptionbudgets", ("pdb",), (), status=True),
+    _app_kind("coordination.k8s.io", "Lease", "leases", (), ()),
 )
 
 _BY_KIND: Final = {(info.api_version, info.kind): info for info in _KINDS}

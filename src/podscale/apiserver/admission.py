@@ -16,6 +16,7 @@ from typing import Any, Final
 from starlette.requests import Request
 
 from podscale.api import apply_defaults, invalid_status, validate
+from podscale.api.core_data import DataError, normalize_data_maps
 from podscale.api.kinds import KindInfo
 from podscale.apiserver import extensions
 from podscale.apiserver.errors import ApiError, bad_request, conflict, status_body
@@ -139,6 +140,14 @@ def default_and_validate(
             f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: '
             + mismatches[0].message()
         )
+    try:
+        # Byte maps (Secret data, ConfigMap binaryData) decode as upstream's decoder does;
+        # a Secret's stringData is merged into data here, so it is never stored.
+        obj = normalize_data_maps(obj)
+    except DataError as err:
+        raise bad_request(
+            f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: {err}'
+        ) from None
     try:
         defaulted = apply_defaults(obj)
         errors = validate(defaulted, old=old, subresource=subresource, feature_gates=feature_gates)

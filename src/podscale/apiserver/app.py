@@ -30,6 +30,7 @@ from podscale.apiserver.errors import (
 from podscale.apiserver.metrics_apis import metric_group_versions
 from podscale.apiserver.metrics_providers import CustomMetricsProvider, ExternalMetricsProvider
 from podscale.apiserver.routes import dispatch_resource
+from podscale.apiserver.service_ranges import ServiceNetwork
 from podscale.apiserver.state import MetricsProvider, ServerState, json_response
 from podscale.store.interface import Clock, Store
 
@@ -131,11 +132,13 @@ def create_app(
     version_info: JSON | None = None,
     authenticate: Callable[[Request], bool] | None = None,
     bookmark_interval: float = 5.0,
+    service_network: ServiceNetwork | None = None,
 ) -> Starlette:
     """The API server over ``store``. ``authenticate`` None means every request is allowed.
 
     Each metrics provider, when given, serves (and makes discovery list) its group:
-    metrics.k8s.io, custom.metrics.k8s.io and external.metrics.k8s.io.
+    metrics.k8s.io, custom.metrics.k8s.io and external.metrics.k8s.io. ``service_network``
+    is where Services get cluster IPs and node ports (default: kube-apiserver's ranges).
     """
     state = ServerState(
         store=store,
@@ -146,6 +149,7 @@ def create_app(
         external_metrics_provider=external_metrics_provider,
         version_info=version_info if version_info is not None else discovery.version_info(),
         bookmark_interval=bookmark_interval,
+        service_network=service_network if service_network is not None else ServiceNetwork(),
     )
 
     async def endpoint(request: Request) -> Response:

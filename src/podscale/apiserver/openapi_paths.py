@@ -22,6 +22,8 @@ _SCHEMA_PACKAGES: Final = {
     "": "io.k8s.api.core",
     "apps": "io.k8s.api.apps",
     "autoscaling": "io.k8s.api.autoscaling",
+    "policy": "io.k8s.api.policy",
+    "coordination.k8s.io": "io.k8s.api.coordination",
 }
 
 _PATCH_TYPES: Final = (

@@ -14,6 +14,7 @@ from functools import cache
 from typing import Any
 
 from podscale.apiserver.openapi_dsl import REF_PREFIX, Schema
+from podscale.apiserver.openapi_schemas_app import app_schemas
 from podscale.apiserver.openapi_schemas_apps import apps_schemas
 from podscale.apiserver.openapi_schemas_autoscaling import autoscaling_v2_schemas
 from podscale.apiserver.openapi_schemas_autoscaling_status import autoscaling_v2_status_schemas
@@ -47,6 +48,7 @@ def all_schemas() -> Mapping[str, Schema]:
         autoscaling_v2_schemas(),
         autoscaling_v2_status_schemas(),
         autoscaling_v1_schemas(),
+        app_schemas(),
     ):
         overlap = merged.keys() & part.keys()
         if overlap:

@@ -29,7 +29,14 @@ QUANTITY: Final = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 INT_OR_STRING: Final = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 
 # DeleteOptions and Status are accepted and returned by every served group-version.
-_SHARED_GVKS: Final = (("", "v1"), ("apps", "v1"), ("autoscaling", "v1"), ("autoscaling", "v2"))
+_SHARED_GVKS: Final = (
+    ("", "v1"),
+    ("apps", "v1"),
+    ("autoscaling", "v1"),
+    ("autoscaling", "v2"),
+    ("policy", "v1"),
+    ("coordination.k8s.io", "v1"),
+)
 
 
 def _shared_kind(schema: Schema, kind: str) -> Schema:

@@ -31,6 +31,7 @@ from podscale.apiserver.operations_types import (
 )
 from podscale.apiserver.resources import storage_resource, to_served, to_storage
 from podscale.apiserver.selectors import build_predicate
+from podscale.apiserver.service_allocation import write_service
 from podscale.apiserver.state import ServerState
 from podscale.store.interface import ConflictError, StoreError
 
@@ -170,11 +171,16 @@ def create_object(
         # that do not check it (the store cannot hold a nameless object).
         error = required("metadata.name", "name or generateName is required")
         raise ApiError(invalid_status(info.kind, info.group, "", [error]))
-    if options.dry_run:
-        return Written(to_served(obj, info), warnings)
     resource = storage_resource(info)
+
+    def create(ready: JSON) -> JSON:
+        return state.store.create(resource, to_storage(ready, info))
+
     try:
-        created = state.store.create(resource, to_storage(obj, info))
+        # Services get their cluster IP and node ports here (a dry run shows them too).
+        created = write_service(
+            state.store, state.service_network, info, obj, None, None if options.dry_run else create
+        )
     except StoreError as err:
         raise from_store_error(err, resource, str(metadata.get("name", ""))) from None
     return Written(to_served(created, info), warnings)
@@ -188,6 +194,34 @@ def _admit_update(
     return admission.default_and_validate(
         obj, info, old=old, feature_gates=state.feature_gates
     ), warnings
+
+
+def _write_update(
+    state: ServerState,
+    info: KindInfo,
+    obj: JSON,
+    old: JSON,
+    options: admission.WriteOptions,
+    *,
+    translate: bool = True,
+) -> JSON:
+    """Write an admitted update (allocating for Services); the dry-run result unwritten.
+
+    ``translate`` turns store errors into ``ApiError``s; the patch loop keeps conflicts."""
+    resource = storage_resource(info)
+
+    def update(ready: JSON) -> JSON:
+        return state.store.update(resource, to_storage(ready, info))
+
+    try:
+        return write_service(
+            state.store, state.service_network, info, obj, old, None if options.dry_run else update
+        )
+    except StoreError as err:
+        if not translate:
+            raise
+        name = str(obj["metadata"].get("name", ""))
+        raise from_store_error(err, resource, name) from None
 
 
 def update_object(
@@ -206,13 +240,8 @@ def update_object(
     resource = storage_resource(info)
     admission.check_resource_version(obj, old, resource, name)
     obj, warnings = _admit_update(state, obj, old, info, options)
-    if options.dry_run:
-        return Written(obj, warnings)
-    try:
-        updated = state.store.update(resource, to_storage(obj, info))
-    except StoreError as err:
-        raise from_store_error(err, resource, name) from None
-    return Written(to_served(updated, info), warnings)
+    obj = _write_update(state, info, obj, old, options)
+    return Written(obj if options.dry_run else to_served(obj, info), warnings)
 
 
 def patch_object(
@@ -246,9 +275,9 @@ def patch_object(
         admission.check_resource_version(patched, old, resource, name)
         obj, warnings = _admit_update(state, patched, old, info, options)
         if options.dry_run:
-            return Written(obj, warnings)
+            return Written(_write_update(state, info, obj, old, options), warnings)
         try:
-            updated = state.store.update(resource, to_storage(obj, info))
+            updated = _write_update(state, info, obj, old, options, translate=False)
         except ConflictError as err:
             if pinned:
                 raise from_store_error(err, resource, name) from None

@@ -109,6 +109,13 @@ _TABLES: Final[Mapping[tuple[str, str], _Table]] = {
     ("autoscaling/v2", "HorizontalPodAutoscaler"): {**_META, **_under(("status",), _CONDITIONS)},
     ("autoscaling/v1", "HorizontalPodAutoscaler"): _META,
     ("autoscaling/v1", "Scale"): _META,
+    ("v1", "ConfigMap"): _META,
+    ("v1", "Secret"): _META,
+    ("v1", "ServiceAccount"): {**_META, ("secrets",): "name"},
+    # Service ports merge on the port number, as upstream's patchMergeKey says.
+    ("v1", "Service"): {**_META, ("spec", "ports"): "port", **_under(("status",), _CONDITIONS)},
+    ("policy/v1", "PodDisruptionBudget"): {**_META, **_under(("status",), _CONDITIONS)},
+    ("coordination.k8s.io/v1", "Lease"): _META,
 }
 
 

@@ -21,6 +21,20 @@ from typing import Any, Final
 
 from podscale.api.kinds import KindInfo
 from podscale.api.selector_model import go_quote
+from podscale.apiserver.printing_app import (
+    CONFIG_MAP_COLUMNS,
+    LEASE_COLUMNS,
+    PDB_COLUMNS,
+    SECRET_COLUMNS,
+    SERVICE_ACCOUNT_COLUMNS,
+    SERVICE_COLUMNS,
+    print_config_map,
+    print_lease,
+    print_pdb,
+    print_secret,
+    print_service,
+    print_service_account,
+)
 from podscale.apiserver.printing_columns import (
     DEPLOYMENT_COLUMNS,
     EVENT_COLUMNS,
@@ -73,6 +87,12 @@ _PRINTERS: Final[dict[tuple[str, str], tuple[tuple[ColumnDefinition, ...], RowPr
     ("apps", "Deployment"): (DEPLOYMENT_COLUMNS, print_deployment),
     ("apps", "StatefulSet"): (STATEFUL_SET_COLUMNS, print_stateful_set),
     ("autoscaling", "HorizontalPodAutoscaler"): (HPA_COLUMNS, print_hpa),
+    ("", "Service"): (SERVICE_COLUMNS, print_service),
+    ("", "ConfigMap"): (CONFIG_MAP_COLUMNS, print_config_map),
+    ("", "Secret"): (SECRET_COLUMNS, print_secret),
+    ("", "ServiceAccount"): (SERVICE_ACCOUNT_COLUMNS, print_service_account),
+    ("policy", "PodDisruptionBudget"): (PDB_COLUMNS, print_pdb),
+    ("coordination.k8s.io", "Lease"): (LEASE_COLUMNS, print_lease),
 }
 
 

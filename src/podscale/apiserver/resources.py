@@ -32,6 +32,15 @@ _HPA: Final = "HorizontalPodAutoscaler"
 _STORED_HPA_VERSION: Final = "autoscaling/v2"
 # Namespace subresources that sit where a namespaced collection would (/namespaces/x/status).
 _NAMESPACE_SUBRESOURCES: Final = ("status", "finalize")
+# Status fields Go serialises even when empty: a Service's loadBalancer struct, a PDB's
+# counters (int32 without omitempty).
+_STATUS_ALWAYS_SERIALISED: Final[dict[str, tuple[tuple[str, Any], ...]]] = {
+    "Service": (("loadBalancer", dict),),
+    "PodDisruptionBudget": tuple(
+        (key, 0)
+        for key in ("disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods")
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -105,6 +114,12 @@ def to_served(obj: JSON, info: KindInfo) -> JSON:
         if not isinstance(status, dict):
             status = obj["status"] = {}
         status.setdefault("replicas", 0)
+    elif info.kind in _STATUS_ALWAYS_SERIALISED:
+        status = obj.get("status")
+        if not isinstance(status, dict):
+            status = obj["status"] = {}
+        for key, empty in _STATUS_ALWAYS_SERIALISED[info.kind]:
+            status.setdefault(key, empty() if callable(empty) else empty)
     return obj
 
 

@@ -52,6 +52,8 @@ _FIELDS: Final[Mapping[tuple[str, str], tuple[str, ...]]] = {
     ("", "Node"): ("spec.unschedulable",),
     ("", "Namespace"): ("status.phase",),
     ("apps", "ReplicaSet"): ("status.replicas",),
+    ("", "Secret"): ("type",),
+    ("", "Service"): ("spec.clusterIP", "spec.type"),
 }
 
 

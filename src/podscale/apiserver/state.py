@@ -19,6 +19,7 @@ from starlette.responses import Response
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.apiserver.fairness import HeavyWork
 from podscale.apiserver.metrics_providers import CustomMetricsProvider, ExternalMetricsProvider
+from podscale.apiserver.service_ranges import ServiceNetwork
 from podscale.store.interface import Clock, Store
 
 __all__ = ["MetricsProvider", "ServerState", "json_response", "query_flag"]
@@ -58,6 +59,9 @@ class ServerState:
     metric_exporters: list[Callable[[], str]] = field(default_factory=list)
     # Large LISTs and watch replays run here, off the loop and a few at a time (``fairness``).
     heavy_work: HeavyWork = field(default_factory=HeavyWork)
+    # Service cluster IP and node port ranges (``--service-cluster-ip-range`` and
+    # ``--service-node-port-range`` of podscale up).
+    service_network: ServiceNetwork = field(default_factory=ServiceNetwork)
 
 
 def json_response(

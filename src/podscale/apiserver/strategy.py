@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from podscale.api import QuantityError, apply_defaults, parse_quantity
+from podscale.api.service_fields import prepare_service_create, prepare_service_update
 
 __all__ = [
     "keep_equal_timestamps",
@@ -42,6 +43,7 @@ JSON = dict[str, Any]
 # Kinds whose status is owned by the status subresource (upstream strategies reset it).
 _STATUS_RESET_ON_CREATE: Final = frozenset(
     {"HorizontalPodAutoscaler", "ReplicaSet", "Deployment", "StatefulSet"}
+    | {"Service", "PodDisruptionBudget"}
 )
 _STATUS_KEPT_ON_UPDATE: Final = frozenset(
     {
@@ -52,10 +54,14 @@ _STATUS_KEPT_ON_UPDATE: Final = frozenset(
         "Pod",
         "Node",
         "Namespace",
+        "Service",
+        "PodDisruptionBudget",
     }
 )
 # Strategies that manage generation: 1 on create, +1 on a spec change (Pod since v1.33).
-_GENERATION_ON_SPEC: Final = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "Pod"})
+_GENERATION_ON_SPEC: Final = frozenset(
+    {"Deployment", "ReplicaSet", "StatefulSet", "Pod", "PodDisruptionBudget"}
+)
 # ... and also on an annotation change of the main resource.
 _GENERATION_ON_ANNOTATIONS: Final = frozenset({"Deployment"})
 # Metadata a status write takes from the stored object (besides the generic BeforeUpdate
@@ -79,6 +85,8 @@ def prepare_for_create(obj: JSON) -> None:
         metadata.pop(key, None)
     if obj.get("kind") in _GENERATION_ON_SPEC:
         metadata["generation"] = 1
+    if obj.get("kind") == "Service":
+        prepare_service_create(obj)
 
 
 def _keep(metadata: JSON, old_metadata: Mapping[str, Any], key: str) -> None:
@@ -162,6 +170,8 @@ def prepare_for_update(obj: JSON, old: JSON) -> None:
             spec.pop("finalizers", None)
         else:
             spec["finalizers"] = copy.deepcopy(old_finalizers)
+    if obj.get("kind") == "Service":
+        prepare_service_update(obj, old)
     update_generation(obj, old)
 
 

@@ -21,6 +21,7 @@ from podscale.cli.demo_command import demo
 from podscale.cli.prometheus_up import prometheus_flags, prometheus_settings
 from podscale.cli.resources import register_resource_commands
 from podscale.cli.serve import UpOptions, assemble_control_plane, run_control_plane
+from podscale.cli.service_flags import service_flags, service_settings
 from podscale.cli.workloads import hpa_flags, hpa_settings
 from podscale.controllers.registry import select_controllers
 from podscale.hpa import decide, render_trace, trace_to_dict
@@ -181,6 +182,7 @@ def _check_controllers(_ctx: click.Context, _param: click.Parameter, value: str)
 )
 @hpa_flags
 @prometheus_flags
+@service_flags
 @click.option("--report-minor", type=click.IntRange(0), default=None, hidden=True)
 def up(
     data_dir: Path | None,
@@ -200,6 +202,7 @@ def up(
     cluster) until Ctrl-C."""
     hpa_config, hpa_sync_period, metric_resolution = hpa_settings(workers)
     prometheus = prometheus_settings(workers)
+    service_network = service_settings(workers)
     options = UpOptions(
         data_dir=data_dir if data_dir is not None else default_data_dir(),
         host=host,
@@ -217,6 +220,7 @@ def up(
         hpa_config=hpa_config,
         metric_resolution=metric_resolution,
         prometheus=prometheus,
+        service_network=service_network,
     )
     try:
         plane = assemble_control_plane(options)

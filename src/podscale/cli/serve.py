@@ -32,6 +32,7 @@ from podscale.apiserver.app import create_app
 from podscale.apiserver.bootstrap import ensure_system_namespaces
 from podscale.apiserver.discovery import version_info
 from podscale.apiserver.server import DEFAULT_HOST, bind_socket
+from podscale.apiserver.service_ranges import ServiceNetwork
 from podscale.cli.access import LOOPBACK_HOSTS, AccessGuard
 from podscale.cli.controlplane import (
     ControlPlaneError,
@@ -96,6 +97,8 @@ class UpOptions:
     hpa_config: Config = field(default_factory=Config)  # the other --horizontal-pod-autoscaler-*
     metric_resolution: timedelta = DEFAULT_RESOLUTION  # metrics-server's --metric-resolution
     prometheus: PrometheusOptions | None = None  # custom/external metrics from Prometheus
+    # --service-cluster-ip-range and --service-node-port-range
+    service_network: ServiceNetwork = field(default_factory=ServiceNetwork)
 
     @property
     def use_tls(self) -> bool:
@@ -176,7 +179,9 @@ def assemble_control_plane(options: UpOptions) -> ControlPlane:
     )
     try:
         ensure_system_namespaces(store)
-        app = create_app(store, clock=clock, version_info=versions)
+        app = create_app(
+            store, clock=clock, version_info=versions, service_network=options.service_network
+        )
     except BaseException:
         store.close()
         raise

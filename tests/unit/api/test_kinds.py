@@ -195,6 +195,8 @@ def test_served_group_versions_in_discovery_order() -> None:
         ("apps", "v1"),
         ("autoscaling", "v2"),
         ("autoscaling", "v1"),
+        ("policy", "v1"),
+        ("coordination.k8s.io", "v1"),
     ]
     assert preferred_version("autoscaling") == "v2"
     assert preferred_version("") == "v1"

@@ -50,7 +50,7 @@ def test_aggregated_discovery_negotiation(
     body = response.json()
     assert (body["kind"], body["apiVersion"]) == ("APIGroupDiscoveryList", api_version)
     groups = {item["metadata"]["name"]: item for item in body["items"]}
-    assert list(groups) == ["apps", "autoscaling"]
+    assert list(groups) == ["apps", "autoscaling", "policy", "coordination.k8s.io"]
     assert [v["version"] for v in groups["autoscaling"]["versions"]] == ["v2", "v1"]
     rs = next(
         r for r in groups["apps"]["versions"][0]["resources"] if r["resource"] == "replicasets"
@@ -80,7 +80,16 @@ def test_core_aggregated_discovery(client: TestClient) -> None:
     (core,) = body["items"]
     assert core["metadata"]["name"] == ""
     resources = {r["resource"]: r for r in core["versions"][0]["resources"]}
-    assert sorted(resources) == ["events", "namespaces", "nodes", "pods"]
+    assert sorted(resources) == [
+        "configmaps",
+        "events",
+        "namespaces",
+        "nodes",
+        "pods",
+        "secrets",
+        "serviceaccounts",
+        "services",
+    ]
     assert resources["nodes"]["scope"] == "Cluster"
 
 

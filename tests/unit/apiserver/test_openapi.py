@@ -30,7 +30,13 @@ def _doc(group: str, version: str) -> dict[str, Any]:
 
 
 def _schema_name(group: str, version: str, kind: str) -> str:
-    package = {"": "core", "apps": "apps", "autoscaling": "autoscaling"}[group]
+    package = {
+        "": "core",
+        "apps": "apps",
+        "autoscaling": "autoscaling",
+        "policy": "policy",
+        "coordination.k8s.io": "coordination",
+    }[group]
     return f"io.k8s.api.{package}.{version}.{kind}"
 
 

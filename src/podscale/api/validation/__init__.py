@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.api.field_errors import FieldError, FieldPath, invalid, required
-from podscale.api.validation import apps, pod
+from podscale.api.validation import apps, core_config, pod, policy, service
 from podscale.api.validation.names import (
     is_dns1123_label,
     is_dns1123_subdomain,
@@ -157,6 +157,12 @@ _CREATE: Final[dict[tuple[str, str], Create]] = {
     ("apps/v1", "ReplicaSet"): apps.validate_replica_set,
     ("apps/v1", "Deployment"): apps.validate_deployment,
     ("apps/v1", "StatefulSet"): apps.validate_stateful_set,
+    ("v1", "ConfigMap"): core_config.validate_config_map,
+    ("v1", "Secret"): core_config.validate_secret,
+    ("v1", "ServiceAccount"): core_config.validate_service_account,
+    ("v1", "Service"): service.validate_service,
+    ("policy/v1", "PodDisruptionBudget"): policy.validate_pdb,
+    ("coordination.k8s.io/v1", "Lease"): policy.validate_lease,
 }
 
 _UPDATE: Final[dict[tuple[str, str], Update]] = {
@@ -168,6 +174,12 @@ _UPDATE: Final[dict[tuple[str, str], Update]] = {
     ("apps/v1", "ReplicaSet"): apps.validate_replica_set_update,
     ("apps/v1", "Deployment"): apps.validate_deployment_update,
     ("apps/v1", "StatefulSet"): apps.validate_stateful_set_update,
+    ("v1", "ConfigMap"): core_config.validate_config_map_update,
+    ("v1", "Secret"): core_config.validate_secret_update,
+    ("v1", "ServiceAccount"): core_config.validate_service_account_update,
+    ("v1", "Service"): service.validate_service_update,
+    ("policy/v1", "PodDisruptionBudget"): policy.validate_pdb_update,
+    ("coordination.k8s.io/v1", "Lease"): policy.validate_lease_update,
 }
 
 _STATUS_UPDATE: Final[dict[tuple[str, str], Update]] = {
@@ -177,6 +189,8 @@ _STATUS_UPDATE: Final[dict[tuple[str, str], Update]] = {
     ("apps/v1", "ReplicaSet"): apps.validate_replica_set_status_update,
     ("apps/v1", "Deployment"): apps.validate_deployment_status_update,
     ("apps/v1", "StatefulSet"): apps.validate_stateful_set_status_update,
+    ("v1", "Service"): _meta_update,
+    ("policy/v1", "PodDisruptionBudget"): policy.validate_pdb_status_update,
 }
 
 

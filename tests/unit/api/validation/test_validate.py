@@ -159,7 +159,7 @@ def _messages(errors: list[FieldError]) -> list[str]:
         ),
         (_scale(3), []),
         (_scale(-1), ["spec.replicas: Invalid value: -1: must be greater than or equal to 0"]),
-        ({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {}}, []),
+        ({"apiVersion": "v1", "kind": "Unknown", "metadata": {}}, []),
         ({"apiVersion": "apps/v2", "kind": "Deployment", "metadata": {}}, []),
     ],
     ids=[
@@ -225,7 +225,7 @@ def test_scale_subresource_is_validated_as_scale() -> None:
             lambda o: o["metadata"].update(namespace="other"),
             ['metadata.namespace: Invalid value: "other": field is immutable'],
         ),
-        ({"apiVersion": "v1", "kind": "Secret", "metadata": {}}, lambda o: None, []),
+        ({"apiVersion": "v1", "kind": "Unknown", "metadata": {}}, lambda o: None, []),
     ],
     ids=["pod", "deployment-selector", "namespace", "hpa", "unknown-kind"],
 )
