@@ -99,3 +99,49 @@ def test_autoscale_the_created_deployment(kubectl: Kubectl) -> None:
     spec = _get(kubectl, "hpa", "web")["spec"]
     assert spec["maxReplicas"] == 4  # type: ignore[index]
     assert spec["minReplicas"] == 1  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected", "check"),
+    [
+        (
+            ("configmap", "settings", "--from-literal=mode=fast"),
+            "configmap/settings created",
+            ("configmap", "settings", "data", {"mode": "fast"}),
+        ),
+        (
+            ("secret", "generic", "creds", "--from-literal=token=s3cr3t"),
+            "secret/creds created",
+            ("secret", "creds", "data", {"token": "czNjcjN0"}),
+        ),
+        (
+            ("service", "clusterip", "front", "--tcp=80:8080"),
+            "service/front created",
+            ("service", "front", "spec.ports", None),
+        ),
+        (
+            ("serviceaccount", "robot"),
+            "serviceaccount/robot created",
+            ("serviceaccount", "robot", "kind", "ServiceAccount"),
+        ),
+        (
+            ("poddisruptionbudget", "front-pdb", "--selector=app=front", "--min-available=1"),
+            "poddisruptionbudget.policy/front-pdb created",
+            ("pdb", "front-pdb", "spec.minAvailable", 1),
+        ),
+    ],
+    ids=["configmap", "secret", "service", "serviceaccount", "pdb"],
+)
+def test_create_the_kinds_of_an_application(
+    kubectl: Kubectl, args: tuple[str, ...], expected: str, check: tuple[str, str, str, object]
+) -> None:
+    assert kubectl.ok("create", *args).strip() == expected
+    kind, name, path, value = check
+    found: object = _get(kubectl, kind, name)
+    for part in path.split("."):
+        assert isinstance(found, dict)
+        found = found[part]
+    if value is None:  # the service: port and targetPort as the generator set them
+        assert found == [{"name": "80-8080", "port": 80, "protocol": "TCP", "targetPort": 8080}]
+    else:
+        assert found == value
