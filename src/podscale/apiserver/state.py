@@ -18,6 +18,7 @@ from starlette.responses import Response
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.apiserver.metrics_providers import CustomMetricsProvider, ExternalMetricsProvider
+from podscale.apiserver.pod_log_options import ContainerLogSource
 from podscale.store.interface import Clock, Store
 
 __all__ = ["MetricsProvider", "ServerState", "json_response", "query_flag"]
@@ -55,6 +56,8 @@ class ServerState:
     # Prometheus text exposition sources served on /metrics (the controllers register theirs
     # when they start next to the server, e.g. the HPA controller's upstream metrics).
     metric_exporters: list[Callable[[], str]] = field(default_factory=list)
+    # The kubelets' container logs behind pods/log (the simulated kubelets install theirs).
+    pod_logs: ContainerLogSource | None = None
 
 
 def json_response(
