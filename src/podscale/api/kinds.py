@@ -4,8 +4,7 @@ This is the single source of truth the API server's routes, the discovery docume
 short-name resolution and the CLI are generated from; its neighbours ``podscale.api.defaults`` and
 ``podscale.api.conversion`` dispatch on the same (apiVersion, kind) pairs. The values mirror what
 ``kubectl api-resources -o wide`` prints against a v1.35 cluster, restricted to the resources and
-subresources podscale serves through the registry (pods' ``log``, ``exec``, ``attach`` and
-``portforward`` are routed by ``podscale.apiserver.pod_logs`` and not listed here).
+subresources podscale actually serves (pods there also have ``exec``, ``log``... which we do not).
 
 ``Scale`` (autoscaling/v1) is registered as a kind but is not a top-level resource: it only
 exists as the ``/scale`` subresource of the workload kinds, so resource lookups never return it.
