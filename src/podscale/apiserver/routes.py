@@ -22,6 +22,7 @@ from podscale.apiserver.errors import method_not_allowed, path_not_found
 from podscale.apiserver.metrics import handle_metrics
 from podscale.apiserver.metrics_apis import serve_metric_api
 from podscale.apiserver.operations import require_verb
+from podscale.apiserver.pod_logs import POD_STREAM_SUBRESOURCES, handle_pod_stream
 from podscale.apiserver.resources import Target, lookup_kind, parse_path
 from podscale.apiserver.state import ServerState, query_flag
 from podscale.apiserver.watch import watch_response
@@ -71,6 +72,8 @@ async def _object(state: ServerState, request: Request, info: KindInfo, target: 
 async def _subresource(
     state: ServerState, request: Request, info: KindInfo, target: Target
 ) -> Response:
+    if info.kind == "Pod" and target.subresource in POD_STREAM_SUBRESOURCES:
+        return await handle_pod_stream(state, request, info, target)
     sub = info.subresource(target.subresource or "")
     if sub is None:
         raise path_not_found()

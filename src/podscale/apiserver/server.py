@@ -4,6 +4,13 @@
 ``start_in_thread`` runs it on a background thread and returns once it accepts connections,
 which is what tests use. Both bind 127.0.0.1 by default; port 0 picks a free port, and the
 socket is bound before uvicorn starts so the real port is known up front.
+
+``HTTP_PROTOCOL`` is the HTTP/1.1 protocol every podscale server runs: uvicorn's h11
+protocol that never upgrades a connection. kubectl asks for a websocket (then SPDY) upgrade
+for ``exec``, ``attach`` and ``portforward``; uvicorn without a websocket library would log
+"Unsupported upgrade request" on the user's terminal and pass the request on anyway. Here
+the request goes to the app as plain HTTP at once, which answers it with a Status
+(``pod_logs``), and the client sees its upgrade refused as from kube-apiserver.
 """
 
 from __future__ import annotations
@@ -15,12 +22,30 @@ from typing import Final
 
 import uvicorn
 from starlette.types import ASGIApp
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["DEFAULT_HOST", "RunningServer", "bind_socket", "serve", "start_in_thread"]
+__all__ = [
+    "DEFAULT_HOST",
+    "HTTP_PROTOCOL",
+    "RunningServer",
+    "bind_socket",
+    "serve",
+    "start_in_thread",
+]
 
 DEFAULT_HOST: Final = "127.0.0.1"
 # Open watches would otherwise hold a shutdown until their clients go away.
 _GRACEFUL_SHUTDOWN_SECONDS: Final = 2
+
+
+class _NoUpgradeH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol, serving upgrade requests as plain HTTP requests."""
+
+    def _should_upgrade(self) -> bool:
+        return False
+
+
+HTTP_PROTOCOL: Final[type[H11Protocol]] = _NoUpgradeH11Protocol
 
 
 def bind_socket(host: str = DEFAULT_HOST, port: int = 0) -> socket.socket:
@@ -42,6 +67,8 @@ def bind_socket(host: str = DEFAULT_HOST, port: int = 0) -> socket.socket:
 def _server(app: ASGIApp) -> uvicorn.Server:
     config = uvicorn.Config(
         app,
+        http=HTTP_PROTOCOL,
+        ws="none",
         log_level="warning",
         access_log=False,
         timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_SECONDS,

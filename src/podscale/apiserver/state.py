@@ -19,6 +19,7 @@ from starlette.responses import Response
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.apiserver.fairness import HeavyWork
 from podscale.apiserver.metrics_providers import CustomMetricsProvider, ExternalMetricsProvider
+from podscale.apiserver.pod_log_options import ContainerLogSource
 from podscale.apiserver.service_ranges import ServiceNetwork
 from podscale.store.interface import Clock, Store
 
@@ -62,6 +63,8 @@ class ServerState:
     # Service cluster IP and node port ranges (``--service-cluster-ip-range`` and
     # ``--service-node-port-range`` of podscale up).
     service_network: ServiceNetwork = field(default_factory=ServiceNetwork)
+    # The kubelets' container logs behind pods/log (the simulated kubelets install theirs).
+    pod_logs: ContainerLogSource | None = None
 
 
 def json_response(

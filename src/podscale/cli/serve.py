@@ -31,7 +31,7 @@ from starlette.types import ASGIApp
 from podscale.apiserver.app import create_app
 from podscale.apiserver.bootstrap import ensure_system_namespaces
 from podscale.apiserver.discovery import version_info
-from podscale.apiserver.server import DEFAULT_HOST, bind_socket
+from podscale.apiserver.server import DEFAULT_HOST, HTTP_PROTOCOL, bind_socket
 from podscale.apiserver.service_ranges import ServiceNetwork
 from podscale.cli.access import LOOPBACK_HOSTS, AccessGuard
 from podscale.cli.controlplane import (
@@ -290,6 +290,8 @@ def run_control_plane(
 
         config = uvicorn.Config(
             plane.app,
+            http=HTTP_PROTOCOL,
+            ws="none",
             log_level="warning",
             access_log=False,
             timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_SECONDS,

@@ -4,9 +4,10 @@ client-go's ``record.EventRecorder`` with its ``EventCorrelator``
 (staging/src/k8s.io/client-go/tools/record/events_cache.go, event.go). Each Event goes to
 the involved object's namespace, named ``<object>.<nanoseconds in hex>``, with
 ``source.component``/``reportingComponent`` set to the controller's component name
-(``replicaset-controller``). With ``correlate`` (the ReplicaSet controller turns it on;
-the other users of this class still write every Event as is), each Event passes the
-correlator first, with upstream's defaults:
+(``replicaset-controller``). It is the one recorder of every component (the workload
+controllers, the HPA controller, the garbage collector, the simulated scheduler, kubelets
+and node controllers), and as client-go's broadcaster does for each of them, every Event
+passes the correlator first, with upstream's defaults:
 
 - counts repeats: an Event identical to one already written (same source, object, type,
   reason and message) patches that Event's ``count``, ``lastTimestamp`` and ``message``;
@@ -130,13 +131,10 @@ class _Bucket:
 class EventRecorder:
     """Records events about objects on behalf of ``component``."""
 
-    def __init__(
-        self, api: ControllerApi, clock: Clock, component: str, *, correlate: bool = False
-    ) -> None:
+    def __init__(self, api: ControllerApi, clock: Clock, component: str) -> None:
         self._api = api
         self._clock = clock
         self._component = component
-        self._correlate = correlate
         self._last_nanos: dict[str, int] = {}
         self._aggregates = _Lru()
         self._observed = _Lru()
@@ -167,9 +165,6 @@ class EventRecorder:
             "reportingComponent": self._component,
             "reportingInstance": "",
         }
-        if not self._correlate:
-            await self._write(event, None, None, now)
-            return
         event, key = self._aggregate(event, now)
         patch = self._observe(event, key)
         if self._throttled(event, now):
@@ -245,9 +240,7 @@ class EventRecorder:
 
     # -- writing (upstream's recordToSink) --------------------------------------------
 
-    async def _write(
-        self, event: JSON, key: Hashable | None, patch: JSON | None, now: datetime
-    ) -> None:
+    async def _write(self, event: JSON, key: Hashable, patch: JSON | None, now: datetime) -> None:
         namespace, name = str(event["metadata"]["namespace"]), str(event["metadata"]["name"])
         if patch is not None:
             try:
@@ -278,11 +271,9 @@ class EventRecorder:
             return
         _LOG.warning("could not record event %s %s: name taken", event["reason"], name)
 
-    def _remember(self, written: JSON, key: Hashable | None) -> None:
+    def _remember(self, written: JSON, key: Hashable) -> None:
         # ``UpdateState``: the server's copy names the next repeat (also under ``key``, as
         # our names may differ from the one the correlator first chose).
-        if key is None:
-            return  # not correlating
         name = str((written.get("metadata") or {}).get("name", ""))
         count = int(written.get("count") or 0)
         observation = _Observation(count, str(written.get("firstTimestamp", "")), name)

@@ -203,6 +203,7 @@ class EmbeddedControlPlane:
             )
             for controller in self.cluster.controllers(with_usage=with_metrics):
                 self.manager.register(controller)
+            self.api.state.pod_logs = self.cluster.kubelets.logs  # pods/log
         if with_metrics and self.cluster is not None and self.push is not None:
             self.metrics_server = MetricsServer(
                 self.cluster.usage,

@@ -98,7 +98,7 @@ class ReplicaSetController:
         self._burst = burst
         self._gates = feature_gates
         self.expectations = Expectations()
-        self._recorder = EventRecorder(api, clock, COMPONENT, correlate=True)
+        self._recorder = EventRecorder(api, clock, COMPONENT)
         self._pods = PodControl(api, self._recorder, rng or random.Random())
         self._queue: WorkQueue[str] | None = None
         self._rs_lister: Lister | None = None

@@ -19,6 +19,10 @@ by finalizers) stops being ready, its containers exit after the profile's termin
 never after the deadline ``deletionTimestamp``, and the kubelet then deletes it with
 ``gracePeriodSeconds: 0`` and a uid precondition, as upstream's status manager does.
 Fault injection: ``crash`` (a pod's running containers, or one of them, exit).
+
+Each status the kubelet writes (or finds) also feeds the containers' logs, ``logs``
+(``container_logs.ContainerLogs``, the ``pods/log`` source), kept in this agent's memory
+as a node keeps them; a deleted pod's logs go with it.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from podscale.runtime.simulated.cluster_api import (
     node_name_of,
     pod_namespace,
 )
+from podscale.runtime.simulated.container_logs import ContainerLogs
 from podscale.runtime.simulated.nodes import SimulatedNodes
 from podscale.runtime.simulated.pod_events import container_events, node_not_ready_event
 from podscale.runtime.simulated.profiles import profile_for
@@ -90,6 +95,7 @@ class SimulatedKubelets:
         self._kubelet = EventRecorder(api, clock, "kubelet")
         self._node_controller = EventRecorder(api, clock, "node-controller")
         self._taint_eviction = EventRecorder(api, clock, "taint-eviction-controller")
+        self.logs = ContainerLogs(clock, self._names)
         self._pods_on: dict[str, set[str]] = {}
         self._timers: dict[str, datetime] = {}
         self._ip_ordinals: dict[str, int] = {}
@@ -128,6 +134,7 @@ class SimulatedKubelets:
         key = object_key(pod)
         self._pods_on.get(node_name_of(pod), set()).discard(key)
         self._timers.pop(key, None)
+        self.logs.forget(str(meta(pod).get("uid", "")))
 
     def _add_node(self, node: JSON) -> None:
         self._wake_node(str(meta(node).get("name", "")))
@@ -184,6 +191,8 @@ class SimulatedKubelets:
                 return  # gone or changed meanwhile: its next informer event wakes it
             current = written
             await self._record_step(pod, written, ready=ready)
+        if ready:
+            self.logs.observe(current, now)
         if ready and kubelet.should_remove(current):
             await self._remove(current)
             return
@@ -275,8 +284,11 @@ class SimulatedKubelets:
             status = kubelet.crash(pod, self._clock.now(), reason, exit_code, container)
             body = {**pod, "status": status}
             try:
-                return await self._api.update(POD, namespace, body, "status")
+                written = await self._api.update(POD, namespace, body, "status")
             except ApiError as err:
                 if err.status != 409 or attempt == _CONFLICT_RETRIES - 1:
                     raise
+                continue
+            self.logs.observe(written, self._clock.now())
+            return written
         raise AssertionError("unreachable")

@@ -1,6 +1,7 @@
 """``runtime_events.EventRecorder`` with correlation (client-go's EventCorrelator) against a
 fake API on a hand-driven clock: counting repeats by patch, the 10-minute aggregation
-window, the spam filter's refill, and an uncorrelated recorder writing every Event."""
+window, the spam filter's refill, and every component's recorder correlating (each source
+counted apart)."""
 
 from __future__ import annotations
 
@@ -60,10 +61,10 @@ class EventSink:
         return self.events[name]
 
 
-def recorder(sink: EventSink, clock: Clock, *, correlate: bool = True) -> EventRecorder:
-    return EventRecorder(
-        cast(ControllerApi, sink), clock, "replicaset-controller", correlate=correlate
-    )
+def recorder(
+    sink: EventSink, clock: Clock, component: str = "replicaset-controller"
+) -> EventRecorder:
+    return EventRecorder(cast(ControllerApi, sink), clock, component)
 
 
 def record_all(rec: EventRecorder, clock: Clock, messages: list[tuple[float, str]]) -> None:
@@ -125,8 +126,30 @@ def test_spam_filter(last_at: float, written: int) -> None:
     assert len(sink.calls) == written
 
 
-def test_without_correlation_every_event_is_created() -> None:
+@pytest.mark.parametrize(
+    "component",
+    [
+        "horizontal-pod-autoscaler",
+        "deployment-controller",
+        "statefulset-controller",
+        "garbage-collector-controller",
+        "default-scheduler",
+        "kubelet",
+    ],
+)
+def test_every_component_counts_repeats(component: str) -> None:
     sink, clock = EventSink(), Clock()
-    record_all(recorder(sink, clock, correlate=False), clock, [(0, "boom")] * 30)
-    assert [verb for verb, _ in sink.calls] == ["create"] * 30
-    assert len(sink.events) == 30
+    record_all(recorder(sink, clock, component), clock, [(0, "boom")] * 30)
+    [event] = sink.events.values()
+    # 25 writes pass the spam filter (the burst); the rest are dropped, as upstream.
+    assert (event["count"], event["source"]["component"]) == (25, component)
+    assert [verb for verb, _ in sink.calls] == ["create"] + ["patch"] * 24
+
+
+def test_two_sources_about_one_object_are_counted_apart() -> None:
+    sink, clock = EventSink(), Clock()
+    first, second = recorder(sink, clock, "kubelet"), recorder(sink, clock, "default-scheduler")
+    record_all(first, clock, [(0, "boom"), (1, "boom")])
+    record_all(second, clock, [(2, "boom")])
+    counts = sorted((e["source"]["component"], e["count"]) for e in sink.events.values())
+    assert counts == [("default-scheduler", 1), ("kubelet", 2)]
