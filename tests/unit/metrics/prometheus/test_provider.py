@@ -313,5 +313,9 @@ def test_api_object_lister(
 
 def test_api_object_lister_refuses_unserved_resources() -> None:
     lister = ApiObjectLister(FakeApi())
-    with pytest.raises(LookupError, match="services"):
-        asyncio.run(lister.list_object_names(GroupResource("", "services"), "d", Selector()))
+    with pytest.raises(LookupError, match="ingresses"):
+        asyncio.run(
+            lister.list_object_names(
+                GroupResource("networking.k8s.io", "ingresses"), "d", Selector()
+            )
+        )
