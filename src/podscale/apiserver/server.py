@@ -3,7 +3,8 @@
 ``serve`` blocks (the CLI's ``podscale up`` wraps it later, adding kubeconfig, tokens and TLS);
 ``start_in_thread`` runs it on a background thread and returns once it accepts connections,
 which is what tests use. Both bind 127.0.0.1 by default; port 0 picks a free port, and the
-socket is bound before uvicorn starts so the real port is known up front.
+socket is bound before uvicorn starts so the real port is known up front. Connections get
+the read deadlines of ``http_deadlines``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import Final
 
 import uvicorn
 from starlette.types import ASGIApp
+
+from podscale.apiserver.http_deadlines import DeadlineH11Protocol
 
 __all__ = ["DEFAULT_HOST", "RunningServer", "bind_socket", "serve", "start_in_thread"]
 
@@ -46,6 +49,7 @@ def _server(app: ASGIApp) -> uvicorn.Server:
         access_log=False,
         timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_SECONDS,
         lifespan="off",
+        http=DeadlineH11Protocol,  # header and body read deadlines (``http_deadlines``)
     )
     return uvicorn.Server(config)
 

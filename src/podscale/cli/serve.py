@@ -31,6 +31,7 @@ from starlette.types import ASGIApp
 from podscale.apiserver.app import create_app
 from podscale.apiserver.bootstrap import ensure_system_namespaces
 from podscale.apiserver.discovery import version_info
+from podscale.apiserver.http_deadlines import DeadlineH11Protocol
 from podscale.apiserver.server import DEFAULT_HOST, bind_socket
 from podscale.cli.access import LOOPBACK_HOSTS, AccessGuard
 from podscale.cli.controlplane import (
@@ -289,6 +290,7 @@ def run_control_plane(
             access_log=False,
             timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_SECONDS,
             lifespan="off",
+            http=DeadlineH11Protocol,  # header and body read deadlines (``http_deadlines``)
             ssl_certfile=str(plane.tls.server_cert) if plane.tls else None,
             ssl_keyfile=str(plane.tls.server_key) if plane.tls else None,
         )
