@@ -6,6 +6,8 @@ string into Go struct field ReplicaSetSpec.spec.replicas of type int32``) and ne
 podscale keeps objects as JSON, so ``admission`` checks the value types here, against the
 same schemas ``openapi_fields`` uses for unknown fields. ``null`` is always accepted (Go
 decodes it to the zero value); unknown fields are ``openapi_fields``' concern, not this one's.
+Integers must also fit their ``format`` (int32, else int64), as Go refuses rather than wraps
+``replicas: 2147483648``; ``admission`` runs this on every write, whatever the wire format.
 """
 
 from __future__ import annotations
