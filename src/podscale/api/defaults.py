@@ -249,6 +249,11 @@ def _default_pod(obj: JSON) -> None:
                     requests.setdefault(name, quantity)
     if spec.get("enableServiceLinks") is None:
         spec["enableServiceLinks"] = True
+    grace = spec.get("terminationGracePeriodSeconds")
+    if isinstance(grace, int) and not isinstance(grace, bool) and grace < 0:
+        # Upstream's Pod conversion treats a negative period as 1 (templates keep it and
+        # only warn, ``warnings``): a pod must always get at least a second to stop.
+        spec["terminationGracePeriodSeconds"] = 1
     # On the host network the container port is the host port; pods only since v1.28.
     if spec.get("hostNetwork") is True:
         for key in ("initContainers", "containers"):

@@ -91,7 +91,7 @@ async def _route(state: ServerState, request: Request) -> Response:
         return PlainTextResponse("ok")
     if request.method not in ("GET", "HEAD") and not path.startswith(("/api/", "/apis/")):
         known = ("/version", "/metrics", "/api", "/apis")
-        raise method_not_allowed() if path in known else path_not_found()
+        raise method_not_allowed(["GET"]) if path in known else path_not_found()
     if path == "/version":
         return json_response(state.version_info)
     if path == "/metrics":
@@ -158,7 +158,7 @@ def create_app(
                 raise unauthorized()
             return await _route(state, request)
         except ApiError as err:
-            return json_response(err.status, err.code)
+            return json_response(err.status, err.code, err.headers)
         except Exception:
             _LOG.exception("unexpected error serving %s %s", request.method, request.url.path)
             failure = internal_error()

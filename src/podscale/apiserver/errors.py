@@ -8,6 +8,7 @@ kubectl prints them (kubectl-wire.md §7). ``from_store_error`` maps ``podscale.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 from podscale.store.errors import BackendError, InvalidContinueError
@@ -71,9 +72,10 @@ def status_body(code: int, message: str, reason: str = "", details: JSON | None 
 class ApiError(Exception):
     """An error response; ``status`` is the whole ``Status`` body, ``code`` its HTTP code."""
 
-    def __init__(self, status: JSON) -> None:
+    def __init__(self, status: JSON, headers: dict[str, str] | None = None) -> None:
         super().__init__(status.get("message", ""))
         self.status = status
+        self.headers = headers or {}  # e.g. a 405's ``Allow``
 
     @property
     def code(self) -> int:
@@ -122,14 +124,17 @@ def path_not_found() -> ApiError:
     )
 
 
-def method_not_allowed() -> ApiError:
+def method_not_allowed(allowed: Sequence[str] = ()) -> ApiError:
+    """405 with ``Allow`` naming ``allowed`` (as go-restful answers for a route's other
+    methods; RFC 9110 requires the header on a 405). Empty ``allowed``: no header."""
     return ApiError(
         status_body(
             405,
             "the server does not allow this method on the requested resource",
             "MethodNotAllowed",
             {},
-        )
+        ),
+        {"Allow": ", ".join(allowed)} if allowed else None,
     )
 
 

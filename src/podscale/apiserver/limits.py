@@ -13,9 +13,15 @@ from __future__ import annotations
 from typing import Any, Final
 
 import orjson
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
-from podscale.apiserver.errors import bad_request, too_large, unsupported_media_type
+from podscale.apiserver.errors import (
+    ApiError,
+    bad_request,
+    status_body,
+    too_large,
+    unsupported_media_type,
+)
 
 __all__ = [
     "JSON_MEDIA_TYPES",
@@ -47,11 +53,16 @@ async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
         raise too_large(limit)
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_large(limit)
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise too_large(limit)
+            chunks.append(chunk)
+    except ClientDisconnect:
+        # The client went away or ``http_deadlines`` cut a trickling body (it has answered
+        # 408 already): end the handler quietly; this answer reaches no one.
+        raise ApiError(status_body(408, "the request body was not received", "Timeout")) from None
     return b"".join(chunks)
 
 

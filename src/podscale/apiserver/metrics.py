@@ -44,7 +44,7 @@ def handle_metrics(provider: MetricsProvider, request: Request, target: Target) 
     if target.plural == "nodes" and target.namespace is not None:
         raise path_not_found()
     if request.method != "GET":
-        raise method_not_allowed()
+        raise method_not_allowed(["GET"])
     if target.plural == "pods":
         items = provider.pod_metrics(target.namespace)
     else:

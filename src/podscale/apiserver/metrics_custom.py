@@ -119,7 +119,8 @@ async def handle_custom_metrics(
         return await _read(provider, request, scope)
     if request.method in ("PUT", "POST") and isinstance(provider, CustomMetricsWriter):
         return await _write(provider, clock, request, scope)
-    raise method_not_allowed()
+    writable = isinstance(provider, CustomMetricsWriter)
+    raise method_not_allowed(["GET", "PUT", "POST"] if writable else ["GET"])
 
 
 def custom_discovery(provider: CustomMetricsProvider) -> ExtraGroupVersion:

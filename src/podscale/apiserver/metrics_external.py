@@ -68,7 +68,8 @@ async def handle_external_metrics(
         provider.write_external_samples(namespace, metric, samples, replace=request.method == "PUT")
         written_at = clock.now()
         return _value_list([render_external(s, written_at) for s in samples])
-    raise method_not_allowed()
+    writable = isinstance(provider, ExternalMetricsWriter)
+    raise method_not_allowed(["GET", "PUT", "POST"] if writable else ["GET"])
 
 
 def external_discovery(provider: ExternalMetricsProvider) -> ExtraGroupVersion:

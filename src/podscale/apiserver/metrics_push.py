@@ -8,7 +8,8 @@ POST a ``MetricValueList`` / ``ExternalMetricValueList`` at the very URL a GET r
   ``describedObject.name``) or ``.../{resource}/{name}/{metric}`` (the name may be omitted);
   ``metric.selector.matchLabels`` are the series labels ``metricLabelSelector`` filters on.
 - external: ``.../namespaces/{ns}/{metric}``; ``metricLabels`` are the series labels.
-- ``value`` is required (a quantity string or a number); ``timestamp`` (RFC 3339, default:
+- ``value`` is required (a quantity string or a number, finite as a double: ``"1e400"`` is
+  refused, as JSON itself refuses NaN and infinite numbers); ``timestamp`` (RFC 3339, default:
   when written) and ``windowSeconds``/``window`` are optional. Names, namespaces and metric
   names in the body, when given, must agree with the URL.
 
@@ -19,6 +20,7 @@ naming the item (``items[1].value: ...``), and nothing is written. ``metrics_cus
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
@@ -32,6 +34,7 @@ from podscale.apiserver.metrics_samples import (
     CustomSample,
     ExternalSample,
     described_kind,
+    is_finite,
     sorted_labels,
 )
 
@@ -64,9 +67,14 @@ def _value(item: Mapping[str, Any], path: str) -> Quantity:
     if isinstance(raw, bool) or not isinstance(raw, str | int | float):
         raise _fail(f"{path}.value", "Required value: a quantity string or a number")
     try:
-        return parse_quantity(raw)
+        value = parse_quantity(raw)
     except QuantityError as err:
         raise _fail(f"{path}.value", str(err)) from None
+    if not is_finite(value):
+        raise _fail(
+            f"{path}.value", f"Invalid value: {json.dumps(str(raw))}: must be a finite number"
+        )
+    return value
 
 
 def _timestamp(item: Mapping[str, Any], path: str) -> datetime | None:

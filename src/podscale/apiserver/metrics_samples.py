@@ -11,6 +11,7 @@ omitted when unset, ``metric.selector`` and ``metricLabels`` are always present.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,6 +27,7 @@ __all__ = [
     "CustomSample",
     "ExternalSample",
     "described_kind",
+    "is_finite",
     "label_selector_json",
     "render_custom",
     "render_external",
@@ -38,6 +40,17 @@ Labels = tuple[tuple[str, str], ...]
 
 CUSTOM_GROUP_VERSION: Final = ("custom.metrics.k8s.io", "v1beta2")
 EXTERNAL_GROUP_VERSION: Final = ("external.metrics.k8s.io", "v1beta1")
+
+
+def is_finite(value: Quantity) -> bool:
+    """Whether ``value`` is a finite double, as every metric pipeline stores values.
+
+    Quantities are exact, so ``"1e400"`` parses; but Prometheus, the adapters and the HPA's
+    ratios are float64, where it is infinite and would drive every HPA on it to its maximum.
+    The check reads the digits and exponent as a float literal: cheap even for ``1e999999``.
+    """
+    return math.isfinite(float(f"{value.unscaled}e{value.exponent}"))
+
 
 # LabelSelector operators for the set-based requirement operators (ParseToLabelSelector).
 _EXPRESSION_OPERATORS: Final = {

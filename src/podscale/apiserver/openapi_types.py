@@ -6,6 +6,8 @@ string into Go struct field ReplicaSetSpec.spec.replicas of type int32``) and ne
 podscale keeps objects as JSON, so ``admission`` checks the value types here, against the
 same schemas ``openapi_fields`` uses for unknown fields. ``null`` is always accepted (Go
 decodes it to the zero value); unknown fields are ``openapi_fields``' concern, not this one's.
+Integers must also fit their ``format`` (int32, else int64), as Go refuses rather than wraps
+``replicas: 2147483648``; ``admission`` runs this on every write, whatever the wire format.
 """
 
 from __future__ import annotations
@@ -67,6 +69,18 @@ def _json_kind(value: Any) -> str:
     return "object"
 
 
+def _fits(value: Any, fmt: str) -> bool:
+    """Whether an integer decodes into Go's int32 (``int32``) or int64 (anything else).
+
+    Go refuses an out-of-range literal rather than wrapping it, so ``replicas: 2147483648``
+    can never become -2147483648 or reach a controller that would create that many pods.
+    """
+    if not isinstance(value, int) or isinstance(value, bool):
+        return True  # strings and fractions are a type question, answered elsewhere
+    bits = 32 if fmt == "int32" else 64
+    return -(1 << (bits - 1)) <= value < (1 << (bits - 1))
+
+
 def _named(schema: Mapping[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
     """The schema's name (when it is a reference) and its resolved definition."""
     name = None
@@ -107,6 +121,10 @@ def _check(
     if name in (QUANTITY, INT_OR_STRING):
         if not isinstance(value, str | int | float) or isinstance(value, bool):
             found.append(TypeMismatch(struct, path, _go_type(name, schema), _json_kind(value)))
+        elif name == INT_OR_STRING and not _fits(value, "int32"):
+            # IntOrString decodes a number into its int32 ``IntVal``; Go's decoder names the
+            # holding field and int32 (not the wrapper type) when it does not fit.
+            found.append(TypeMismatch(struct, path, "int32", f"number {value}"))
         return
     kind = schema.get("type")
     got = _json_kind(value)
@@ -115,7 +133,8 @@ def _check(
     if wanted is None:
         return  # free-form (no type): anything decodes
     integral = kind != "integer" or (isinstance(value, int) and not isinstance(value, bool))
-    if got != wanted or not integral:
+    fits = kind != "integer" or _fits(value, str(schema.get("format", "")))
+    if got != wanted or not integral or not fits:
         # Go names the literal only for a number that does not fit a numeric field.
         shown = f"number {value}" if got == wanted == "number" else got
         found.append(TypeMismatch(struct, path, _go_type(name, schema), shown))

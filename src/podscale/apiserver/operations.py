@@ -20,6 +20,7 @@ from typing import Any, Final
 from podscale.api import invalid_status
 from podscale.api.field_errors import required
 from podscale.api.kinds import KindInfo
+from podscale.api.warnings import warnings_for
 from podscale.apiserver import admission, extensions, strategy
 from podscale.apiserver.errors import ApiError, bad_request, from_store_error, method_not_allowed
 from podscale.apiserver.operations_types import (
@@ -166,6 +167,7 @@ def create_object(
     warnings = admission.check_unknown_fields(obj, options)
     strategy.prepare_for_create(obj)
     obj = admission.default_and_validate(obj, info, feature_gates=state.feature_gates)
+    warnings += warnings_for(obj)
     if not obj["metadata"].get("name"):
         # Every kind's ObjectMeta validation requires it upstream; a safety net for validators
         # that do not check it (the store cannot hold a nameless object).
@@ -191,9 +193,8 @@ def _admit_update(
 ) -> tuple[JSON, list[str]]:
     warnings = admission.check_unknown_fields(obj, options)
     strategy.prepare_for_update(obj, old)
-    return admission.default_and_validate(
-        obj, info, old=old, feature_gates=state.feature_gates
-    ), warnings
+    admitted = admission.default_and_validate(obj, info, old=old, feature_gates=state.feature_gates)
+    return admitted, warnings + warnings_for(admitted, old)
 
 
 def _write_update(

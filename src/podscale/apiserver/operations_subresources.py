@@ -22,6 +22,7 @@ from podscale.api import invalid_status, label_selector_to_string, validate
 from podscale.api.kinds import KindInfo
 from podscale.apiserver import admission, extensions, strategy
 from podscale.apiserver.errors import ApiError, bad_request, from_store_error
+from podscale.apiserver.openapi_types import type_mismatches
 from podscale.apiserver.operations import check_namespace, check_object_name, get_object
 from podscale.apiserver.operations_types import (
     EncodedBody,
@@ -194,7 +195,8 @@ def _check_scale_types(scale: JSON) -> None:
     A Scale body or a patched Scale must have object ``spec``/``status`` and an integer
     ``spec.replicas``; anything else never reaches validation upstream.
     """
-    prefix = 'Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal'
+    handled = 'Scale in version "v1" cannot be handled as a Scale'
+    prefix = f"{handled}: json: cannot unmarshal"
     for field, struct in (("spec", "ScaleSpec"), ("status", "ScaleStatus")):
         value = scale.get(field)
         if value is not None and not isinstance(value, dict):
@@ -207,6 +209,10 @@ def _check_scale_types(scale: JSON) -> None:
         raise bad_request(
             f"{prefix} {got} into Go struct field ScaleSpec.spec.replicas of type int32"
         )
+    # What is left for the decoder to refuse is a value out of its field's range (2^31).
+    mismatches = type_mismatches("autoscaling/v1", "Scale", scale)
+    if mismatches:
+        raise bad_request(f"{handled}: {mismatches[0].message()}")
 
 
 def update_scale(

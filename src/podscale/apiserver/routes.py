@@ -5,7 +5,8 @@ kube-apiserver's installer: collection paths take list/watch (GET), create (POST
 deletecollection (DELETE), but the all-namespaces path of a namespaced resource only list and
 watch; object paths take get/update/patch/delete; ``status``/``scale`` take get/update/patch,
 ``pods/binding`` only create (POST). A verb the resource does not support is 405; a path shape
-it does not have is 404.
+it does not have is 404. A 405 names the methods the path does take in ``Allow``, in the
+order kube-apiserver's installer registers them (its go-restful router answers so).
 """
 
 from __future__ import annotations
@@ -35,31 +36,42 @@ _OBJECT_VERBS = {"GET": "get", "PUT": "update", "PATCH": "patch", "DELETE": "del
 _SUBRESOURCE_VERBS = {"GET": "get", "PUT": "update", "PATCH": "patch", "POST": "create"}
 
 
+def _collection_methods(info: KindInfo, all_namespaces: bool) -> list[str]:
+    verbs = info.verbs
+    methods = ["GET"] if {"list", "watch"} & set(verbs) else []
+    if not all_namespaces:
+        methods += ["POST"] if "create" in verbs else []
+        methods += ["DELETE"] if "deletecollection" in verbs else []
+    return methods
+
+
+def _object_methods(info: KindInfo) -> list[str]:
+    return [method for method, verb in _OBJECT_VERBS.items() if verb in info.verbs]
+
+
 async def _collection(
     state: ServerState, request: Request, info: KindInfo, target: Target
 ) -> Response:
     method = request.method
     all_namespaces = info.namespaced and target.namespace is None
+    allowed = _collection_methods(info, all_namespaces)
+    if method not in allowed:
+        raise method_not_allowed(allowed)
     if method == "GET":
         if query_flag(request.query_params.get("watch")):
             require_verb(info, "watch")
             return watch_response(state, request, info, target)
         require_verb(info, "list")
         return await handlers_read.list_objects(state, request, info, target)
-    if method == "POST" and not all_namespaces:
-        require_verb(info, "create")
+    if method == "POST":
         return await handlers_write.create_object(state, request, info, target)
-    if method == "DELETE" and not all_namespaces:
-        require_verb(info, "deletecollection")
-        return await handlers_delete.delete_collection(state, request, info, target)
-    raise method_not_allowed()
+    return await handlers_delete.delete_collection(state, request, info, target)
 
 
 async def _object(state: ServerState, request: Request, info: KindInfo, target: Target) -> Response:
     verb = _OBJECT_VERBS.get(request.method)
-    if verb is None:
-        raise method_not_allowed()
-    require_verb(info, verb)
+    if verb is None or verb not in info.verbs:
+        raise method_not_allowed(_object_methods(info))
     if verb == "get":
         return handlers_read.get_object(state, request, info, target)
     if verb == "update":
@@ -79,7 +91,7 @@ async def _subresource(
         raise path_not_found()
     verb = _SUBRESOURCE_VERBS.get(request.method)
     if verb is None or verb not in sub.verbs:
-        raise method_not_allowed()
+        raise method_not_allowed([m for m, v in _SUBRESOURCE_VERBS.items() if v in sub.verbs])
     if sub.name == "binding":
         return await handlers_write.create_binding(state, request, info, target)
     if sub.name == "scale":

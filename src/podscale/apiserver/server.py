@@ -10,7 +10,8 @@ protocol that never upgrades a connection. kubectl asks for a websocket (then SP
 for ``exec``, ``attach`` and ``portforward``; uvicorn without a websocket library would log
 "Unsupported upgrade request" on the user's terminal and pass the request on anyway. Here
 the request goes to the app as plain HTTP at once, which answers it with a Status
-(``pod_logs``), and the client sees its upgrade refused as from kube-apiserver.
+(``pod_logs``), and the client sees its upgrade refused as from kube-apiserver. It also has
+the read deadlines of ``http_deadlines``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import Final
 import uvicorn
 from starlette.types import ASGIApp
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from podscale.apiserver.http_deadlines import DeadlineH11Protocol
 
 __all__ = [
     "DEFAULT_HOST",
@@ -38,8 +41,9 @@ DEFAULT_HOST: Final = "127.0.0.1"
 _GRACEFUL_SHUTDOWN_SECONDS: Final = 2
 
 
-class _NoUpgradeH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol, serving upgrade requests as plain HTTP requests."""
+class _NoUpgradeH11Protocol(DeadlineH11Protocol):
+    """uvicorn's h11 protocol with read deadlines, serving upgrade requests as plain HTTP
+    requests."""
 
     def _should_upgrade(self) -> bool:
         return False

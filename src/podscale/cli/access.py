@@ -2,15 +2,17 @@
 
 Security defaults for a local control plane (``../shared/reference/upstream-behavior.md``
 §4): a random token is required on every request except health and version probes;
-``Host`` must name this machine (blocks DNS rebinding); a browser ``Origin`` from
-elsewhere is refused (no CORS). ``AccessGuard`` is an ASGI middleware wrapped around the
-API server app by ``podscale.cli.controlplane``. Tokens are compared in constant time and
-never logged.
+``Host`` must name this machine (blocks DNS rebinding) and be well formed, ``host[:port]``
+and nothing else (``127.0.0.1:6443@evil.example`` is a 400, as Go's server answers a
+malformed Host); a browser ``Origin`` from elsewhere is refused (no CORS). ``AccessGuard``
+is an ASGI middleware wrapped around the API server app by ``podscale.cli.controlplane``.
+Tokens are compared in constant time and never logged.
 """
 
 from __future__ import annotations
 
 import hmac
+import re
 import secrets
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any, Final
@@ -28,6 +30,9 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 # Probes that upstream's default RBAC grants to anyone (system:public-info-viewer).
 ANONYMOUS_PATHS: Final = frozenset({"/healthz", "/readyz", "/livez", "/version"})
 LOOPBACK_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+# host[:port], lower-cased: a DNS name or IPv4 address, or a bracketed IPv6 literal. No
+# userinfo, path or spaces: a reverse proxy or a lax client could route on another reading.
+_HOST_HEADER: Final = re.compile(r"(?:\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(?::[0-9]{1,5})?")
 
 
 def new_token() -> str:
@@ -71,7 +76,11 @@ class AccessGuard:
             await self._app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v for k, v in scope.get("headers", [])}
-        host = _host_name(headers.get("host", b"").decode("latin-1").lower())
+        raw_host = headers.get("host", b"").decode("latin-1").lower()
+        if not _HOST_HEADER.fullmatch(raw_host):
+            await self._reject(send, 400, "BadRequest", "malformed Host header")
+            return
+        host = _host_name(raw_host)
         if host not in self._hosts:
             await self._reject(send, 403, "Forbidden", f"host {host!r} is not allowed")
             return

@@ -2,9 +2,13 @@
 
 ``podscale up`` (``podscale.cli.main``) keeps everything under one data directory,
 created private (0700) and refused when others can write to it: the SQLite database, the
-bearer token (0600) and a kubeconfig (0600) that both kubectl and podscale use. Binding
-anything but loopback requires authentication. ``podscale.cli.serve`` assembles the store,
-the API server app and the ``AccessGuard`` around these.
+bearer token (0600) and a kubeconfig (0600) that both kubectl and podscale use. An existing
+directory others can read is tightened to 0700 when it holds only podscale's own files, and
+refused otherwise (chmod-ing someone's shared directory would break it for others). Binding
+anything but loopback requires authentication, and with it TLS (a token sent over plain http
+to a network address is readable by anyone on the path) unless explicitly allowed.
+``podscale.cli.serve`` assembles the store, the API server app and the ``AccessGuard``
+around these.
 """
 
 from __future__ import annotations
@@ -42,15 +46,33 @@ def default_data_dir() -> Path:
     return Path(base) / "podscale"
 
 
+# What podscale keeps in its data directory (with SQLite's -wal/-shm and our .tmp files).
+_OWN_ENTRIES = ("store.db", "pushed-metrics.db", "token", "kubeconfig", "tls")
+
+
+def _only_podscale_files(path: Path) -> bool:
+    return all(entry.name.startswith(_OWN_ENTRIES) for entry in path.iterdir())
+
+
 def prepare_data_dir(path: Path) -> Path:
-    """Create ``path`` with mode 0700 if missing; refuse a directory others may write to."""
+    """Create ``path`` with mode 0700 if missing; refuse a directory others may write to;
+    tighten one others may read to 0700 if it holds only podscale's files, else refuse it."""
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    mode = path.stat().st_mode
+    mode = stat.S_IMODE(path.stat().st_mode)
     if mode & (stat.S_IWGRP | stat.S_IWOTH):
         raise ControlPlaneError(
-            f"refusing to use {path}: it is writable by other users (mode {stat.S_IMODE(mode):o}); "
+            f"refusing to use {path}: it is writable by other users (mode {mode:o}); "
             "use a private directory (chmod 700)"
         )
+    if mode & 0o077:
+        # The token and the TLS key live here: nobody else may even list the directory.
+        if not _only_podscale_files(path):
+            raise ControlPlaneError(
+                f"refusing to use {path}: other users can read it (mode {mode:o}) and it holds "
+                "files podscale did not create; make it private (chmod 700) or choose "
+                "another --data-dir"
+            )
+        path.chmod(0o700)
     return path
 
 
@@ -118,10 +140,20 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_bind(host: str, *, authenticated: bool) -> None:
-    """Refuse to expose an unauthenticated server beyond this machine."""
+def check_bind(
+    host: str, *, authenticated: bool, tls: bool = True, allow_plaintext: bool = False
+) -> None:
+    """Refuse to expose an unauthenticated server beyond this machine, and to send its
+    bearer token over plain http beyond it unless ``allow_plaintext``."""
     if not authenticated and not is_loopback(host):
         raise ControlPlaneError(
             f"refusing to bind {host} without authentication: only loopback addresses "
             "(127.0.0.1, ::1) may run without a token"
+        )
+    if authenticated and not tls and not allow_plaintext and not is_loopback(host):
+        raise ControlPlaneError(
+            f"refusing to serve {host} over plain http: every client request would carry the "
+            "bearer token in clear text across the network, where anyone on the path can read "
+            "and reuse it; serve TLS (drop --no-tls) or, if the network is trusted, pass "
+            "--insecure-allow-plaintext"
         )

@@ -138,6 +138,12 @@ def _check_controllers(_ctx: click.Context, _param: click.Parameter, value: str)
     "[default: on when authentication is on; kubectl sends tokens only over https].",
 )
 @click.option(
+    "--insecure-allow-plaintext",
+    is_flag=True,
+    help="Allow --no-tls with authentication on a non-loopback HOST (the bearer token then "
+    "crosses the network in clear text).",
+)
+@click.option(
     "--controllers",
     default="*",
     show_default=True,
@@ -191,6 +197,7 @@ def up(
     kubeconfig: Path | None,
     no_auth: bool,
     tls: bool | None,
+    insecure_allow_plaintext: bool,
     controllers: str,
     simulate: bool,
     nodes: int,
@@ -211,6 +218,7 @@ def up(
         auth=not no_auth,
         report_minor=report_minor,
         tls=tls,
+        insecure_allow_plaintext=insecure_allow_plaintext,
         controllers=controllers,
         simulate=simulate,
         nodes=nodes,

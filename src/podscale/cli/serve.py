@@ -88,6 +88,7 @@ class UpOptions:
     auth: bool = True
     report_minor: int | None = None
     tls: bool | None = None  # None: TLS whenever auth is on (kubectl sends tokens only on TLS)
+    insecure_allow_plaintext: bool = False  # token over plain http on a non-loopback address
     controllers: str = "*"  # kube-controller-manager's --controllers; "" runs none
     simulate: bool = True  # run simulated nodes, a scheduler and kubelets for the pods
     nodes: int = 3
@@ -149,7 +150,12 @@ def assemble_control_plane(options: UpOptions) -> ControlPlane:
     Raises ``ControlPlaneError`` (policy or storage problems) and leaves nothing open then.
     """
     authenticated = options.auth
-    check_bind(options.host.strip("[]"), authenticated=authenticated)
+    check_bind(
+        options.host.strip("[]"),
+        authenticated=authenticated,
+        tls=options.use_tls,
+        allow_plaintext=options.insecure_allow_plaintext,
+    )
     try:
         data_dir = prepare_data_dir(options.data_dir)
         token = load_or_create_token(data_dir) if authenticated else None

@@ -36,6 +36,7 @@ from podscale.controllers.hpa import DEFAULT_SYNC_PERIOD
 from podscale.controllers.registry import select_controllers
 from podscale.hpa import Config
 from podscale.metrics.prometheus import AdapterConfig
+from podscale.metrics.push_journal import SqlitePushJournal
 from podscale.metrics.server import DEFAULT_RESOLUTION
 from podscale.runtime.embedded import EmbeddedControlPlane, controllers_from_flag
 from podscale.runtime.simulated import default_node_specs
@@ -54,6 +55,7 @@ __all__ = [
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
+PUSH_JOURNAL_FILE: Final = "pushed-metrics.db"
 _DEFAULTS: Final = Config()
 
 
@@ -89,6 +91,10 @@ def build_workloads(plane: ControlPlane) -> EmbeddedControlPlane | None:
         metric_resolution=options.metric_resolution,
         custom_metrics_provider=provider if rules.rules else None,
         external_metrics_provider=provider if rules.external_rules else None,
+        # Pushed metric values outlive a restart, until their ttl (``push_journal``).
+        push_journal=(
+            SqlitePushJournal(options.data_dir / PUSH_JOURNAL_FILE) if options.simulate else None
+        ),
     )
 
 
@@ -232,6 +238,8 @@ async def serve_with_workloads(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        if workloads is not None and workloads.push is not None:
+            workloads.push.close()  # after every task that could still push has ended
 
 
 async def _drive(drive: DriveWorkloads, workloads: EmbeddedControlPlane) -> None:

@@ -20,6 +20,11 @@ Contract:
   pods itself).
 - Unknown metric: the adapters' 404s (``metric_not_found*``); known metric with no matching
   object or series: an empty list.
+- Values must be finite as a double (``metrics_samples.is_finite``): the setters raise
+  ``ValueError`` otherwise, as the push extension answers 400.
+- With a ``journal`` (``push_journal``), every change is recorded there before the write
+  returns, and a new provider over it serves what was pushed until ``ttl`` after the push
+  time: values survive a restart; ones that expired meanwhile are dropped on load.
 """
 
 from __future__ import annotations
@@ -44,29 +49,37 @@ from podscale.apiserver.metrics_samples import (
     CustomSample,
     ExternalSample,
     described_kind,
+    is_finite,
     render_custom,
     render_external,
     sorted_labels,
 )
 from podscale.metrics.object_labels import ObjectLabels
+from podscale.metrics.push_journal import (
+    CustomKey,
+    ExternalKey,
+    PushJournal,
+    decode_record,
+    encode_record,
+    journal_key,
+)
 from podscale.store.interface import Clock
 
 __all__ = ["DEFAULT_TTL", "PushMetricsProvider"]
 
 JSON = dict[str, Any]
 QuantityLike = Quantity | str | int | float
-# (group_resource, namespace or "", name, metric, labels) and (namespace, metric, labels).
-_CustomKey = tuple[str, str, str, str, tuple[tuple[str, str], ...]]
-_ExternalKey = tuple[str, str, tuple[tuple[str, str], ...]]
 
 DEFAULT_TTL = timedelta(minutes=2)
 
 
 @dataclass(frozen=True, slots=True)
 class _Entry:
-    """A stored sample (timestamp always set) and the moment it stops being served."""
+    """A stored sample (timestamp always set), when it was pushed and when it stops being
+    served."""
 
     sample: CustomSample | ExternalSample
+    pushed_at: datetime
     expires_at: datetime | None
 
 
@@ -75,7 +88,10 @@ def _expired(entry: _Entry, now: datetime) -> bool:
 
 
 def _quantity(value: QuantityLike) -> Quantity:
-    return value if isinstance(value, Quantity) else parse_quantity(value)
+    quantity = value if isinstance(value, Quantity) else parse_quantity(value)
+    if not is_finite(quantity):
+        raise ValueError(f"metric value {value!r} is not a finite number")
+    return quantity
 
 
 def _combined(samples: list[CustomSample]) -> CustomSample:
@@ -96,13 +112,40 @@ class PushMetricsProvider:
         *,
         ttl: timedelta | float | None = DEFAULT_TTL,
         objects: ObjectLabels | None = None,
+        journal: PushJournal | None = None,
     ) -> None:
         self._clock = clock
         self._ttl = timedelta(seconds=ttl) if isinstance(ttl, int | float) else ttl
         self._objects = objects
+        self._journal = journal
         self._lock = threading.Lock()
-        self._custom: dict[_CustomKey, _Entry] = {}
-        self._external: dict[_ExternalKey, _Entry] = {}
+        self._custom: dict[CustomKey, _Entry] = {}
+        self._external: dict[ExternalKey, _Entry] = {}
+        if journal is not None:
+            self._restore(journal)
+
+    def _restore(self, journal: PushJournal) -> None:
+        """Load the journal's series; drop (there too) the ones whose ttl ran out since."""
+        now = self._clock.now()
+        stale: list[str] = []
+        for record in journal.load():
+            key, sample, pushed_at = decode_record(record)
+            entry = _Entry(sample, pushed_at, self._expiry(pushed_at))
+            if _expired(entry, now):
+                stale.append(record.key)
+            elif isinstance(sample, CustomSample) and len(key) == 5:
+                self._custom[key] = entry
+            elif isinstance(sample, ExternalSample) and len(key) == 3:
+                self._external[key] = entry
+        journal.apply([], stale)
+
+    def _expiry(self, pushed_at: datetime) -> datetime | None:
+        return None if self._ttl is None else pushed_at + self._ttl
+
+    def close(self) -> None:
+        """Close the journal (values stay served from memory until the provider goes)."""
+        if self._journal is not None:
+            self._journal.close()
 
     # -- in-process setters ---------------------------------------------------------------
     def set_custom_metric(
@@ -160,41 +203,71 @@ class PushMetricsProvider:
     def clear(self) -> None:
         """Forget every value."""
         with self._lock:
+            keys = [journal_key(k) for k in self._custom]
+            keys += [journal_key(k) for k in self._external]
             self._custom.clear()
             self._external.clear()
+            if self._journal is not None:
+                self._journal.apply([], keys)
 
     # -- writers (the push extension) -----------------------------------------------------
     def _entry(self, sample: CustomSample | ExternalSample) -> _Entry:
         now = self._clock.now()
-        expires = None if self._ttl is None else now + self._ttl
-        return _Entry(replace(sample, timestamp=sample.timestamp or now), expires)
+        return _Entry(replace(sample, timestamp=sample.timestamp or now), now, self._expiry(now))
+
+    def _record_changes(
+        self,
+        written: Sequence[tuple[CustomKey | ExternalKey, _Entry]],
+        removed: Sequence[CustomKey | ExternalKey],
+    ) -> None:
+        """Journal one write (the caller holds the lock): in memory and on disk agree."""
+        if self._journal is None:
+            return
+        kept = {k for k, _ in written}
+        self._journal.apply(
+            [encode_record(k, e.sample, e.pushed_at) for k, e in written],
+            [journal_key(k) for k in removed if k not in kept],
+        )
 
     def write_custom_samples(
         self, scope: CustomScope, samples: Sequence[CustomSample], *, replace: bool
     ) -> None:
         namespace = scope.namespace or ""
+        for s in samples:
+            _quantity(s.value)
         with self._lock:
-            self._purge()
+            removed: list[CustomKey | ExternalKey] = list(self._purge())
             if replace:
                 for key in [k for k in self._custom if self._in_scope(k, scope, namespace)]:
                     del self._custom[key]
+                    removed.append(key)
+            written: list[tuple[CustomKey | ExternalKey, _Entry]] = []
             for s in samples:
                 key = (s.group_resource, s.namespace or "", s.name, s.metric, s.labels)
-                self._custom[key] = self._entry(s)
+                self._custom[key] = entry = self._entry(s)
+                written.append((key, entry))
+            self._record_changes(written, removed)
 
     def write_external_samples(
         self, namespace: str, metric: str, samples: Sequence[ExternalSample], *, replace: bool
     ) -> None:
+        for s in samples:
+            _quantity(s.value)
         with self._lock:
-            self._purge()
+            removed: list[CustomKey | ExternalKey] = list(self._purge())
             if replace:
                 for key in [k for k in self._external if k[:2] == (namespace, metric)]:
                     del self._external[key]
+                    removed.append(key)
+            written: list[tuple[CustomKey | ExternalKey, _Entry]] = []
             for s in samples:
-                self._external[(s.namespace, s.metric, s.labels)] = self._entry(s)
+                ext_key = (s.namespace, s.metric, s.labels)
+                self._external[ext_key] = entry = self._entry(s)
+                written.append((ext_key, entry))
+            self._record_changes(written, removed)
 
     @staticmethod
-    def _in_scope(key: _CustomKey, scope: CustomScope, namespace: str) -> bool:
+    def _in_scope(key: CustomKey, scope: CustomScope, namespace: str) -> bool:
         group_resource, key_namespace, name, metric, _ = key
         return (group_resource, key_namespace, metric) == (
             scope.info.group_resource,
@@ -202,13 +275,20 @@ class PushMetricsProvider:
             scope.info.metric,
         ) and (scope.name is None or scope.name == name)
 
-    def _purge(self) -> None:
-        """Drop expired entries (the caller holds the lock)."""
+    def _purge(self) -> list[CustomKey | ExternalKey]:
+        """Drop expired entries (the caller holds the lock); their keys, for the journal.
+
+        Reads purge too but do not write the journal: a stale row there is dropped by the
+        next write or on load, never served."""
         now = self._clock.now()
+        removed: list[CustomKey | ExternalKey] = []
         for key in [k for k, e in self._custom.items() if _expired(e, now)]:
             del self._custom[key]
+            removed.append(key)
         for ext_key in [k for k, e in self._external.items() if _expired(e, now)]:
             del self._external[ext_key]
+            removed.append(ext_key)
+        return removed
 
     def _live_custom(self, info: CustomMetricInfo, namespace: str | None) -> list[CustomSample]:
         wanted = (info.group_resource, namespace or "")

@@ -48,6 +48,7 @@ from podscale.controllers.registry import ControllerContext, build_controllers, 
 from podscale.hpa import Config
 from podscale.metrics.object_labels import StoreObjectLabels
 from podscale.metrics.push import PushMetricsProvider
+from podscale.metrics.push_journal import PushJournal
 from podscale.metrics.server import DEFAULT_RESOLUTION, MetricsServer
 from podscale.runtime.kubelet import DEFAULT_PROFILE, StartupProfile
 from podscale.runtime.simulated.cluster import SimulatedCluster
@@ -121,6 +122,8 @@ class EmbeddedControlPlane:
     custom.metrics.k8s.io / external.metrics.k8s.io instead of the push provider (also with
     ``metrics=False``); the plane only installs them: refreshing them (e.g. the Prometheus
     adapter's relist loop) and closing their connections stays with the caller.
+    ``push_journal`` makes the push provider's values durable (``push_journal``); the caller
+    closes it (``push.close()``).
     """
 
     def __init__(
@@ -148,6 +151,7 @@ class EmbeddedControlPlane:
         usage_step: timedelta = DEFAULT_STEP,
         custom_metrics_provider: CustomMetricsProvider | None = None,
         external_metrics_provider: ExternalMetricsProvider | None = None,
+        push_journal: PushJournal | None = None,
     ) -> None:
         self.clock = clock
         with_metrics = simulate if metrics is None else metrics
@@ -169,7 +173,9 @@ class EmbeddedControlPlane:
             self.api = InProcessApi.for_store(self.store, clock, feature_gates=feature_gates)
         self.push: PushMetricsProvider | None = None
         if with_metrics:
-            self.push = PushMetricsProvider(clock, objects=StoreObjectLabels(self.store))
+            self.push = PushMetricsProvider(
+                clock, objects=StoreObjectLabels(self.store), journal=push_journal
+            )
         self.manager = ControllerManager(self.api, clock, workers=workers, resync=resync)
         context = ControllerContext(
             self.api,

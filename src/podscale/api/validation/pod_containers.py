@@ -4,7 +4,7 @@
 ``spec.containers`` and ``spec.initContainers``; each container's ``resources`` go to
 ``pod_resources``, DNS-label rules come from ``names``. Spec: ``pkg/apis/core/validation/
 validation.go`` (``validateContainers``, ``validateInitContainers``, ``validateContainerCommon``,
-``validateContainerPorts``, ``IsValidPortName``).
+``validateContainerPorts``, ``IsValidPortName``); ``env``/``envFrom`` go to ``pod_env``.
 
 Contract: as in ``pod``, fields upstream always defaults (``imagePullPolicy``,
 ``terminationMessagePolicy``, port ``protocol``) read as their default when absent or empty.
@@ -25,6 +25,7 @@ from podscale.api.field_errors import (
     required,
 )
 from podscale.api.validation.names import is_dns1123_label
+from podscale.api.validation.pod_env import validate_env
 from podscale.api.validation.pod_resources import validate_resource_requirements
 
 __all__ = ["validate_containers", "validate_init_containers"]
@@ -101,6 +102,7 @@ def _validate_container_common(container: Mapping[str, Any], path: FieldPath) ->
             )
         )
     errors.extend(_validate_ports(container.get("ports") or [], path.child("ports")))
+    errors.extend(validate_env(container, path))
     pull = container.get("imagePullPolicy")
     if pull and pull not in _PULL_POLICIES:
         errors.append(not_supported(path.child("imagePullPolicy"), pull, _PULL_POLICIES))
