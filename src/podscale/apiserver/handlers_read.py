@@ -4,7 +4,9 @@ A shell over ``operations.get_object``/``operations.list_page``: reads the query
 operation, formats the answer. Called by ``routes`` with a resolved ``Target``; ``watch`` takes
 over for ``?watch=true``. Lists always carry ``metadata.resourceVersion`` and ``items: []``
 (never null: strict clients and kubectl's list-then-watch rely on both, kubectl-wire.md §3-4);
-``limit``/``continue`` page through one snapshot of the store.
+``limit``/``continue`` page through one snapshot of the store; ``resourceVersion`` and
+``resourceVersionMatch`` pick which one (``list_options``), waiting briefly for a revision
+the store has not reached yet.
 """
 
 from __future__ import annotations
@@ -58,9 +60,11 @@ def get_object(state: ServerState, request: Request, info: KindInfo, target: Tar
     return json_response(obj)
 
 
-def list_objects(state: ServerState, request: Request, info: KindInfo, target: Target) -> Response:
+async def list_objects(
+    state: ServerState, request: Request, info: KindInfo, target: Target
+) -> Response:
     query = request.query_params
-    page = operations.list_page(
+    page = await operations.list_fresh_page(
         state,
         info,
         target.namespace,
@@ -68,6 +72,8 @@ def list_objects(state: ServerState, request: Request, info: KindInfo, target: T
         field_selector=query.get("fieldSelector", ""),
         limit=parse_limit(query.get("limit")),
         continue_token=query.get("continue") or None,
+        resource_version=query.get("resourceVersion", ""),
+        resource_version_match=query.get("resourceVersionMatch", ""),
     )
     if extensions.wants_table(request.headers.get("accept")):
         table = extensions.table_for(

@@ -15,12 +15,13 @@ errors is the HTTP server's.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from typing import Any, Final
 
 from podscale.api import invalid_status
 from podscale.api.field_errors import required
 from podscale.api.kinds import KindInfo
-from podscale.apiserver import admission, extensions, strategy
+from podscale.apiserver import admission, extensions, list_options, strategy
 from podscale.apiserver.errors import ApiError, bad_request, from_store_error, method_not_allowed
 from podscale.apiserver.operations_types import (
     EncodedBody,
@@ -33,6 +34,7 @@ from podscale.apiserver.operations_types import (
 from podscale.apiserver.resources import storage_resource, to_served, to_storage
 from podscale.apiserver.selectors import build_predicate
 from podscale.apiserver.state import ServerState
+from podscale.store.errors import TooLargeResourceVersionError
 from podscale.store.interface import ConflictError, StoreError
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "create_object",
     "get_object",
     "list_body",
+    "list_fresh_page",
     "list_page",
     "patch_object",
     "require_verb",
@@ -79,18 +82,74 @@ def list_page(
     field_selector: str = "",
     limit: int | None = None,
     continue_token: str | None = None,
+    resource_version: str = "",
+    resource_version_match: str = "",
 ) -> ListPage:
-    """One page of a list (all of it without ``limit``), items served, selectors applied."""
-    selectors = {"labelSelector": label_selector, "fieldSelector": field_selector}
-    predicate, _ = build_predicate(info, selectors)
+    """One page of a list (all of it without ``limit``), items served, selectors applied,
+    read as ``resource_version``/``resource_version_match`` ask (``list_options``). This
+    form never waits: a revision the store has not reached is the 504 at once;
+    ``list_fresh_page`` first waits for it as upstream does."""
+    predicate, _ = build_predicate(
+        info, {"labelSelector": label_selector, "fieldSelector": field_selector}
+    )
+    read = list_options.plan_list_read(
+        resource_version, resource_version_match, limit=limit, continue_token=continue_token
+    )
+    return _read_page(state, info, namespace, predicate, read, limit, continue_token)
+
+
+async def list_fresh_page(
+    state: ServerState,
+    info: KindInfo,
+    namespace: str | None,
+    *,
+    label_selector: str = "",
+    field_selector: str = "",
+    limit: int | None = None,
+    continue_token: str | None = None,
+    resource_version: str = "",
+    resource_version_match: str = "",
+) -> ListPage:
+    """``list_page`` for the transports: a request for a revision newer than the store's
+    waits up to ``list_options.FRESHNESS_TIMEOUT`` for it (never answering with older data),
+    then fails with upstream's 504 "Too large resource version"."""
+    predicate, _ = build_predicate(
+        info, {"labelSelector": label_selector, "fieldSelector": field_selector}
+    )
+    read = list_options.plan_list_read(
+        resource_version, resource_version_match, limit=limit, continue_token=continue_token
+    )
+    if read.minimum > state.store.revision:
+        try:
+            await state.store.wait_for_revision(
+                read.minimum, timeout=list_options.FRESHNESS_TIMEOUT
+            )
+        except StoreError as err:
+            raise from_store_error(err, storage_resource(info), "") from None
+    return _read_page(state, info, namespace, predicate, read, limit, continue_token)
+
+
+def _read_page(
+    state: ServerState,
+    info: KindInfo,
+    namespace: str | None,
+    predicate: Callable[[JSON], bool] | None,
+    read: list_options.ListRead,
+    limit: int | None,
+    continue_token: str | None,
+) -> ListPage:
     resource = storage_resource(info)
     try:
+        current = state.store.revision
+        if read.minimum > current:
+            raise TooLargeResourceVersionError(read.minimum, current)
         result = state.store.list(
             resource,
             namespace if info.namespaced else None,
             predicate=predicate,
             limit=limit,
             continue_token=continue_token or None,
+            revision=read.exact,
         )
     except StoreError as err:
         raise from_store_error(err, resource, "") from None

@@ -44,7 +44,7 @@ async def _collection(
             require_verb(info, "watch")
             return watch_response(state, request, info, target)
         require_verb(info, "list")
-        return handlers_read.list_objects(state, request, info, target)
+        return await handlers_read.list_objects(state, request, info, target)
     if method == "POST" and not all_namespaces:
         require_verb(info, "create")
         return await handlers_write.create_object(state, request, info, target)
