@@ -214,3 +214,19 @@ def test_watch_resumes_from_resource_version(api_client: k8s.ApiClient) -> None:
     )
     events = [(e["type"], e["object"].spec.replicas) for e in stream]
     assert events == [("ADDED", 2), ("MODIFIED", 4), ("DELETED", 4)]
+
+
+def test_list_at_an_exact_resource_version(api_client: k8s.ApiClient) -> None:
+    core, apps = k8s.CoreV1Api(api_client), k8s.AppsV1Api(api_client)
+    core.create_namespace({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "exact"}})
+    created = apps.create_namespaced_replica_set("exact", _workload("ReplicaSet", "e1"))
+    apps.patch_namespaced_replica_set_scale("e1", "exact", {"spec": {"replicas": 4}})
+    then = created.metadata.resource_version
+    listed = apps.list_namespaced_replica_set(
+        "exact", resource_version=then, resource_version_match="Exact"
+    )
+    assert listed.metadata.resource_version == then
+    assert [(i.metadata.name, i.spec.replicas) for i in listed.items] == [("e1", 2)]
+    with pytest.raises(ApiException) as caught:
+        apps.list_namespaced_replica_set("exact", resource_version_match="Exact")
+    assert caught.value.status == 422
