@@ -192,7 +192,9 @@ class VersionedStore:
             async with asyncio.timeout(timeout):
                 await future
         except TimeoutError:
-            raise TooLargeResourceVersionError(revision, self._revision) from None
+            current = self._revision
+            if current < revision:  # else a commit reached it just as time ran out
+                raise TooLargeResourceVersionError(revision, current) from None
         finally:
             with self._lock:
                 self._waiters.discard(future)
