@@ -22,6 +22,7 @@ from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.apiserver import discovery, extensions
 from podscale.apiserver.errors import (
     ApiError,
+    error_headers,
     internal_error,
     method_not_allowed,
     path_not_found,
@@ -158,7 +159,7 @@ def create_app(
                 raise unauthorized()
             return await _route(state, request)
         except ApiError as err:
-            return json_response(err.status, err.code, err.headers)
+            return json_response(err.status, err.code, {**error_headers(err.status), **err.headers})
         except Exception:
             _LOG.exception("unexpected error serving %s %s", request.method, request.url.path)
             failure = internal_error()

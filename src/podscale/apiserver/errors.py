@@ -11,7 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from podscale.store.errors import BackendError, InvalidContinueError
+from podscale.store.errors import (
+    BackendError,
+    InvalidContinueError,
+    TooLargeResourceVersionError,
+)
 from podscale.store.interface import (
     AlreadyExistsError,
     ConflictError,
@@ -25,6 +29,7 @@ __all__ = [
     "already_exists",
     "bad_request",
     "conflict",
+    "error_headers",
     "expired",
     "from_store_error",
     "internal_error",
@@ -33,6 +38,7 @@ __all__ = [
     "path_not_found",
     "status_body",
     "too_large",
+    "too_large_resource_version",
     "unauthorized",
     "unsupported_media_type",
 ]
@@ -50,7 +56,10 @@ _REASONS: Final = {
     415: "UnsupportedMediaType",
     422: "Invalid",
     500: "InternalError",
+    504: "Timeout",
 }
+# Upstream's watch cache asks clients to retry a too-new read after this many seconds.
+_TOO_LARGE_RETRY_SECONDS: Final = 1
 
 
 def status_body(code: int, message: str, reason: str = "", details: JSON | None = None) -> JSON:
@@ -151,6 +160,28 @@ def too_large(limit: int) -> ApiError:
     )
 
 
+def too_large_resource_version(requested: int, current: int) -> ApiError:
+    """A read for a revision the store has not reached: ``NewTooLargeResourceVersionError``
+    (a ``NewTimeoutError`` with the ``ResourceVersionTooLarge`` cause), as clients such as
+    client-go's reflector recognise it by that cause."""
+    message = f"Timeout: Too large resource version: {requested}, current: {current}"
+    details: JSON = {
+        "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+        "retryAfterSeconds": _TOO_LARGE_RETRY_SECONDS,
+    }
+    return ApiError(status_body(504, message, "Timeout", details))
+
+
+def error_headers(status: JSON) -> dict[str, str]:
+    """``Retry-After`` for a Status whose details ask for a retry, as upstream's error
+    writer sets it."""
+    details = status.get("details")
+    retry = details.get("retryAfterSeconds") if isinstance(details, dict) else None
+    if isinstance(retry, int) and retry > 0:
+        return {"Retry-After": str(retry)}
+    return {}
+
+
 def unauthorized() -> ApiError:
     return ApiError(status_body(401, "Unauthorized", "Unauthorized"))
 
@@ -177,6 +208,8 @@ def from_store_error(err: StoreError, fallback_resource: str, fallback_name: str
         return expired(str(err))
     if isinstance(err, InvalidContinueError):
         return bad_request(str(err))
+    if isinstance(err, TooLargeResourceVersionError):
+        return too_large_resource_version(err.requested, err.current)
     if isinstance(err, BackendError):
         # The store's message names only the SQLite result code, never SQL or paths.
         return ApiError(status_body(503, str(err), "ServiceUnavailable"))

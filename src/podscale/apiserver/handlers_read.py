@@ -4,9 +4,11 @@ A shell over ``operations.get_object``/``operations.list_page``: reads the query
 operation, formats the answer. Called by ``routes`` with a resolved ``Target``; ``watch`` takes
 over for ``?watch=true``. Lists always carry ``metadata.resourceVersion`` and ``items: []``
 (never null: strict clients and kubectl's list-then-watch rely on both, kubectl-wire.md §3-4);
-``limit``/``continue`` page through one snapshot of the store. A LIST is read, converted and
-encoded on a worker thread through ``fairness.HeavyWork``, so large ones do not hold the
-loop (and every small request behind it) for their whole duration.
+``limit``/``continue`` page through one snapshot of the store; ``resourceVersion`` and
+``resourceVersionMatch`` pick which one (``list_options``), waiting briefly for a revision
+the store has not reached yet. A LIST is then read, converted and encoded on a worker thread
+through ``fairness.HeavyWork``, so large ones do not hold the loop (and every small request
+behind it) for their whole duration.
 """
 
 from __future__ import annotations
@@ -67,6 +69,14 @@ async def list_objects(
 ) -> Response:
     query = request.query_params
     accept = request.headers.get("accept")
+    await operations.wait_for_list_revision(
+        state,
+        info,
+        resource_version=query.get("resourceVersion", ""),
+        resource_version_match=query.get("resourceVersionMatch", ""),
+        limit=parse_limit(query.get("limit")),
+        continue_token=query.get("continue") or None,
+    )
     # Query checks that do not need the store answer before the list is queued.
     include_object = include_object_mode(request) if extensions.wants_table(accept) else ""
     limit = parse_limit(query.get("limit"))
@@ -94,6 +104,8 @@ def _list_body(
         field_selector=query.get("fieldSelector", ""),
         limit=limit,
         continue_token=query.get("continue") or None,
+        resource_version=query.get("resourceVersion", ""),
+        resource_version_match=query.get("resourceVersionMatch", ""),
     )
     if include_object:
         table = extensions.table_for(

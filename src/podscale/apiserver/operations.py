@@ -15,13 +15,14 @@ errors is the HTTP server's.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from typing import Any, Final
 
 from podscale.api import invalid_status
 from podscale.api.field_errors import required
 from podscale.api.kinds import KindInfo
 from podscale.api.warnings import warnings_for
-from podscale.apiserver import admission, extensions, strategy
+from podscale.apiserver import admission, extensions, list_options, strategy
 from podscale.apiserver.errors import ApiError, bad_request, from_store_error, method_not_allowed
 from podscale.apiserver.operations_types import (
     EncodedBody,
@@ -34,6 +35,7 @@ from podscale.apiserver.resources import storage_resource, to_served, to_storage
 from podscale.apiserver.selectors import build_predicate
 from podscale.apiserver.service_allocation import write_service
 from podscale.apiserver.state import ServerState
+from podscale.store.errors import TooLargeResourceVersionError
 from podscale.store.interface import ConflictError, StoreError
 
 __all__ = [
@@ -42,10 +44,12 @@ __all__ = [
     "create_object",
     "get_object",
     "list_body",
+    "list_fresh_page",
     "list_page",
     "patch_object",
     "require_verb",
     "update_object",
+    "wait_for_list_revision",
 ]
 
 JSON = dict[str, Any]
@@ -80,18 +84,101 @@ def list_page(
     field_selector: str = "",
     limit: int | None = None,
     continue_token: str | None = None,
+    resource_version: str = "",
+    resource_version_match: str = "",
 ) -> ListPage:
-    """One page of a list (all of it without ``limit``), items served, selectors applied."""
-    selectors = {"labelSelector": label_selector, "fieldSelector": field_selector}
-    predicate, _ = build_predicate(info, selectors)
+    """One page of a list (all of it without ``limit``), items served, selectors applied,
+    read as ``resource_version``/``resource_version_match`` ask (``list_options``). This
+    form never waits: a revision the store has not reached is the 504 at once;
+    ``list_fresh_page`` first waits for it as upstream does."""
+    predicate, _ = build_predicate(
+        info, {"labelSelector": label_selector, "fieldSelector": field_selector}
+    )
+    read = list_options.plan_list_read(
+        resource_version, resource_version_match, limit=limit, continue_token=continue_token
+    )
+    return _read_page(state, info, namespace, predicate, read, limit, continue_token)
+
+
+async def wait_for_list_revision(
+    state: ServerState,
+    info: KindInfo,
+    *,
+    resource_version: str = "",
+    resource_version_match: str = "",
+    limit: int | None = None,
+    continue_token: str | None = None,
+) -> None:
+    """Check a LIST's resourceVersion options and wait, up to
+    ``list_options.FRESHNESS_TIMEOUT``, for a revision the store has not reached (never
+    answering with older data); upstream's 504 "Too large resource version" after that."""
+    read = list_options.plan_list_read(
+        resource_version, resource_version_match, limit=limit, continue_token=continue_token
+    )
+    if read.minimum > state.store.revision:
+        try:
+            await state.store.wait_for_revision(
+                read.minimum, timeout=list_options.FRESHNESS_TIMEOUT
+            )
+        except StoreError as err:
+            raise from_store_error(err, storage_resource(info), "") from None
+
+
+async def list_fresh_page(
+    state: ServerState,
+    info: KindInfo,
+    namespace: str | None,
+    *,
+    label_selector: str = "",
+    field_selector: str = "",
+    limit: int | None = None,
+    continue_token: str | None = None,
+    resource_version: str = "",
+    resource_version_match: str = "",
+) -> ListPage:
+    """``list_page`` for the transports, after ``wait_for_list_revision``."""
+    await wait_for_list_revision(
+        state,
+        info,
+        resource_version=resource_version,
+        resource_version_match=resource_version_match,
+        limit=limit,
+        continue_token=continue_token,
+    )
+    return list_page(
+        state,
+        info,
+        namespace,
+        label_selector=label_selector,
+        field_selector=field_selector,
+        limit=limit,
+        continue_token=continue_token,
+        resource_version=resource_version,
+        resource_version_match=resource_version_match,
+    )
+
+
+def _read_page(
+    state: ServerState,
+    info: KindInfo,
+    namespace: str | None,
+    predicate: Callable[[JSON], bool] | None,
+    read: list_options.ListRead,
+    limit: int | None,
+    continue_token: str | None,
+) -> ListPage:
     resource = storage_resource(info)
     try:
+        current = state.store.revision
+        if read.minimum > current:
+            raise TooLargeResourceVersionError(read.minimum, current)
         result = state.store.list(
             resource,
             namespace if info.namespaced else None,
             predicate=predicate,
             limit=limit,
             continue_token=continue_token or None,
+            revision=read.exact,
         )
     except StoreError as err:
         raise from_store_error(err, resource, "") from None

@@ -122,8 +122,21 @@ class HttpApi:
         *,
         label_selector: str | None = None,
         field_selector: str | None = None,
+        limit: int | None = None,
+        continue_token: str | None = None,
+        resource_version: str | None = None,
+        resource_version_match: str | None = None,
     ) -> JSON:
+        """A list (one page with ``limit``); ``resource_version`` and
+        ``resource_version_match`` pick the snapshot as upstream's ListOptions do."""
         params = _selectors(label_selector, field_selector)
+        optional = {
+            "limit": str(limit) if limit else None,
+            "continue": continue_token,
+            "resourceVersion": resource_version,
+            "resourceVersionMatch": resource_version_match,
+        }
+        params.update({key: value for key, value in optional.items() if value})
         return await self.request("GET", resource_path(kind, namespace), params=params)
 
     async def create(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 import orjson
@@ -65,6 +65,18 @@ def _call(operation: Callable[[], T]) -> T:
     unexpected as the server's generic 500 (the original exception chained for debugging)."""
     try:
         return operation()
+    except server_errors.ApiError as err:
+        raise ApiError(err.code, err.status) from None
+    except Exception as err:
+        _LOG.exception("unexpected error in an in-process API call")
+        failure = server_errors.internal_error()
+        raise ApiError(failure.code, failure.status) from err
+
+
+async def _call_async(operation: Awaitable[T]) -> T:
+    """``_call`` for an operation that may wait (a list for a revision not yet reached)."""
+    try:
+        return await operation
     except server_errors.ApiError as err:
         raise ApiError(err.code, err.status) from None
     except Exception as err:
@@ -185,13 +197,16 @@ class InProcessApi:
         field_selector: str | None = None,
         limit: int | None = None,
         continue_token: str | None = None,
+        resource_version: str | None = None,
+        resource_version_match: str | None = None,
     ) -> JSON:
+        """A list as the server serves it; a ``resource_version`` the store has not reached
+        waits for it (up to upstream's 3 s) before the 504, like the HTTP server."""
         state = self._state
         scope = (namespace or None) if kind.namespaced else None
-
-        def run() -> JSON:
-            operations.require_verb(kind, "list")
-            page = operations.list_page(
+        _call(lambda: operations.require_verb(kind, "list"))
+        page = await _call_async(
+            operations.list_fresh_page(
                 state,
                 kind,
                 scope,
@@ -199,10 +214,11 @@ class InProcessApi:
                 field_selector=field_selector or "",
                 limit=limit if limit and limit > 0 else None,
                 continue_token=continue_token,
+                resource_version=resource_version or "",
+                resource_version_match=resource_version_match or "",
             )
-            return operations.list_body(kind, page)
-
-        return _call(run)
+        )
+        return _call(lambda: operations.list_body(kind, page))
 
     async def create(
         self,

@@ -5,7 +5,9 @@ in memory (serialized, so hand-outs are fresh copies) and serves reads from ther
 go through ``Persistence.commit`` first and touch memory only once it returned, so an
 acknowledged write is durable exactly as far as the persistence is (``memory``: not at
 all; ``sqlite``: committed). Metadata rules live in ``objects``, list pages in ``listing``,
-watch fan-out and history in ``watchhub``.
+watch fan-out and history in ``watchhub``, waits for a revision in ``freshness``. Lists
+at a past revision (exact reads, continued pages) undo the kept history on the current
+objects: memory stays bounded by the history size, with no extra snapshots.
 
 One lock serializes writes: revisions are assigned, committed and published in order.
 Gets read without it (a dict lookup is atomic under the GIL and entries are immutable).
@@ -24,6 +26,8 @@ from typing import Any, Protocol
 import orjson
 
 from podscale.store import listing, objects
+from podscale.store.errors import TooLargeResourceVersionError
+from podscale.store.freshness import RevisionWaiters
 from podscale.store.interface import (
     Clock,
     DeleteResult,
@@ -93,6 +97,7 @@ class VersionedStore:
         self._lock = threading.Lock()
         self._closed = False
         self._hub = WatchHub(history=history, buffer=watch_buffer)
+        self._waiters = RevisionWaiters()
         state = persistence.load()
         self._revision = state.revision
         self._objects: dict[str, dict[Key, Entry]] = {}
@@ -126,23 +131,38 @@ class VersionedStore:
         predicate: Callable[[JSON], bool] | None = None,
         limit: int | None = None,
         continue_token: str | None = None,
+        revision: int | None = None,
     ) -> ListResult:
+        if revision is not None and (continue_token or revision < 1):
+            raise ValueError("revision must be positive and cannot be combined with continue")
         after: Key | None = None
         with self._lock:
-            revision = self._revision
+            current_revision = self._revision
             bucket = self._objects.get(resource, {})
             if namespace is None:
                 current = {key: entry[1] for key, entry in bucket.items()}
             else:
                 current = {key: entry[1] for key, entry in bucket.items() if key[0] == namespace}
+            snapshot = current_revision
+            expired = listing.LIST_EXPIRED
             if continue_token:
                 resumed = listing.decode_continue(
                     continue_token, resource, namespace, floor=self._hub.floor
                 )
-                revision, after = resumed.revision, resumed.key
-                undo = self._hub.states_at(revision, resource, namespace)
+                snapshot, after = resumed.revision, resumed.key
+                expired = listing.CONTINUE_EXPIRED
+            elif revision is not None:
+                if revision > current_revision:
+                    raise TooLargeResourceVersionError(
+                        revision, current_revision, resource=resource
+                    )
+                snapshot = revision
+            if snapshot < current_revision:
+                # The state at ``snapshot``: undo, on the current objects, every kept change
+                # made after it (etcd reads at a revision; the watch history is our MVCC).
+                undo = self._hub.states_at(snapshot, resource, namespace)
                 if undo is None:
-                    raise ExpiredError(listing.CONTINUE_EXPIRED, resource=resource)
+                    raise ExpiredError(expired, resource=resource)
                 for key, previous in undo.items():
                     if previous is None:
                         current.pop(key, None)
@@ -154,10 +174,33 @@ class VersionedStore:
         )
         token = None
         if page.last_key is not None:
-            token = listing.encode_continue(resource, namespace, revision, page.last_key)
+            token = listing.encode_continue(resource, namespace, snapshot, page.last_key)
         return ListResult(
-            items=page.items, revision=revision, continue_token=token, remaining=page.remaining
+            items=page.items, revision=snapshot, continue_token=token, remaining=page.remaining
         )
+
+    async def wait_for_revision(self, revision: int, *, timeout: float) -> int:
+        """The current revision, once it is at least ``revision``; waits up to ``timeout``
+        seconds of the running loop's time, then raises ``TooLargeResourceVersionError``."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            self._check_open()
+            if self._revision >= revision:
+                return self._revision
+            future = self._waiters.add(revision, loop)
+        try:
+            async with asyncio.timeout(timeout):
+                await future
+        except TimeoutError:
+            current = self._revision
+            if current < revision:  # else a commit reached it just as time ran out
+                raise TooLargeResourceVersionError(revision, current) from None
+        finally:
+            with self._lock:
+                self._waiters.discard(future)
+        with self._lock:
+            self._check_open()
+            return self._revision
 
     # -- writes --------------------------------------------------------------------------
     def _check_open(self) -> None:
@@ -184,6 +227,7 @@ class VersionedStore:
         else:
             bucket[key] = (record.revision, record.data)
         self._hub.publish(record)
+        self._waiters.release(record.revision)
 
     def create(self, resource: str, obj: JSON) -> JSON:
         namespace, name = objects.key_of(obj)
@@ -292,4 +336,5 @@ class VersionedStore:
                 return
             self._closed = True
             self._hub.close()
+            self._waiters.close()
             self._persistence.close()

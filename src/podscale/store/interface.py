@@ -83,10 +83,11 @@ class ConflictError(StoreError):
 
 
 class ExpiredError(StoreError):
-    """A watch from a revision older than the kept history (HTTP 410, reason Expired).
+    """A watch or read from a revision older than the kept history (HTTP 410, Expired).
 
-    Message: ``too old resource version: X (Y)`` with Y the oldest revision still
-    available minus one, exactly as upstream's watch cache.
+    Watch message: ``too old resource version: X (Y)`` with Y the oldest revision still
+    available minus one, exactly as upstream's watch cache. Lists get etcd3's messages
+    (``listing.LIST_EXPIRED``, ``listing.CONTINUE_EXPIRED``).
     """
 
 
@@ -189,10 +190,19 @@ class Store(Protocol):
         predicate: Callable[[JSON], bool] | None = None,
         limit: int | None = None,
         continue_token: str | None = None,
+        revision: int | None = None,
     ) -> ListResult:
         """Objects of ``resource`` (in ``namespace``, or all namespaces for ``None``), sorted
         by namespace then name, keeping those ``predicate`` accepts (label and field
-        selectors). Raises ``ExpiredError`` for a continue token whose snapshot is gone."""
+        selectors). ``revision`` (positive, never with ``continue_token``) reads the state
+        as of exactly that revision: ``TooLargeResourceVersionError`` when the store has
+        not reached it, ``ExpiredError`` when the kept history no longer reaches back to
+        it. Raises ``ExpiredError`` for a continue token whose snapshot is gone."""
+        ...
+
+    async def wait_for_revision(self, revision: int, *, timeout: float) -> int:
+        """Wait (in the running event loop's time) until the store's revision is at least
+        ``revision`` and return it; ``TooLargeResourceVersionError`` after ``timeout``."""
         ...
 
     def update(self, resource: str, obj: JSON) -> JSON:

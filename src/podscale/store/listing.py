@@ -7,7 +7,9 @@ Continue tokens are base64url JSON ``{"v":1,"rv":R,"r":resource,"ns":namespace,"
 A continued page is served from the snapshot at the first page's revision ``R``, as
 upstream's etcd reads at a revision: the engine rebuilds it from the current objects by
 undoing the changes after ``R`` kept in the watch history. A token whose ``R`` the history
-no longer covers gets upstream's 410 (``ExpiredError`` with ``CONTINUE_EXPIRED``).
+no longer covers gets upstream's 410 (``ExpiredError`` with ``CONTINUE_EXPIRED``). An exact
+list (``resourceVersionMatch=Exact``) is served the same way; past the history it gets
+``LIST_EXPIRED``. Its pages' tokens carry the exact revision, so paging stays consistent.
 """
 
 from __future__ import annotations
@@ -22,12 +24,21 @@ from typing import Any
 from podscale.store.errors import InvalidContinueError
 from podscale.store.interface import ExpiredError
 
-__all__ = ["CONTINUE_EXPIRED", "Continuation", "decode_continue", "encode_continue", "pick_page"]
+__all__ = [
+    "CONTINUE_EXPIRED",
+    "LIST_EXPIRED",
+    "Continuation",
+    "decode_continue",
+    "encode_continue",
+    "pick_page",
+]
 
 JSON = dict[str, Any]
 Key = tuple[str, str]
 
-# staging/src/k8s.io/apiserver/pkg/storage/etcd3/errors.go (continueExpired).
+# staging/src/k8s.io/apiserver/pkg/storage/etcd3/errors.go (expired, continueExpired): an
+# exact list older than the kept history, and a continue token whose snapshot is gone.
+LIST_EXPIRED = "The resourceVersion for the provided list is too old."
 CONTINUE_EXPIRED = (
     "The provided continue parameter is too old to display a consistent list result. "
     "You can start a new list without the continue parameter."

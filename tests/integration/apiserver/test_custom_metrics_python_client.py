@@ -194,7 +194,11 @@ def test_errors_reach_the_client_as_statuses(
     assert (status["kind"], status["code"], status["message"]) == ("Status", code, message)
 
 
-def test_typed_discovery_models_accept_both_groups(api: k8s.ApiClient) -> None:
+def test_typed_discovery_models_accept_both_groups(api: k8s.ApiClient, cluster: Cluster) -> None:
+    # Discovery lists the metrics that have values: push one of each here, so the test
+    # does not depend on the tests that ran before it.
+    cluster.provider.set_custom_metric("pods", NS, "web-1", "requests_per_second", "1500m")
+    cluster.provider.set_external_metric(NS, "queue_messages_ready", 30, labels={"queue": "jobs"})
     groups = {g.name: g for g in k8s.ApisApi(api).get_api_versions().groups}
     assert groups["custom.metrics.k8s.io"].preferred_version.version == "v1beta2"
     assert groups["external.metrics.k8s.io"].preferred_version.version == "v1beta1"

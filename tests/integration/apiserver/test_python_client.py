@@ -18,6 +18,7 @@ from kubernetes import watch as k8s_watch
 from kubernetes.client.rest import ApiException
 
 from podscale.apiserver.app import create_app
+from podscale.apiserver.bootstrap import SYSTEM_NAMESPACES, ensure_system_namespaces
 from podscale.apiserver.server import RunningServer, start_in_thread
 from podscale.store.clock import SystemClock
 from podscale.store.memory import MemoryStore
@@ -29,7 +30,12 @@ NS = "default"
 @pytest.fixture(scope="module")
 def server() -> Iterator[RunningServer]:
     clock = SystemClock()
-    running = start_in_thread(create_app(MemoryStore(clock), clock=clock))
+    store = MemoryStore(clock)
+    # As ``podscale serve`` (and kube-apiserver at start): the system namespaces exist, so
+    # the revision a client sees is never 0, which a watch would read as "any" rather
+    # than as a point to resume from.
+    ensure_system_namespaces(store)
+    running = start_in_thread(create_app(store, clock=clock))
     try:
         yield running
     finally:
@@ -172,7 +178,9 @@ def test_core_kinds_deserialize_strictly(api_client: k8s.ApiClient) -> None:
         "count": 1,
     }
     core.create_namespaced_event("team", event)
-    assert [n.metadata.name for n in core.list_namespace().items] == ["team"]
+    namespaces = [n.metadata.name for n in core.list_namespace().items]
+    assert set(namespaces) >= {"team", *SYSTEM_NAMESPACES}
+    assert namespaces == sorted(namespaces)
     assert [n.metadata.name for n in core.list_node().items] == ["n1"]
     assert [p.metadata.name for p in core.list_pod_for_all_namespaces().items] == ["p1"]
     selected = core.list_namespaced_event(
@@ -182,8 +190,18 @@ def test_core_kinds_deserialize_strictly(api_client: k8s.ApiClient) -> None:
     assert core.list_namespaced_event("team", field_selector="involvedObject.name=x").items == []
 
 
-def test_watch_resumes_from_resource_version(api_client: k8s.ApiClient) -> None:
+def test_an_empty_list_carries_the_current_revision(api_client: k8s.ApiClient) -> None:
     apps = k8s.AppsV1Api(api_client)
+    listed = apps.list_namespaced_replica_set("nothing-here")
+    assert listed.items == []
+    assert int(listed.metadata.resource_version) > 0
+
+
+def test_watch_resumes_from_resource_version(api_client: k8s.ApiClient) -> None:
+    core, apps = k8s.CoreV1Api(api_client), k8s.AppsV1Api(api_client)
+    core.create_namespace(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "watched"}}
+    )
     since = apps.list_namespaced_replica_set("watched").metadata.resource_version
     apps.create_namespaced_replica_set("watched", _workload("ReplicaSet", "w1"))
     apps.patch_namespaced_replica_set_scale("w1", "watched", {"spec": {"replicas": 4}})
@@ -196,3 +214,19 @@ def test_watch_resumes_from_resource_version(api_client: k8s.ApiClient) -> None:
     )
     events = [(e["type"], e["object"].spec.replicas) for e in stream]
     assert events == [("ADDED", 2), ("MODIFIED", 4), ("DELETED", 4)]
+
+
+def test_list_at_an_exact_resource_version(api_client: k8s.ApiClient) -> None:
+    core, apps = k8s.CoreV1Api(api_client), k8s.AppsV1Api(api_client)
+    core.create_namespace({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "exact"}})
+    created = apps.create_namespaced_replica_set("exact", _workload("ReplicaSet", "e1"))
+    apps.patch_namespaced_replica_set_scale("e1", "exact", {"spec": {"replicas": 4}})
+    then = created.metadata.resource_version
+    listed = apps.list_namespaced_replica_set(
+        "exact", resource_version=then, resource_version_match="Exact"
+    )
+    assert listed.metadata.resource_version == then
+    assert [(i.metadata.name, i.spec.replicas) for i in listed.items] == [("e1", 2)]
+    with pytest.raises(ApiException) as caught:
+        apps.list_namespaced_replica_set("exact", resource_version_match="Exact")
+    assert caught.value.status == 422
