@@ -9,7 +9,7 @@ it too. ``json_response`` is the one JSON encoder of the server (compact, UTF-8,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -17,6 +17,7 @@ import orjson
 from starlette.responses import Response
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
+from podscale.apiserver.health import HealthCheck
 from podscale.apiserver.metrics_providers import CustomMetricsProvider, ExternalMetricsProvider
 from podscale.store.interface import Clock, Store
 
@@ -55,6 +56,9 @@ class ServerState:
     # Prometheus text exposition sources served on /metrics (the controllers register theirs
     # when they start next to the server, e.g. the HPA controller's upstream metrics).
     metric_exporters: list[Callable[[], str]] = field(default_factory=list)
+    # Sources of the checks /readyz runs after ``ping``, asked on every request (a
+    # supervisor lists its components as they appear; one in backoff fails its check).
+    readiness_sources: list[Callable[[], Sequence[HealthCheck]]] = field(default_factory=list)
 
 
 def json_response(

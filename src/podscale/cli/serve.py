@@ -52,6 +52,7 @@ from podscale.client.inprocess import InProcessApi
 from podscale.controllers.hpa import DEFAULT_SYNC_PERIOD
 from podscale.hpa import Config
 from podscale.metrics.server import DEFAULT_RESOLUTION
+from podscale.runtime.simulated.nodes import NODE_STATUS_REPORT_FREQUENCY
 from podscale.store.clock import SystemClock
 from podscale.store.errors import BackendError
 from podscale.store.sqlite import SqliteStore
@@ -96,6 +97,8 @@ class UpOptions:
     hpa_config: Config = field(default_factory=Config)  # the other --horizontal-pod-autoscaler-*
     metric_resolution: timedelta = DEFAULT_RESOLUTION  # metrics-server's --metric-resolution
     prometheus: PrometheusOptions | None = None  # custom/external metrics from Prometheus
+    # the simulated kubelets' status report period (hidden --node-status-report-frequency)
+    node_status_report_frequency: timedelta = NODE_STATUS_REPORT_FREQUENCY
 
     @property
     def use_tls(self) -> bool:
