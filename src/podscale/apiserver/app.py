@@ -28,6 +28,7 @@ from podscale.apiserver.errors import (
     path_not_found,
     unauthorized,
 )
+from podscale.apiserver.health import HEALTH_ENDPOINTS, render_health
 from podscale.apiserver.metrics_apis import metric_group_versions
 from podscale.apiserver.metrics_providers import CustomMetricsProvider, ExternalMetricsProvider
 from podscale.apiserver.routes import dispatch_resource
@@ -40,7 +41,6 @@ __all__ = ["create_app"]
 JSON = dict[str, Any]
 _LOG = logging.getLogger(__name__)
 _METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
-_HEALTH: Final = ("/healthz", "/readyz", "/livez")
 
 
 def _discovery_root(state: ServerState, request: Request, core: bool) -> Response:
@@ -85,11 +85,30 @@ def _openapi(path: str) -> Response:
 _EXPOSITION = "text/plain; version=0.0.4; charset=utf-8"
 
 
+def _health(state: ServerState, request: Request, path: str) -> Response | None:
+    """``/livez``, ``/readyz``, ``/healthz`` and their per-check paths (``health``)."""
+    endpoint, _, check_name = path.lstrip("/").partition("/")
+    if endpoint not in HEALTH_ENDPOINTS:
+        return None
+    answer = render_health(
+        endpoint,
+        check_name or None,
+        verbose="verbose" in request.query_params,
+        excluded=request.query_params.getlist("exclude"),
+        readiness=[check for source in state.readiness_sources for check in source()],
+    )
+    if answer is None:
+        raise path_not_found()
+    headers = {"X-Content-Type-Options": "nosniff"}
+    return PlainTextResponse(answer.body, answer.status, headers=headers)
+
+
 async def _route(state: ServerState, request: Request) -> Response:
     path = request.url.path.rstrip("/") or "/"
     with_metrics = state.metrics_provider is not None
-    if path in _HEALTH:
-        return PlainTextResponse("ok")
+    health = _health(state, request, path)
+    if health is not None:
+        return health
     if request.method not in ("GET", "HEAD") and not path.startswith(("/api/", "/apis/")):
         known = ("/version", "/metrics", "/api", "/apis")
         raise method_not_allowed(["GET"]) if path in known else path_not_found()

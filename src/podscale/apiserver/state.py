@@ -9,7 +9,7 @@ it too. ``json_response`` is the one JSON encoder of the server (compact, UTF-8,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -18,6 +18,7 @@ from starlette.responses import Response
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.apiserver.fairness import HeavyWork
+from podscale.apiserver.health import HealthCheck
 from podscale.apiserver.metrics_providers import CustomMetricsProvider, ExternalMetricsProvider
 from podscale.apiserver.pod_log_options import ContainerLogSource
 from podscale.apiserver.service_ranges import ServiceNetwork
@@ -65,6 +66,9 @@ class ServerState:
     service_network: ServiceNetwork = field(default_factory=ServiceNetwork)
     # The kubelets' container logs behind pods/log (the simulated kubelets install theirs).
     pod_logs: ContainerLogSource | None = None
+    # Sources of the checks /readyz runs after ``ping``, asked on every request (a
+    # supervisor lists its components as they appear; one in backoff fails its check).
+    readiness_sources: list[Callable[[], Sequence[HealthCheck]]] = field(default_factory=list)
 
 
 def json_response(

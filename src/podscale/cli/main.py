@@ -8,6 +8,7 @@ engine, print the decision trace) and ``up`` (run the embedded control plane, as
 from __future__ import annotations
 
 import sys
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from podscale.cli.prometheus_up import prometheus_flags, prometheus_settings
 from podscale.cli.resources import register_resource_commands
 from podscale.cli.serve import UpOptions, assemble_control_plane, run_control_plane
 from podscale.cli.service_flags import service_flags, service_settings
-from podscale.cli.workloads import hpa_flags, hpa_settings
+from podscale.cli.workloads import hpa_flags, hpa_settings, node_status_flag
 from podscale.controllers.registry import select_controllers
 from podscale.hpa import decide, render_trace, trace_to_dict
 from podscale.hpa.scenario import ScaleInputError, parse_scale_input
@@ -190,6 +191,7 @@ def _check_controllers(_ctx: click.Context, _param: click.Parameter, value: str)
 @prometheus_flags
 @service_flags
 @click.option("--report-minor", type=click.IntRange(0), default=None, hidden=True)
+@node_status_flag
 def up(
     data_dir: Path | None,
     host: str,
@@ -203,6 +205,7 @@ def up(
     nodes: int,
     seed: int,
     report_minor: int | None,
+    node_status_report_frequency: timedelta,
     **workers: Any,
 ) -> None:
     """Run the embedded control plane (API server, store, controllers and a simulated
@@ -229,6 +232,7 @@ def up(
         metric_resolution=metric_resolution,
         prometheus=prometheus,
         service_network=service_network,
+        node_status_report_frequency=node_status_report_frequency,
     )
     try:
         plane = assemble_control_plane(options)

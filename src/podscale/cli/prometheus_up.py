@@ -19,6 +19,7 @@ import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -80,8 +81,9 @@ def _installed_adapters(state: ServerState) -> list[PrometheusMetricsProvider]:
 
 async def run_workloads(workloads: EmbeddedControlPlane) -> None:
     """``workloads.run()`` plus the relist loop of every Prometheus adapter installed on its
-    API's state, until the plane stops; a failing relist loop stops the plane with its
-    error (a Prometheus outage does not: the loop keeps the last listing and retries).
+    API's state, until the plane stops; a relist loop that dies of an unexpected error is
+    restarted by the plane's supervisor (a Prometheus outage does not even do that: the
+    loop keeps the last listing and retries).
     The adapters' clients are closed on the way out."""
     adapters = _installed_adapters(workloads.api.state)
     stop = asyncio.Event()
@@ -96,7 +98,9 @@ async def run_workloads(workloads: EmbeddedControlPlane) -> None:
         async with asyncio.TaskGroup() as group:
             group.create_task(run_plane(), name="embedded-plane")
             for adapter in adapters:
-                group.create_task(adapter.relist_until(stop), name="prometheus-relist")
+                relist = partial(adapter.relist_until, stop)
+                supervised = workloads.supervisor.run("prometheus-adapter/relist", relist)
+                group.create_task(supervised, name="prometheus-relist")
     except BaseExceptionGroup as failed:
         raise failed.exceptions[0] from None
     finally:

@@ -53,6 +53,7 @@ from podscale.client.inprocess import InProcessApi
 from podscale.controllers.hpa import DEFAULT_SYNC_PERIOD
 from podscale.hpa import Config
 from podscale.metrics.server import DEFAULT_RESOLUTION
+from podscale.runtime.simulated.nodes import NODE_STATUS_REPORT_FREQUENCY
 from podscale.store.clock import SystemClock
 from podscale.store.errors import BackendError
 from podscale.store.sqlite import SqliteStore
@@ -100,6 +101,8 @@ class UpOptions:
     prometheus: PrometheusOptions | None = None  # custom/external metrics from Prometheus
     # --service-cluster-ip-range and --service-node-port-range
     service_network: ServiceNetwork = field(default_factory=ServiceNetwork)
+    # the simulated kubelets' status report period (hidden --node-status-report-frequency)
+    node_status_report_frequency: timedelta = NODE_STATUS_REPORT_FREQUENCY
 
     @property
     def use_tls(self) -> bool:

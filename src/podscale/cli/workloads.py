@@ -6,8 +6,10 @@ the server's own in-process API and clock: the controllers ``--controllers`` ena
 the simulated nodes, scheduler and kubelets that give pods a life, with the metrics pipeline
 (simulated usage scraped by a metrics server, so ``kubectl top`` works and the HPA controller
 has metrics; with no load set, pods idle at their baseline). ``serve_with_workloads`` runs
-it and uvicorn on one event loop (``serve.run_control_plane`` calls it): a controller
-failure stops the server with the error; the server stopping stops the controllers.
+it and uvicorn on one event loop (``serve.run_control_plane`` calls it): the plane's parts
+run supervised (a part that fails is restarted with backoff and shown failed on
+``/readyz``), so only an error that escapes supervision stops the server with the error;
+the server stopping stops the controllers.
 
 ``hpa_flags`` adds kube-controller-manager's ``--horizontal-pod-autoscaler-*`` flags (and
 metrics-server's ``--metric-resolution``) to a click command, durations in Go's syntax;
@@ -51,12 +53,14 @@ __all__ = [
     "build_workloads",
     "hpa_flags",
     "hpa_settings",
+    "node_status_flag",
     "serve_with_workloads",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
 PUSH_JOURNAL_FILE: Final = "pushed-metrics.db"
 _DEFAULTS: Final = Config()
+_HEARTBEAT_FLAG: Final = "node_status_report_frequency"
 
 
 def build_workloads(plane: ControlPlane) -> EmbeddedControlPlane | None:
@@ -89,6 +93,7 @@ def build_workloads(plane: ControlPlane) -> EmbeddedControlPlane | None:
         ),
         hpa_sync_period=options.hpa_sync_period,
         metric_resolution=options.metric_resolution,
+        heartbeat=options.node_status_report_frequency,
         custom_metrics_provider=provider if rules.rules else None,
         external_metrics_provider=provider if rules.external_rules else None,
         # Pushed metric values outlive a restart, until their ttl (``push_journal``).
@@ -105,9 +110,8 @@ def _parse_duration(_ctx: click.Context, param: click.Parameter, value: str) -> 
         raise click.BadParameter(str(err)) from None
     if parsed < timedelta(0):
         raise click.BadParameter(f"must not be negative, got {value}")
-    if param.name in ("horizontal_pod_autoscaler_sync_period", "metric_resolution") and (
-        parsed == timedelta(0)
-    ):
+    positive = ("horizontal_pod_autoscaler_sync_period", "metric_resolution", _HEARTBEAT_FLAG)
+    if param.name in positive and (parsed == timedelta(0)):
         raise click.BadParameter(f"must be positive, got {value}")
     return parsed
 
@@ -170,6 +174,19 @@ def hpa_flags(command: F) -> F:
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def node_status_flag(command: F) -> F:
+    """The simulated kubelets' status report period (the kubelet's
+    ``nodeStatusReportFrequency``, 5m0s); hidden: tests shorten it to see heartbeats."""
+    option = click.option(
+        "--node-status-report-frequency",
+        _HEARTBEAT_FLAG,
+        default="5m0s",
+        callback=_parse_duration,
+        hidden=True,
+    )
+    return option(command)
 
 
 def hpa_settings(values: dict[str, Any]) -> tuple[Config, timedelta, timedelta]:

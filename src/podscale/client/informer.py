@@ -7,6 +7,11 @@ ends, watch again from the last seen resourceVersion; when the server answers 41
 deletes the relist implies). Every ``resync`` period the handlers get an update for every
 cached object, so controllers re-examine everything even without changes.
 
+``run`` may be called again after it failed (``podscale.client.supervisor`` restarts a dead
+informer): the cache is kept, and the relist that starts the new run re-delivers every
+unchanged object as a resync update, since the failure may have cut off the delivery of an
+event to some handlers after the cache had taken it.
+
 The transport is a ``ListWatcher`` (``podscale.client`` provides in-process and HTTP ones);
 time comes from a ``Clock`` and waiting from a ``sleep`` function, both injectable.
 """
@@ -68,6 +73,7 @@ class Informer:
     _synced: asyncio.Event | None = field(default=None, init=False)
     _stopped: bool = field(default=False, init=False)
     _resource_version: str = field(default="", init=False)
+    _runs: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
         self._cache = Cache(self.indexers)
@@ -105,8 +111,9 @@ class Informer:
     async def run(self) -> None:
         """List and watch until stopped; relist on ``Gone``; resync on schedule."""
         resync_task = asyncio.create_task(self._resync_loop()) if self.resync else None
+        self._runs += 1
         try:
-            await self._relist()
+            await self._relist(redeliver=self._runs > 1)
             while not self._stopped:
                 try:
                     async for event_type, obj in self.source.watch(self._resource_version):
@@ -121,7 +128,7 @@ class Informer:
                 with contextlib.suppress(asyncio.CancelledError):
                     await resync_task
 
-    async def _relist(self) -> None:
+    async def _relist(self, *, redeliver: bool = False) -> None:
         items, resource_version = await self.source.list()
         fresh = {object_key(obj): obj for obj in items}
         for key in self._cache.list_keys():
@@ -134,7 +141,7 @@ class Informer:
             old = self._cache.upsert(obj)
             if old is None:
                 self._notify_add(obj)
-            elif _version(old) != _version(obj):
+            elif redeliver or _version(old) != _version(obj):
                 self._notify_update(old, obj)
         self._resource_version = resource_version
         self._synced_event().set()

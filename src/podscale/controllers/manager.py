@@ -7,10 +7,16 @@ informers, waits until every one has listed (``WaitForCacheSync``), then runs N 
 tasks per controller. A worker takes a key, calls ``reconcile``; success ``forget``s the
 key's backoff, an exception requeues it through the default controller rate limiter
 (5 ms doubling to 1000 s, and 10 qps overall), and ``done`` always follows, as upstream's
-``processNextWorkItem``. Worker counts are flag-style (``concurrent_replicaset_syncs``,
-default 5, as ``--concurrent-replicaset-syncs``). The shared informers resync every
-``DEFAULT_RESYNC`` (``--min-resync-period``, 12 h) unless told otherwise: every cached
-object is re-delivered as an update, which re-enqueues e.g. every ReplicaSet. Upstream
+``processNextWorkItem``; an unexpected error is one warning line, its traceback at debug
+level. Every informer and every worker runs under the manager's ``Supervisor``
+(``podscale.client.supervisor``, shared with the embedded plane): if one dies of an
+unexpected exception it is restarted with exponential backoff, its fault counted and shown
+by the supervisor's ``/readyz`` checks (``informer/<resource>``, ``controller/<name>``),
+never taking the other controllers or the process down. Worker counts are flag-style
+(``concurrent_replicaset_syncs``, default 5, as ``--concurrent-replicaset-syncs``). The
+shared informers resync every ``DEFAULT_RESYNC`` (``--min-resync-period``, 12 h) unless
+told otherwise: every cached object is re-delivered as an update, which re-enqueues e.g.
+every ReplicaSet. Upstream
 stretches the period by a random factor in [1, 2) once per process; we keep the lower
 bound so that runs are reproducible. ``resync=None`` turns resyncs off.
 
@@ -26,10 +32,12 @@ import contextlib
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
+from functools import partial
 from typing import Final, Protocol
 
 from podscale.api.kinds import KindInfo
 from podscale.client.http import ApiError
+from podscale.client.supervisor import Supervisor
 from podscale.client.workqueue import WorkQueue
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.store.interface import Clock
@@ -86,8 +94,10 @@ class ControllerManager:
         *,
         workers: Mapping[str, int] | None = None,
         resync: timedelta | None = DEFAULT_RESYNC,
+        supervisor: Supervisor | None = None,
     ) -> None:
         self._api = api
+        self._supervisor = supervisor if supervisor is not None else Supervisor(clock)
         self._clock = clock
         self._workers = {**DEFAULT_WORKERS, **(workers or {})}
         self._informers = SharedInformers(api, clock, resync=resync)
@@ -99,6 +109,11 @@ class ControllerManager:
     def informers(self) -> SharedInformers:
         return self._informers
 
+    @property
+    def supervisor(self) -> Supervisor:
+        """Restarts failed informers and workers; its checks and metrics show the faults."""
+        return self._supervisor
+
     def register(self, controller: Controller) -> WorkQueue[str]:
         """Add ``controller`` (before ``run``); returns the queue it was bound to."""
         if self._started.is_set():
@@ -108,6 +123,7 @@ class ControllerManager:
             self._informers.informer_for(kind)
         controller.bind(self._informers, queue)
         self._controllers.append((controller, queue))
+        self._supervisor.register(_worker_component(controller))
         return queue
 
     def workers_for(self, controller: Controller) -> int:
@@ -124,7 +140,10 @@ class ControllerManager:
 
     async def run(self) -> None:
         """Start informers, wait for their caches, run the workers until ``stop``."""
-        informer_tasks = [asyncio.create_task(i.run()) for i in self._informers.all()]
+        informer_tasks = [
+            asyncio.create_task(self._supervisor.run(f"informer/{name}", informer.run))
+            for name, informer in self._informers.named()
+        ]
         worker_tasks: list[asyncio.Task[None]] = []
         try:
             for informer in self._informers.all():
@@ -132,7 +151,10 @@ class ControllerManager:
             for controller, queue in self._controllers:
                 for index in range(self.workers_for(controller)):
                     task = asyncio.create_task(
-                        self._work(controller, queue), name=f"{controller.name}-worker-{index}"
+                        self._supervisor.run(
+                            _worker_component(controller), partial(self._work, controller, queue)
+                        ),
+                        name=f"{controller.name}-worker-{index}",
                     )
                     worker_tasks.append(task)
             self._started.set()
@@ -160,13 +182,26 @@ class ControllerManager:
                 level = logging.DEBUG if err.status == 409 else logging.WARNING
                 _LOG.log(level, "error syncing %s %r: %s; requeuing", controller.name, key, err)
                 queue.add_rate_limited(key)
-            except Exception:
-                _LOG.exception("error syncing %s %r; requeuing", controller.name, key)
+            except Exception as err:
+                # One line per failure; the traceback only at debug level, so a key that
+                # keeps failing (retried with backoff) cannot flood the log.
+                _LOG.warning(
+                    "error syncing %s %r: %s: %s; requeuing",
+                    controller.name,
+                    key,
+                    type(err).__name__,
+                    err,
+                )
+                _LOG.debug("error syncing %s %r", controller.name, key, exc_info=err)
                 queue.add_rate_limited(key)
             else:
                 queue.forget(key)
             finally:
                 queue.done(key)
+
+
+def _worker_component(controller: Controller) -> str:
+    return f"controller/{controller.name}"
 
 
 async def _cancel_all(tasks: list[asyncio.Task[None]]) -> None:

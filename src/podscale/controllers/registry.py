@@ -28,6 +28,7 @@ from podscale.controllers.hpa.controller import (
 )
 from podscale.controllers.hpa.metrics_client import MetricsClient
 from podscale.controllers.manager import Controller
+from podscale.controllers.podgc import PodGarbageCollectorController
 from podscale.controllers.replicaset.controller import ReplicaSetController
 from podscale.controllers.runtime_api import ControllerApi
 from podscale.controllers.statefulset.controller import StatefulSetController
@@ -102,6 +103,12 @@ _SPECS: Final[tuple[ControllerSpec, ...]] = (
         lambda c: GarbageCollectorController(c.api, c.clock),
     ),
     ControllerSpec(HPA_CONTROLLER, "horizontalpodautoscaling", _hpa_controller),
+    # Last, so the controllers above keep the random generators they always drew.
+    ControllerSpec(
+        "pod-garbage-collector-controller",
+        "podgc",
+        lambda c: PodGarbageCollectorController(c.api, c.clock),
+    ),
 )
 
 CONTROLLER_NAMES: Final[tuple[str, ...]] = tuple(spec.name for spec in _SPECS)

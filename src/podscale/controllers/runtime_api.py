@@ -94,3 +94,11 @@ class SharedInformers:
     def all(self) -> list[Informer]:
         """Every informer made so far, in creation order."""
         return list(self._informers.values())
+
+    def named(self) -> list[tuple[str, Informer]]:
+        """Every informer with its resource name (``pods``, ``replicasets.apps``), in
+        creation order: how health checks and logs name them."""
+        return [
+            (f"{plural}.{group}" if group else plural, informer)
+            for (group, _, plural), informer in self._informers.items()
+        ]

@@ -20,6 +20,12 @@ the one injected clock and waits through asyncio, so on ``podscale.runtime``'s v
 loop (a ``VirtualClock``) a simulated hour passes in seconds, and on a normal loop (a
 ``SystemClock``) the same code runs at wall speed. ``podscale up``/``podscale demo`` build on it.
 
+Supervision: one ``Supervisor`` (``podscale.client.supervisor``) on the plane's clock runs
+the controller manager's informers and workers, the node heartbeats, the metrics scrapes
+and the request-rate publisher; a part that dies of an unexpected exception is restarted
+with exponential backoff instead of ending the run. Its checks join the API's ``/readyz``
+(failing while a part waits out its backoff) and its fault counters ``/metrics``.
+
 Determinism: all randomness comes from one ``random.Random(seed)``: object uids (the store's
 ``new_uid``), the controllers' choices (pod name suffixes, ties) and the scheduler's ties
 between equally good nodes each get a generator seeded from it, so the same seed and the
@@ -38,6 +44,7 @@ from typing import Any
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.apiserver.metrics_providers import CustomMetricsProvider, ExternalMetricsProvider
 from podscale.client.inprocess import InProcessApi
+from podscale.client.supervisor import Supervisor
 from podscale.controllers.hpa import (
     DEFAULT_SYNC_PERIOD,
     HorizontalPodAutoscalerController,
@@ -76,6 +83,10 @@ __all__ = [
 ]
 
 ControllerFactory = Callable[[ControllerContext], list[Controller]]
+# The supervised parts' names, as /readyz lists them.
+_NODE_HEARTBEATS = "simulated/node-heartbeats"
+_METRICS_SERVER = "metrics-server/scrapes"
+_SIMULATED_USAGE = "simulated/request-rates"
 
 
 def default_controllers(context: ControllerContext) -> list[Controller]:
@@ -176,7 +187,12 @@ class EmbeddedControlPlane:
             self.push = PushMetricsProvider(
                 clock, objects=StoreObjectLabels(self.store), journal=push_journal
             )
-        self.manager = ControllerManager(self.api, clock, workers=workers, resync=resync)
+        self.supervisor = Supervisor(clock)
+        self.api.state.readiness_sources.append(self.supervisor.checks)
+        self.api.state.metric_exporters.append(self.supervisor.render_metrics)
+        self.manager = ControllerManager(
+            self.api, clock, workers=workers, resync=resync, supervisor=self.supervisor
+        )
         context = ControllerContext(
             self.api,
             clock,
@@ -230,14 +246,19 @@ class EmbeddedControlPlane:
         self._started = asyncio.Event()
 
     async def run(self) -> None:
-        """Run everything until ``stop()`` (or cancellation); no task outlives it. A part
-        that fails ends the run with its exception, even before start-up completed."""
+        """Run everything until ``stop()`` (or cancellation); no task outlives it. The
+        parts run supervised (restarted after an unexpected exception); only an error that
+        escapes supervision (a bug in the manager's own start-up) ends the run with it."""
+        supervise = self.supervisor.run
         parts = [asyncio.create_task(self.manager.run(), name="controller-manager")]
         if self.cluster is not None:
-            parts.append(asyncio.create_task(self.cluster.run(), name="simulated-nodes"))
+            heartbeats = supervise(_NODE_HEARTBEATS, self.cluster.run)
+            parts.append(asyncio.create_task(heartbeats, name="simulated-nodes"))
         if self.metrics_server is not None and self.cluster is not None:
-            parts.append(asyncio.create_task(self._run_metrics(), name="metrics-server"))
-            parts.append(asyncio.create_task(self.cluster.run_usage(), name="simulated-usage"))
+            scrapes = supervise(_METRICS_SERVER, self._run_metrics)
+            parts.append(asyncio.create_task(scrapes, name="metrics-server"))
+            publisher = supervise(_SIMULATED_USAGE, self.cluster.run_usage)
+            parts.append(asyncio.create_task(publisher, name="simulated-usage"))
         stop = asyncio.create_task(self._stop.wait())
         ready = asyncio.create_task(self._parts_started())
         pending: set[asyncio.Task[Any]] = {stop, ready, *parts}

@@ -1,7 +1,7 @@
 """The same simulated cluster on real time: against an API server over HTTP (a uvicorn
 server on 127.0.0.1:0; the scheduler binds through POST pods/<name>/binding), and embedded
 with the wall clock. Short startup delays; waiting is event-driven, bounded by a timeout.
-And the embedded plane's run ends with the error of a part that fails."""
+And a part of the embedded plane that fails is restarted and shown on /readyz."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from datetime import timedelta
 import pytest
 
 from podscale.apiserver.app import create_app
+from podscale.apiserver.health import render_health
 from podscale.apiserver.server import RunningServer, start_in_thread
-from podscale.client.http import ApiError, HttpApi
+from podscale.client.http import HttpApi
 from podscale.client.kubeconfig import Connection
 from podscale.controllers.manager import ControllerManager
 from podscale.controllers.replicaset.controller import ReplicaSetController
@@ -98,11 +99,32 @@ def test_embedded_control_plane_on_the_wall_clock() -> None:
     assert run(main(), virtual=False, until=WAIT) == 3
 
 
-def test_embedded_run_ends_with_the_error_of_a_failing_part() -> None:
-    async def main() -> None:
-        plane = EmbeddedControlPlane(VirtualClock(START), nodes=[NodeSpec("Not_A_DNS_Name")])
-        await plane.run()
+def test_a_failing_part_is_restarted_with_backoff_and_fails_readiness() -> None:
+    """Node registration refused (422): the heartbeats restart 1, 2, 4 ... 30 s apart,
+    /readyz fails that part alone, and the run goes on instead of ending with the error."""
+    clock = VirtualClock(START)
 
-    with pytest.raises(ApiError) as failure:
-        run_virtual(main(), start=START, until=timedelta(minutes=5))
-    assert failure.value.status == 422
+    async def main() -> tuple[bool, int, int, list[str], str]:
+        plane = EmbeddedControlPlane(clock, nodes=[NodeSpec("Not_A_DNS_Name")])
+        task = asyncio.create_task(plane.run())
+        await asyncio.sleep(100)
+        state = plane.api.state
+        checks = [check for source in state.readiness_sources for check in source()]
+        ready = render_health("readyz", None, verbose=True, excluded=[], readiness=checks)
+        live = render_health("livez", None, verbose=False, excluded=[], readiness=checks)
+        assert ready is not None
+        assert live is not None
+        failed = [line for line in ready.body.splitlines() if line.startswith("[-]")]
+        running = not task.done()
+        plane.stop()
+        await task
+        failures = plane.supervisor.failures("simulated/node-heartbeats")
+        return running, failures, ready.status, failed, live.body
+
+    result = run_virtual(main(), start=START, until=timedelta(minutes=5))
+    assert result is not None
+    running, failures, status, failed, live = result
+    assert running
+    assert failures == 8  # at 0, 1, 3, 7, 15, 31, 61 and 91 s
+    assert (status, failed) == (500, ["[-]simulated/node-heartbeats failed: reason withheld"])
+    assert live == "ok"

@@ -6,13 +6,27 @@ condition), then report status every ``heartbeat`` (upstream's nodeStatusReportF
 5 minutes, since with node leases the kubelet rewrites an unchanged status that rarely).
 ``lose`` plays a dead kubelet as the node lifecycle controller sees it: heartbeats stop and
 Ready turns Unknown at once (the 40 s grace period is not waited out); ``restore`` brings the
-node back. The Node documents are built by the pure ``podscale.runtime.sim_nodes``; the pods
-on a lost node are handled by ``kubelets``. Status goes through the ``status`` subresource.
+node back.
+
+A deleted Node is treated as upstream's kubelet treats it: the kubelet registers its Node
+once per process and never again (kubernetes/kubernetes#71398 and #115761; the pull
+requests that would re-register were closed unmerged), so its status updates fail with
+NotFound and it keeps retrying every ``heartbeat``, logging it (once per loss here), while
+its pods run on. Upstream's pod GC then deletes the pods bound to the missing node
+(``podscale.controllers.podgc``) and their owners replace them on the remaining nodes. If
+the Node is created again (``kubectl create``), the next heartbeat finds it and reports
+status again; restarting ``podscale up`` registers it anew, as a kubelet restart does. Any
+other failed status update of one node is logged and retried on the next heartbeat,
+without holding up the other nodes.
+
+The Node documents are built by the pure ``podscale.runtime.sim_nodes``; the pods on a lost
+node are handled by ``kubelets``. Status goes through the ``status`` subresource.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -26,6 +40,7 @@ from podscale.store.interface import Clock
 
 __all__ = ["NODE_STATUS_REPORT_FREQUENCY", "NodeSpec", "SimulatedNodes", "default_node_specs"]
 
+_LOG = logging.getLogger(__name__)
 JSON = dict[str, Any]
 NODE_STATUS_REPORT_FREQUENCY: Final = timedelta(minutes=5)
 KUBELET_VERSION: Final = "v1.35.0"  # the upstream release podscale follows
@@ -88,6 +103,8 @@ class SimulatedNodes:
         self._heartbeat = heartbeat
         self._lost: set[str] = set()
         self._registered = asyncio.Event()
+        self._registered_names: set[str] = set()  # registration happens once per node
+        self._missing: set[str] = set()  # registered, then deleted from the API
 
     @property
     def names(self) -> frozenset[str]:
@@ -103,19 +120,47 @@ class SimulatedNodes:
     def is_lost(self, name: str) -> bool:
         return name in self._lost
 
+    def is_missing(self, name: str) -> bool:
+        """The node's Node object was deleted after registration (see the module doc)."""
+        return name in self._missing
+
     async def wait_registered(self) -> None:
         await self._registered.wait()
 
     async def run(self) -> None:
-        """Register every node, then report status every ``heartbeat`` (until cancelled)."""
+        """Register every node, then report status every ``heartbeat`` (until cancelled).
+        Run again after a failure (under a supervisor), it registers only the nodes that
+        were not registered yet, as kubelets that kept running would."""
         for index, spec in enumerate(self._specs):
-            await self._register(index, spec)
+            if spec.name not in self._registered_names:
+                await self._register(index, spec)
+                self._registered_names.add(spec.name)
         self._registered.set()
         while True:
             await asyncio.sleep(self._heartbeat.total_seconds())
             for spec in self._specs:
                 if spec.name not in self._lost:
-                    await self._report(spec.name, ready=True)
+                    await self._heartbeat_once(spec.name)
+
+    async def _heartbeat_once(self, name: str) -> None:
+        try:
+            await self._report(name, ready=True)
+        except ApiError as err:
+            if err.status != 404:
+                # upstream: "Unable to update node status"; retried on the next heartbeat
+                _LOG.warning("unable to update node status of %s: %s", name, err)
+                return
+            if name not in self._missing:
+                self._missing.add(name)
+                _LOG.warning(
+                    "node %s not found: its simulated kubelet keeps running but does not "
+                    "register again (as upstream's kubelet); pod GC removes its pods",
+                    name,
+                )
+            return
+        if name in self._missing:
+            self._missing.discard(name)
+            _LOG.info("node %s exists again: status updates resume", name)
 
     async def lose(self, name: str) -> None:
         """The node's kubelet stops reporting: Ready becomes Unknown, heartbeats stop."""
