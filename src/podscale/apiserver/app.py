@@ -29,6 +29,7 @@ from podscale.apiserver.errors import (
 )
 from podscale.apiserver.metrics_apis import metric_group_versions
 from podscale.apiserver.metrics_providers import CustomMetricsProvider, ExternalMetricsProvider
+from podscale.apiserver.reviews import REVIEW_GROUP_VERSIONS
 from podscale.apiserver.routes import dispatch_resource
 from podscale.apiserver.state import MetricsProvider, ServerState, json_response
 from podscale.store.interface import Clock, Store
@@ -43,7 +44,7 @@ _HEALTH: Final = ("/healthz", "/readyz", "/livez")
 
 def _discovery_root(state: ServerState, request: Request, core: bool) -> Response:
     with_metrics = state.metrics_provider is not None
-    extra = metric_group_versions(state)
+    extra = metric_group_versions(state) + REVIEW_GROUP_VERSIONS
     version = discovery.negotiate_aggregated(request.headers.get("accept"))
     if version is not None:
         body = discovery.discovery_list(core, version, with_metrics, extra)
@@ -57,7 +58,7 @@ def _discovery_root(state: ServerState, request: Request, core: bool) -> Respons
 
 def _api_group(state: ServerState, group: str) -> JSON | None:
     with_metrics = state.metrics_provider is not None
-    extra = metric_group_versions(state)
+    extra = metric_group_versions(state) + REVIEW_GROUP_VERSIONS
     for entry in discovery.api_group_list(with_metrics, extra)["groups"]:
         if entry["name"] == group:
             return {"kind": "APIGroup", "apiVersion": "v1", **entry}
@@ -105,7 +106,7 @@ async def _route(state: ServerState, request: Request) -> Response:
     parts = path.strip("/").split("/")
     if (parts[0] == "api" and len(parts) == 2) or (parts[0] == "apis" and len(parts) == 3):
         group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])
-        extra = metric_group_versions(state)
+        extra = metric_group_versions(state) + REVIEW_GROUP_VERSIONS
         resources = discovery.api_resource_list(group, version, with_metrics, extra)
         if resources is None:
             raise path_not_found()

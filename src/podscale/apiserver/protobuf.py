@@ -3,7 +3,8 @@
 kubectl 1.32 and 1.33 POST the HPA of ``kubectl autoscale`` as protobuf only (kubectl-wire.md
 §5); the API server decodes it here and carries on exactly as for a JSON body (check_type,
 defaulting, validation), answering in JSON. Only autoscaling/v1 and autoscaling/v2
-HorizontalPodAutoscaler are understood; everything else is refused with a clear message.
+HorizontalPodAutoscaler and the self reviews of ``kubectl auth whoami|can-i`` (schemas in
+``protobuf_reviews``) are understood; everything else is refused with a clear message.
 
 The envelope, as upstream's ``runtime/serializer/protobuf`` writes it: the magic bytes
 ``k8s\\x00`` then a ``runtime.Unknown`` message ``{1: typeMeta{1: apiVersion, 2: kind},
@@ -20,6 +21,11 @@ from typing import Any, Final
 
 from podscale.apiserver.protobuf_decode import decode_message, decode_string
 from podscale.apiserver.protobuf_hpa import HPA_V1, HPA_V2
+from podscale.apiserver.protobuf_reviews import (
+    SELF_SUBJECT_ACCESS_REVIEW,
+    SELF_SUBJECT_REVIEW,
+    SELF_SUBJECT_RULES_REVIEW,
+)
 from podscale.apiserver.protobuf_wire import BYTES, ProtobufError, WireReader
 
 __all__ = ["PROTOBUF_MEDIA_TYPE", "ProtobufError", "decode_protobuf_object"]
@@ -30,6 +36,11 @@ _PREFIX: Final = b"k8s\x00"
 _SCHEMAS: Final = {
     ("autoscaling/v1", "HorizontalPodAutoscaler"): HPA_V1,
     ("autoscaling/v2", "HorizontalPodAutoscaler"): HPA_V2,
+    # kubectl auth whoami / can-i send these as protobuf only (``reviews`` answers them).
+    ("authentication.k8s.io/v1", "SelfSubjectReview"): SELF_SUBJECT_REVIEW,
+    ("authentication.k8s.io/v1beta1", "SelfSubjectReview"): SELF_SUBJECT_REVIEW,
+    ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): SELF_SUBJECT_ACCESS_REVIEW,
+    ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): SELF_SUBJECT_RULES_REVIEW,
 }
 _UNKNOWN_FIELDS: Final = {1: "TypeMeta", 2: "Raw", 3: "ContentEncoding", 4: "ContentType"}
 
@@ -38,7 +49,7 @@ def decode_protobuf_object(body: bytes) -> dict[str, Any]:
     """The object of a Kubernetes protobuf body as Kubernetes JSON (apiVersion, kind set).
 
     Raises ``ProtobufError`` for malformed bodies and (with ``unsupported`` set) for any kind
-    other than an autoscaling/v1 or autoscaling/v2 HorizontalPodAutoscaler.
+    other than an autoscaling/v1 or autoscaling/v2 HorizontalPodAutoscaler or a self review.
     """
     if not body:
         raise ProtobufError("empty data")
@@ -58,7 +69,8 @@ def decode_protobuf_object(body: bytes) -> dict[str, Any]:
     if schema is None:
         raise ProtobufError(
             f"the protobuf encoding is only supported for autoscaling/v1 and autoscaling/v2 "
-            f"HorizontalPodAutoscaler, not for {_group_version_kind(api_version, kind)}",
+            f"HorizontalPodAutoscaler and the self reviews, not for "
+            f"{_group_version_kind(api_version, kind)}",
             unsupported=True,
         )
     obj: dict[str, Any] = {"kind": kind, "apiVersion": api_version}

@@ -544,7 +544,7 @@ def test_refuses_other_kinds_with_a_clear_message(api_version: str, kind: str, n
         decode_protobuf_object(envelope(api_version, kind, f_bytes(1, f_str(1, "x"))))
     assert str(excinfo.value) == (
         "the protobuf encoding is only supported for autoscaling/v1 and autoscaling/v2 "
-        f"HorizontalPodAutoscaler, not for {named}"
+        f"HorizontalPodAutoscaler and the self reviews, not for {named}"
     )
     assert excinfo.value.unsupported
 

@@ -1,0 +1,89 @@
+"""What client libraries and older kubectl read, against a real ``podscale up``.
+
+One plane per kubectl minor (1.27, the oldest bundled, and the default 1.32), with the token
+and the simulated nodes: kubernetes_asyncio's generated models (which refuse a Node whose
+``nodeInfo`` lacks a required field), and ``kubectl auth whoami|can-i`` (self reviews,
+which kubectl POSTs as protobuf).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from podscale.apiserver.discovery import version_info
+
+from .conftest import ControlPlaneProcess, Kubectl, find_kubectl, start_control_plane
+
+MINORS = [27, 32]
+
+
+@pytest.fixture(scope="module", params=MINORS, ids=[f"kubectl-1.{m}" for m in MINORS])
+def plane(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ControlPlaneProcess]:
+    minor: int = request.param
+    started = start_control_plane(
+        tmp_path_factory.mktemp(f"plane{minor}") / "data", minor=minor, auth=True, workloads=True
+    )
+    try:
+        yield started
+    finally:
+        started.stop(signal.SIGKILL)
+
+
+@pytest.fixture
+def kubectl(plane: ControlPlaneProcess, tmp_path: Path) -> Kubectl:
+    binary = find_kubectl()
+    if binary is None:
+        pytest.skip("kubectl is not installed: the real-kubectl compatibility suite needs it")
+    home = tmp_path / "home"
+    home.mkdir()
+    return Kubectl(binary, plane.kubeconfig, home, tmp_path)
+
+
+def test_kubernetes_asyncio_lists_nodes(plane: ControlPlaneProcess) -> None:
+    pytest.importorskip("kubernetes_asyncio")
+    from kubernetes_asyncio import client, config
+
+    async def list_nodes() -> list[tuple[str, str]]:
+        await config.load_kube_config(config_file=str(plane.kubeconfig))
+        async with client.ApiClient() as api:
+            # The simulated nodes register just after the server starts listening.
+            for _ in range(100):
+                nodes = await client.CoreV1Api(api).list_node()
+                if nodes.items:
+                    break
+                await asyncio.sleep(0.1)
+            return [(n.metadata.name, n.status.node_info.kubelet_version) for n in nodes.items]
+
+    listed = asyncio.run(list_nodes())
+    assert listed, "no simulated nodes registered"
+    assert {version for _, version in listed} == {version_info()["gitVersion"]}
+
+
+def test_auth_whoami(kubectl: Kubectl) -> None:
+    out = kubectl.ok("auth", "whoami")
+    assert out.split("\n")[0].split() == ["ATTRIBUTE", "VALUE"]
+    assert "podscale-admin" in out
+    assert "[system:masters system:authenticated]" in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("create", "deployments"), ("delete", "hpa", "-n", "kube-system"), ("get", "/healthz")],
+    ids=["create-deployments", "delete-hpa-in-namespace", "non-resource-url"],
+)
+def test_auth_can_i(kubectl: Kubectl, args: tuple[str, ...]) -> None:
+    assert kubectl.ok("auth", "can-i", *args).strip() == "yes"
+
+
+def test_auth_can_i_list(kubectl: Kubectl) -> None:
+    rows = [line.split() for line in kubectl.ok("auth", "can-i", "--list").splitlines()]
+    assert rows[0] == ["Resources", "Non-Resource", "URLs", "Resource", "Names", "Verbs"]
+    assert ["*.*", "[]", "[]", "[*]"] in rows
+    assert ["[*]", "[]", "[*]"] in rows
