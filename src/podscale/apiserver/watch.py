@@ -7,6 +7,7 @@ a single ERROR event carrying a 410 ``Expired`` Status, then the stream ends; id
 metadata.resourceVersion); ``timeoutSeconds`` ends the stream cleanly. With a label or field
 selector, an object that stops matching is sent as DELETED and one that starts matching as
 ADDED. Table-mode watches wrap each object in a one-row Table (never an ERROR). Never gzipped.
+``sendInitialEvents`` (watch-list streaming) is validated and opened by ``watch_list``.
 """
 
 from __future__ import annotations
@@ -20,15 +21,15 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from podscale.api.kinds import KindInfo
-from podscale.apiserver import extensions
-from podscale.apiserver.errors import bad_request, status_body
+from podscale.apiserver import extensions, watch_list
+from podscale.apiserver.errors import ApiError, bad_request
 from podscale.apiserver.handlers_read import include_object_mode
 from podscale.apiserver.operations_watch import parse_resource_version
 from podscale.apiserver.resources import Target, storage_resource, to_served
 from podscale.apiserver.selectors import build_predicate
 from podscale.apiserver.state import ServerState, query_flag
 from podscale.apiserver.watch_filter import filter_event
-from podscale.store.interface import ExpiredError, Watch
+from podscale.store.interface import Watch
 
 __all__ = ["watch_response"]
 
@@ -62,6 +63,7 @@ def watch_response(
     since = parse_resource_version(query.get("resourceVersion") or "")
     timeout = _timeout(query.get("timeoutSeconds"))
     bookmarks = query_flag(query.get("allowWatchBookmarks"))
+    initial_events = watch_list.validate_watch_options(query)
     table = extensions.wants_table(request.headers.get("accept"))
     include_object = include_object_mode(request) if table else "Metadata"
     namespace = target.namespace if info.namespaced else None
@@ -72,18 +74,46 @@ def watch_response(
     async def stream() -> AsyncIterator[bytes]:
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + timeout
-        start_revision = state.store.revision
         try:
-            watch: Watch = state.store.watch(resource, namespace, since=since)
-        except ExpiredError as err:
-            yield _line({"type": "ERROR", "object": status_body(410, str(err), "Expired")})
+            opened = watch_list.open_watch(
+                state.store,
+                resource,
+                namespace,
+                since=since,
+                initial_events=initial_events,
+                predicate=selector,
+            )
+        except ApiError as err:
+            yield _line({"type": "ERROR", "object": err.status})
             return
+        watch: Watch = opened.watch
         # A replay (since unset) is queued when the watch opens, so once the watch is idle
         # everything up to the revision at open time has been delivered.
-        last_rv = since if since is not None else start_revision
+        last_rv = opened.revision
         first = True
-        idle_since = loop.time()
+
+        def render(kind: str, obj: JSON, revision: str) -> bytes:
+            nonlocal first
+            served = to_served(obj, info)
+            if table:
+                served = extensions.table_row_event(
+                    info,
+                    served,
+                    include_object=include_object,
+                    resource_version=revision,
+                    now=state.clock.now(),
+                    with_columns=first,
+                )
+            first = False
+            return _line({"type": kind, "object": served})
+
         try:
+            for obj in opened.initial:
+                yield render("ADDED", obj, str(obj["metadata"].get("resourceVersion", "")))
+            if opened.initial_events and bookmarks:
+                end = watch_list.end_bookmark(info, opened.revision)
+                yield _line({"type": "BOOKMARK", "object": end})
+            idle_since = loop.time()
             while True:
                 now = loop.time()
                 if deadline is not None and now >= deadline:
@@ -113,18 +143,7 @@ def watch_response(
                 if passed is None:
                     continue
                 kind, obj = passed
-                served = to_served(obj, info)
-                if table:
-                    served = extensions.table_row_event(
-                        info,
-                        served,
-                        include_object=include_object,
-                        resource_version=str(event.revision),
-                        now=state.clock.now(),
-                        with_columns=first,
-                    )
-                first = False
-                yield _line({"type": kind, "object": served})
+                yield render(kind, obj, str(event.revision))
         finally:
             watch.close()
 

@@ -12,6 +12,7 @@ import asyncio
 import signal
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,7 @@ from podscale.apiserver.discovery import version_info
 
 from .conftest import ControlPlaneProcess, Kubectl, find_kubectl, start_control_plane
 
+JSON = dict[str, Any]
 MINORS = [27, 32]
 
 
@@ -87,3 +89,31 @@ def test_auth_can_i_list(kubectl: Kubectl) -> None:
     assert rows[0] == ["Resources", "Non-Resource", "URLs", "Resource", "Names", "Verbs"]
     assert ["*.*", "[]", "[]", "[*]"] in rows
     assert ["[*]", "[]", "[*]"] in rows
+
+
+def test_watch_list_stream_over_https(plane: ControlPlaneProcess) -> None:
+    """podscale's HTTP client asks for a watch-list stream: the nodes, then the end mark."""
+    from podscale.api.kinds import kind_for
+    from podscale.client.http import HttpApi
+    from podscale.client.kubeconfig import connection_from_kubeconfig
+
+    async def first_events() -> list[tuple[str, JSON]]:
+        async with HttpApi(connection_from_kubeconfig(str(plane.kubeconfig))) as api:
+            node = kind_for("v1", "Node")
+            for _ in range(100):  # the simulated nodes register just after start-up
+                if (await api.list(node)).get("items"):
+                    break
+                await asyncio.sleep(0.1)
+            events: list[tuple[str, JSON]] = []
+            async for event in api.watch(node, send_initial_events=True):
+                events.append(event)
+                if event[0] == "BOOKMARK":
+                    return events
+            return events
+
+    events = asyncio.run(first_events())
+    kinds = [kind for kind, _ in events]
+    assert kinds[-1] == "BOOKMARK"
+    assert set(kinds[:-1]) == {"ADDED"}
+    assert len(kinds) > 1
+    assert events[-1][1]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
