@@ -29,6 +29,7 @@ from podscale.apiserver.errors import (
 )
 from podscale.apiserver.metrics_apis import metric_group_versions
 from podscale.apiserver.metrics_providers import CustomMetricsProvider, ExternalMetricsProvider
+from podscale.apiserver.openapi_v2_http import serve_openapi_v2
 from podscale.apiserver.reviews import REVIEW_GROUP_VERSIONS
 from podscale.apiserver.routes import dispatch_resource
 from podscale.apiserver.state import MetricsProvider, ServerState, json_response
@@ -103,6 +104,8 @@ async def _route(state: ServerState, request: Request) -> Response:
         return _discovery_root(state, request, core=False)
     if path.startswith("/openapi/v3"):
         return _openapi(path)
+    if path == "/openapi/v2":
+        return serve_openapi_v2(request.headers.get("accept"), request.headers.get("if-none-match"))
     parts = path.strip("/").split("/")
     if (parts[0] == "api" and len(parts) == 2) or (parts[0] == "apis" and len(parts) == 3):
         group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])

@@ -117,3 +117,42 @@ def test_watch_list_stream_over_https(plane: ControlPlaneProcess) -> None:
     assert set(kinds[:-1]) == {"ADDED"}
     assert len(kinds) > 1
     assert events[-1][1]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}}}
+spec:
+  replicas: 1
+{extra}  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec: {{containers: [{{name: web, image: nginx:1.25}}]}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("field", "expected"),
+    [
+        ("deployment.spec.replicas", ["KIND:       Deployment", "FIELD: replicas <integer>"]),
+        ("hpa.spec", ["KIND:       HorizontalPodAutoscaler", "maxReplicas\t<integer> -required-"]),
+    ],
+    ids=["deployment-replicas", "hpa-spec"],
+)
+def test_explain_without_flags(kubectl: Kubectl, field: str, expected: list[str]) -> None:
+    out = kubectl.ok("explain", field)
+    for line in expected:
+        assert line in out, out
+
+
+def test_apply_validates_without_validate_false(kubectl: Kubectl) -> None:
+    name = "validated"  # one plane per kubectl minor, so the name is free
+    good = kubectl.write("good.yaml", DEPLOYMENT.format(name=name, extra=""))
+    assert kubectl.ok("apply", "-f", good) == f"deployment.apps/{name} created\n"
+    bogus = kubectl.write("bogus.yaml", DEPLOYMENT.format(name=name, extra="  bogus: 1\n"))
+    refused = kubectl("apply", "-f", bogus)
+    assert refused.returncode == 1
+    # kubectl finds fieldValidation on the kind's PATCH in /openapi/v2 (1.27) or v3 (1.32)
+    # and leaves the check to the server, which names the unknown field.
+    assert 'strict decoding error: unknown field "spec.bogus"' in refused.stderr

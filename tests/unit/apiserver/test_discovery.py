@@ -152,4 +152,4 @@ def test_openapi_v3_is_served(client: TestClient) -> None:
     document = client.get(url).json()
     assert "io.k8s.api.apps.v1.ReplicaSet" in document["components"]["schemas"]
     assert client.get("/openapi/v3/apis/nogroup/v1").status_code == 404
-    assert client.get("/openapi/v2").status_code == 404
+    assert client.get("/openapi/v2/apis").status_code == 404
