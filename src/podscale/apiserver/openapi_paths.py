@@ -22,6 +22,7 @@ _SCHEMA_PACKAGES: Final = {
     "": "io.k8s.api.core",
     "apps": "io.k8s.api.apps",
     "autoscaling": "io.k8s.api.autoscaling",
+    "events.k8s.io": "io.k8s.api.events",
 }
 
 _PATCH_TYPES: Final = (

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Final
 
+from podscale.api.conversion_events import event_to_core
 from podscale.api.kinds import KindInfo
 from podscale.api.selector_model import go_quote
 from podscale.apiserver.printing_columns import (
@@ -73,6 +74,11 @@ _PRINTERS: Final[dict[tuple[str, str], tuple[tuple[ColumnDefinition, ...], RowPr
     ("apps", "Deployment"): (DEPLOYMENT_COLUMNS, print_deployment),
     ("apps", "StatefulSet"): (STATEFUL_SET_COLUMNS, print_stateful_set),
     ("autoscaling", "HorizontalPodAutoscaler"): (HPA_COLUMNS, print_hpa),
+    # Upstream prints the internal (core-shaped) event for both APIs: the same columns.
+    ("events.k8s.io", "Event"): (
+        EVENT_COLUMNS,
+        lambda event, now: print_event(event_to_core(event), now),
+    ),
 }
 
 

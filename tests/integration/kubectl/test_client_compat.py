@@ -9,6 +9,7 @@ which kubectl POSTs as protobuf).
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -156,3 +157,67 @@ def test_apply_validates_without_validate_false(kubectl: Kubectl) -> None:
     # kubectl finds fieldValidation on the kind's PATCH in /openapi/v2 (1.27) or v3 (1.32)
     # and leaves the check to the server, which names the unknown field.
     assert 'strict decoding error: unknown field "spec.bogus"' in refused.stderr
+
+
+NEW_EVENT = """\
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: poked.1}
+eventTime: "2026-01-02T03:04:05.000000Z"
+reportingController: example.com/poker
+reportingInstance: poker-1
+action: Poke
+reason: Poked
+type: Normal
+note: poked the deployment
+regarding: {apiVersion: apps/v1, kind: Deployment, name: web, namespace: default}
+"""
+
+
+def test_events_k8s_io_with_kubectl(kubectl: Kubectl) -> None:
+    manifest = kubectl.write("event.yaml", NEW_EVENT)
+    assert kubectl.ok("create", "-f", manifest) == "event.events.k8s.io/poked.1 created\n"
+    rows = [
+        re.split(r"\s{2,}", line.strip())
+        for line in kubectl.ok("get", "events.v1.events.k8s.io", "poked.1").splitlines()
+    ]
+    assert rows[0] == ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+    assert rows[1][1:] == ["Normal", "Poked", "deployment/web", "poked the deployment"]
+    # The same stored event through core/v1.
+    assert kubectl.ok("get", "events", "poked.1", "-o", "jsonpath={.message}") == (
+        "poked the deployment"
+    )
+    bad = kubectl.write(
+        "bad.yaml", NEW_EVENT.replace("reportingController: example.com/poker\n", "")
+    )
+    refused = kubectl("create", "-f", bad)
+    assert refused.returncode == 1
+    assert "reportingController: Required value" in refused.stderr
+
+
+def test_kubernetes_asyncio_events_v1(plane: ControlPlaneProcess) -> None:
+    pytest.importorskip("kubernetes_asyncio")
+    from kubernetes_asyncio import client, config
+
+    async def create_and_list() -> list[str]:
+        await config.load_kube_config(config_file=str(plane.kubeconfig))
+        async with client.ApiClient() as api:
+            events = client.EventsV1Api(api)
+            body = client.EventsV1Event(
+                metadata=client.V1ObjectMeta(name="asyncio.1"),
+                event_time="2026-01-02T03:04:05.000000Z",
+                reporting_controller="example.com/asyncio",
+                reporting_instance="asyncio-1",
+                action="Check",
+                reason="Checked",
+                type="Warning",
+                note="checked from kubernetes_asyncio",
+                regarding=client.V1ObjectReference(kind="Node", name="node-1"),
+            )
+            await events.create_namespaced_event("default", body)
+            listed = await events.list_namespaced_event(
+                "default", field_selector="metadata.name=asyncio.1"
+            )
+            return [item.note for item in listed.items]
+
+    assert asyncio.run(create_and_list()) == ["checked from kubernetes_asyncio"]

@@ -30,7 +30,9 @@ def _doc(group: str, version: str) -> dict[str, Any]:
 
 
 def _schema_name(group: str, version: str, kind: str) -> str:
-    package = {"": "core", "apps": "apps", "autoscaling": "autoscaling"}[group]
+    package = {"": "core", "apps": "apps", "autoscaling": "autoscaling", "events.k8s.io": "events"}[
+        group
+    ]
     return f"io.k8s.api.{package}.{version}.{kind}"
 
 
