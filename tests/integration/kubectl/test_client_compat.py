@@ -1,9 +1,11 @@
 """What client libraries and older kubectl read, against a real ``podscale up``.
 
 One plane per kubectl minor (1.27, the oldest bundled, and the default 1.32), with the token
-and the simulated nodes: kubernetes_asyncio's generated models (which refuse a Node whose
-``nodeInfo`` lacks a required field), and ``kubectl auth whoami|can-i`` (self reviews,
-which kubectl POSTs as protobuf).
+and the simulated nodes: kubernetes_asyncio's and the official client's generated models
+(which refuse a Node whose ``nodeInfo`` lacks a required field), ``kubectl auth whoami|can-i``
+(self reviews, which kubectl POSTs as protobuf), watch-list streaming, ``kubectl explain`` and
+validated ``apply`` (kubectl 1.27 reads only the protobuf ``/openapi/v2``), and
+events.k8s.io/v1 through kubectl and kubernetes_asyncio.
 """
 
 from __future__ import annotations
@@ -221,3 +223,29 @@ def test_kubernetes_asyncio_events_v1(plane: ControlPlaneProcess) -> None:
             return [item.note for item in listed.items]
 
     assert asyncio.run(create_and_list()) == ["checked from kubernetes_asyncio"]
+
+
+def test_official_client_self_reviews(plane: ControlPlaneProcess) -> None:
+    """The official client POSTs the reviews as JSON (kubectl sends protobuf)."""
+    from kubernetes import client, config
+
+    api = config.new_client_from_config(config_file=str(plane.kubeconfig))
+    try:
+        review = client.AuthenticationV1Api(api).create_self_subject_review(
+            client.V1SelfSubjectReview()
+        )
+        assert review.status.user_info.username == "podscale-admin"
+        access = client.AuthorizationV1Api(api).create_self_subject_access_review(
+            client.V1SelfSubjectAccessReview(
+                spec=client.V1SelfSubjectAccessReviewSpec(
+                    resource_attributes=client.V1ResourceAttributes(
+                        verb="delete", group="apps", resource="deployments", namespace="default"
+                    )
+                )
+            )
+        )
+        assert access.status.allowed is True
+        nodes = client.CoreV1Api(api).list_node()
+        assert all(n.status.node_info.boot_id for n in nodes.items)
+    finally:
+        api.close()
