@@ -33,6 +33,9 @@ PACKAGES = {
     "k8s.io.api.policy.v1": "policy",
     "k8s.io.api.coordination.v1": "coordination",
     "k8s.io.api.events.v1": "events",
+    "k8s.io.api.authentication.v1": "authn_v1",
+    "k8s.io.api.authentication.v1beta1": "authn_v1beta1",
+    "k8s.io.api.authorization.v1": "authz_v1",
     "k8s.io.apimachinery.pkg.apis.meta.v1": "meta",
 }
 # Messages with a JSON form of their own (protobuf_decode gives them a type code).
@@ -79,6 +82,10 @@ ROOTS = [
     "policy.PodDisruptionBudget",
     "coordination.Lease",
     "events.Event",
+    "authn_v1.SelfSubjectReview",
+    "authn_v1beta1.SelfSubjectReview",
+    "authz_v1.SelfSubjectAccessReview",
+    "authz_v1.SelfSubjectRulesReview",
 ]
 # Output module -> (role sentence, packages, core messages reachable from this root first).
 MODULES = {
@@ -95,6 +102,11 @@ MODULES = {
     "groups": (
         "policy/v1, coordination.k8s.io/v1 and events.k8s.io/v1",
         ["policy", "coordination", "events"],
+        None,
+    ),
+    "auth": (
+        "the self reviews of kubectl auth (authentication and authorization)",
+        ["authn_v1", "authn_v1beta1", "authz_v1"],
         None,
     ),
 }

@@ -263,6 +263,21 @@ _KINDS: Final[tuple[KindInfo, ...]] = (
     _app_kind("", "ServiceAccount", "serviceaccounts", ("sa",), ()),
     _app_kind("policy", "PodDisruptionBudget", "poddisruptionbudgets", ("pdb",), (), status=True),
     _app_kind("coordination.k8s.io", "Lease", "leases", (), ()),
+    # The same stored events as core/v1 Event, in the events.k8s.io/v1 shape
+    # (podscale.api.conversion_events; podscale.apiserver.resources stores both as "events").
+    KindInfo(
+        group="events.k8s.io",
+        version="v1",
+        kind="Event",
+        plural="events",
+        singular="event",
+        short_names=("ev",),
+        namespaced=True,
+        verbs=ALL_VERBS,
+        subresources=(),
+        categories=(),
+        list_kind="EventList",
+    ),
 )
 
 _BY_KIND: Final = {(info.api_version, info.kind): info for info in _KINDS}

@@ -31,6 +31,8 @@ from podscale.apiserver.errors import (
 from podscale.apiserver.health import HEALTH_ENDPOINTS, render_health
 from podscale.apiserver.metrics_apis import metric_group_versions
 from podscale.apiserver.metrics_providers import CustomMetricsProvider, ExternalMetricsProvider
+from podscale.apiserver.openapi_v2_http import serve_openapi_v2
+from podscale.apiserver.reviews import REVIEW_GROUP_VERSIONS
 from podscale.apiserver.routes import dispatch_resource
 from podscale.apiserver.service_ranges import ServiceNetwork
 from podscale.apiserver.state import MetricsProvider, ServerState, json_response
@@ -45,7 +47,7 @@ _METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 def _discovery_root(state: ServerState, request: Request, core: bool) -> Response:
     with_metrics = state.metrics_provider is not None
-    extra = metric_group_versions(state)
+    extra = metric_group_versions(state) + REVIEW_GROUP_VERSIONS
     version = discovery.negotiate_aggregated(request.headers.get("accept"))
     if version is not None:
         body = discovery.discovery_list(core, version, with_metrics, extra)
@@ -59,7 +61,7 @@ def _discovery_root(state: ServerState, request: Request, core: bool) -> Respons
 
 def _api_group(state: ServerState, group: str) -> JSON | None:
     with_metrics = state.metrics_provider is not None
-    extra = metric_group_versions(state)
+    extra = metric_group_versions(state) + REVIEW_GROUP_VERSIONS
     for entry in discovery.api_group_list(with_metrics, extra)["groups"]:
         if entry["name"] == group:
             return {"kind": "APIGroup", "apiVersion": "v1", **entry}
@@ -123,10 +125,12 @@ async def _route(state: ServerState, request: Request) -> Response:
         return _discovery_root(state, request, core=False)
     if path.startswith("/openapi/v3"):
         return _openapi(path)
+    if path == "/openapi/v2":
+        return serve_openapi_v2(request.headers.get("accept"), request.headers.get("if-none-match"))
     parts = path.strip("/").split("/")
     if (parts[0] == "api" and len(parts) == 2) or (parts[0] == "apis" and len(parts) == 3):
         group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])
-        extra = metric_group_versions(state)
+        extra = metric_group_versions(state) + REVIEW_GROUP_VERSIONS
         resources = discovery.api_resource_list(group, version, with_metrics, extra)
         if resources is None:
             raise path_not_found()

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from podscale.api.kinds import KindInfo, all_kinds, served_group_versions
+from podscale.api.version import KUBERNETES_VERSION
 
 __all__ = [
     "METRICS_GROUP",
@@ -57,12 +58,15 @@ class Resource:
 @dataclass(frozen=True)
 class ExtraGroupVersion:
     """A group version whose resources are not registry kinds: its legacy ``APIResource``
-    entries and its aggregated ``APIResourceDiscovery`` entries, already rendered."""
+    entries and its aggregated ``APIResourceDiscovery`` entries, already rendered.
+    ``built_in`` groups (served by the API server itself, like the self reviews) are listed
+    before the aggregated metrics groups, as upstream orders them."""
 
     group: str
     version: str
     resources: tuple[JSON, ...] = ()
     discovery_resources: tuple[JSON, ...] = ()
+    built_in: bool = False
 
 
 def _from_kind(info: KindInfo) -> Resource:
@@ -95,12 +99,12 @@ def served_resources(with_metrics: bool) -> list[Resource]:
 def _group_versions(
     with_metrics: bool, extra: Sequence[ExtraGroupVersion] = ()
 ) -> list[tuple[str, str]]:
-    pairs = served_group_versions()
+    pairs = served_group_versions() + [(e.group, e.version) for e in extra if e.built_in]
     pairs = [*pairs, METRICS_GROUP] if with_metrics else pairs
-    return pairs + [(e.group, e.version) for e in extra]
+    return pairs + [(e.group, e.version) for e in extra if not e.built_in]
 
 
-def version_info(git_version: str = "v1.32.0") -> JSON:
+def version_info(git_version: str = KUBERNETES_VERSION) -> JSON:
     """``/version``: minor 32 makes the kubectl dispatcher use its built-in 1.32.4 (§0)."""
     major, minor = git_version.lstrip("v").split(".")[:2]
     return {

@@ -24,6 +24,7 @@ _SCHEMA_PACKAGES: Final = {
     "autoscaling": "io.k8s.api.autoscaling",
     "policy": "io.k8s.api.policy",
     "coordination.k8s.io": "io.k8s.api.coordination",
+    "events.k8s.io": "io.k8s.api.events",
 }
 
 _PATCH_TYPES: Final = (

@@ -1,8 +1,8 @@
 """Every OpenAPI schema podscale publishes, in one table, and lookups into it.
 
 Merges the ``openapi_schemas_*`` modules (meta, container, probes, pod, pod_status, volume
-with volume_legacy, claim, core, apps, autoscaling, autoscaling_status, autoscaling_v1) into
-``components.schemas`` form. ``openapi`` cuts per group-version documents out of it
+with volume_legacy, claim, core, apps, autoscaling, autoscaling_status, autoscaling_v1, events)
+into ``components.schemas`` form. ``openapi`` cuts per group-version documents out of it
 (``reachable_schemas``); ``openapi_fields`` finds a kind's schema (``schema_for_kind``) to
 check objects against. The table is built once and is read-only.
 """
@@ -22,6 +22,7 @@ from podscale.apiserver.openapi_schemas_autoscaling_v1 import autoscaling_v1_sch
 from podscale.apiserver.openapi_schemas_claim import claim_schemas
 from podscale.apiserver.openapi_schemas_container import container_schemas
 from podscale.apiserver.openapi_schemas_core import core_schemas
+from podscale.apiserver.openapi_schemas_events import events_schemas
 from podscale.apiserver.openapi_schemas_meta import meta_schemas
 from podscale.apiserver.openapi_schemas_pod import pod_spec_schemas
 from podscale.apiserver.openapi_schemas_pod_status import pod_status_schemas
@@ -49,6 +50,7 @@ def all_schemas() -> Mapping[str, Schema]:
         autoscaling_v2_status_schemas(),
         autoscaling_v1_schemas(),
         app_schemas(),
+        events_schemas(),
     ):
         overlap = merged.keys() & part.keys()
         if overlap:

@@ -5,8 +5,9 @@ resourceVersion "" or "0" first replays the current objects as ADDED events; sel
 object leaving them into DELETED and one entering them into ADDED (``watch_filter``);
 idle watches with bookmarks get BOOKMARK events; ``timeout_seconds`` ends the stream. A too-old
 resourceVersion raises ``ApiError`` with the 410 ``Expired`` Status (the HTTP stream sends it
-as an ERROR event); the in-process client turns it into ``Gone``. Objects are the store's own
-fresh copies, served in the requested version.
+as an ERROR event); the in-process client turns it into ``Gone``. ``send_initial_events``
+is watch-list streaming (``watch_list``): the current state, an end BOOKMARK, then changes.
+Objects are the store's own fresh copies, served in the requested version.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 from podscale.api.kinds import KindInfo
-from podscale.apiserver.errors import bad_request, expired
+from podscale.apiserver import watch_list
+from podscale.apiserver.errors import bad_request
 from podscale.apiserver.resources import storage_resource, to_served
 from podscale.apiserver.selectors import build_predicate
 from podscale.apiserver.state import ServerState
 from podscale.apiserver.watch_filter import filter_event
-from podscale.store.interface import ExpiredError
 
 __all__ = ["parse_resource_version", "watch_events"]
 
@@ -59,23 +60,39 @@ async def watch_events(
     field_selector: str = "",
     timeout_seconds: float | None = None,
     bookmarks: bool = True,
+    send_initial_events: bool | None = None,
+    resource_version_match: str = "",
 ) -> AsyncGenerator[tuple[str, JSON], None]:
     """Events until the store ends the watch or ``timeout_seconds`` pass; the consumer
-    closing the generator releases the store's watch."""
+    closing the generator releases the store's watch. ``send_initial_events`` and
+    ``resource_version_match`` are the watch-list options (``watch_list``)."""
     selectors = {"labelSelector": label_selector, "fieldSelector": field_selector}
     predicate, has_selector = build_predicate(info, selectors)
     since = parse_resource_version(resource_version)
+    options = {"resourceVersionMatch": resource_version_match}
+    if send_initial_events is not None:
+        options["sendInitialEvents"] = "true" if send_initial_events else "false"
+    initial_events = watch_list.validate_watch_options(options)
     resource = storage_resource(info)
     scope = namespace if info.namespaced else None
     selector = predicate if has_selector else None
     loop = asyncio.get_running_loop()
     deadline = None if not timeout_seconds else loop.time() + timeout_seconds
-    last_rv = since if since is not None else state.store.revision
+    opened = watch_list.open_watch(
+        state.store,
+        resource,
+        scope,
+        since=since,
+        initial_events=initial_events,
+        predicate=selector,
+    )
+    watch = opened.watch
+    last_rv = opened.revision
     try:
-        watch = state.store.watch(resource, scope, since=since)
-    except ExpiredError as err:
-        raise expired(str(err)) from None
-    try:
+        for obj in opened.initial:
+            yield "ADDED", to_served(obj, info)
+        if opened.initial_events and bookmarks:
+            yield "BOOKMARK", watch_list.end_bookmark(info, opened.revision)
         while True:
             wait = state.bookmark_interval if bookmarks else None
             if deadline is not None:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Final
 
+from podscale.api.conversion_events import event_to_core
 from podscale.api.kinds import KindInfo
 from podscale.api.selector_model import go_quote
 from podscale.apiserver.printing_app import (
@@ -93,6 +94,11 @@ _PRINTERS: Final[dict[tuple[str, str], tuple[tuple[ColumnDefinition, ...], RowPr
     ("", "ServiceAccount"): (SERVICE_ACCOUNT_COLUMNS, print_service_account),
     ("policy", "PodDisruptionBudget"): (PDB_COLUMNS, print_pdb),
     ("coordination.k8s.io", "Lease"): (LEASE_COLUMNS, print_lease),
+    # Upstream prints the internal (core-shaped) event for both APIs: the same columns.
+    ("events.k8s.io", "Event"): (
+        EVENT_COLUMNS,
+        lambda event, now: print_event(event_to_core(event), now),
+    ),
 }
 
 

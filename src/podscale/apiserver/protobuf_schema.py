@@ -17,6 +17,7 @@ from typing import Final
 
 from podscale.apiserver import (
     protobuf_schemas_apps,
+    protobuf_schemas_auth,
     protobuf_schemas_autoscaling,
     protobuf_schemas_core,
     protobuf_schemas_groups,
@@ -145,6 +146,7 @@ MESSAGES: Final = parse_tables(
         **protobuf_schemas_apps.MESSAGES,
         **protobuf_schemas_autoscaling.MESSAGES,
         **protobuf_schemas_groups.MESSAGES,
+        **protobuf_schemas_auth.MESSAGES,
     }
 )
 
@@ -172,4 +174,15 @@ ROOTS: Final = {
     ("policy/v1", "PodDisruptionBudget"): MESSAGES["policy.PodDisruptionBudget"],
     ("coordination.k8s.io/v1", "Lease"): MESSAGES["coordination.Lease"],
     ("events.k8s.io/v1", "Event"): MESSAGES["events.Event"],
+    # kubectl auth whoami / can-i send these as protobuf only (``reviews`` answers them).
+    ("authentication.k8s.io/v1", "SelfSubjectReview"): MESSAGES["authn_v1.SelfSubjectReview"],
+    ("authentication.k8s.io/v1beta1", "SelfSubjectReview"): MESSAGES[
+        "authn_v1beta1.SelfSubjectReview"
+    ],
+    ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): MESSAGES[
+        "authz_v1.SelfSubjectAccessReview"
+    ],
+    ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): MESSAGES[
+        "authz_v1.SelfSubjectRulesReview"
+    ],
 }

@@ -15,6 +15,7 @@ MESSAGES: Final = {
     "meta.Condition": (
         "1:type:s 2:status:s 3:observedGeneration:i64 4:lastTransitionTime:t 5:reason:s 6:message:s"
     ),
+    "meta.FieldSelectorRequirement": "1:key:s 2:operator:s 3:values:s*",
     "meta.LabelSelector": "1:matchLabels:{s:s} 2:matchExpressions:LabelSelectorRequirement*",
     "meta.LabelSelectorRequirement": "1:key:s 2:operator:s 3:values:s*",
     "meta.ManagedFieldsEntry": (

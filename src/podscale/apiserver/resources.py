@@ -4,7 +4,8 @@
 ``Target``; the handlers (``handlers_*``, ``subresources``, ``watch``) work on that and the
 ``operations*`` modules on its parts. Every kind is stored once under its GroupResource
 string in its preferred version: HorizontalPodAutoscalers live in autoscaling/v2 and are
-converted on the way in and out (``to_storage``/``to_served``). ``to_served`` also fills the
+converted on the way in and out (``to_storage``/``to_served``), events.k8s.io/v1 Events
+live with the core/v1 ones (``podscale.api.conversion_events``). ``to_served`` also fills the
 status fields Go always serialises (no ``omitempty``), which strict clients require
 (kubectl-wire.md §8: ``desiredReplicas`` on HPAs, ``replicas`` on ReplicaSet/StatefulSet).
 """
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from podscale.api import convert_hpa
+from podscale.api.conversion_events import EVENTS_API_VERSION, event_from_core, event_to_core
 from podscale.api.kinds import KindInfo, resource_for
 
 __all__ = [
@@ -88,7 +90,10 @@ def parse_path(path: str) -> Target | None:
 
 
 def storage_resource(info: KindInfo) -> str:
-    """The store's resource name: upstream's GroupResource string."""
+    """The store's resource name: upstream's GroupResource string (events.k8s.io events
+    are core events, as upstream stores them)."""
+    if info.api_version == EVENTS_API_VERSION and info.kind == "Event":
+        return "events"
     return info.plural if not info.group else f"{info.plural}.{info.group}"
 
 
@@ -96,6 +101,8 @@ def to_storage(obj: JSON, info: KindInfo) -> JSON:
     """``obj`` (in the served version of ``info``) as stored: HPAs become autoscaling/v2."""
     if info.kind == _HPA and info.api_version != _STORED_HPA_VERSION:
         return convert_hpa(obj, _STORED_HPA_VERSION)
+    if info.kind == "Event" and info.api_version == EVENTS_API_VERSION:
+        return event_to_core(obj)
     return obj
 
 
@@ -109,6 +116,8 @@ def to_served(obj: JSON, info: KindInfo) -> JSON:
             status = obj["status"] = {}
         status.setdefault("currentReplicas", 0)
         status.setdefault("desiredReplicas", 0)
+    elif info.kind == "Event" and info.api_version == EVENTS_API_VERSION:
+        obj = event_from_core(obj)
     elif info.kind in ("ReplicaSet", "StatefulSet"):
         status = obj.get("status")
         if not isinstance(status, dict):

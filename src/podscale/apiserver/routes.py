@@ -25,6 +25,7 @@ from podscale.apiserver.metrics_apis import serve_metric_api
 from podscale.apiserver.operations import require_verb
 from podscale.apiserver.pod_logs import POD_STREAM_SUBRESOURCES, handle_pod_stream
 from podscale.apiserver.resources import Target, lookup_kind, parse_path
+from podscale.apiserver.reviews import serve_review
 from podscale.apiserver.state import ServerState, query_flag
 from podscale.apiserver.watch import watch_response
 
@@ -104,6 +105,10 @@ async def dispatch_resource(state: ServerState, request: Request) -> Response:
     served = await serve_metric_api(state, request)
     if served is not None:
         return served
+    # Self reviews are answered, not stored, so they are no registry kinds.
+    reviewed = await serve_review(request)
+    if reviewed is not None:
+        return reviewed
     target = parse_path(request.url.path)
     if target is None:
         raise path_not_found()

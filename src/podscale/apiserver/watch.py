@@ -9,6 +9,7 @@ selector, an object that stops matching is sent as DELETED and one that starts m
 ADDED. Table-mode watches wrap each object in a one-row Table (never an ERROR). Never gzipped.
 The replay is encoded in batches on a worker thread (``fairness.HeavyWork``), live events on
 the loop.
+``sendInitialEvents`` (watch-list streaming) is validated and opened by ``watch_list``.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from podscale.api.kinds import KindInfo
-from podscale.apiserver import extensions
-from podscale.apiserver.errors import bad_request, status_body
+from podscale.apiserver import extensions, watch_list
+from podscale.apiserver.errors import ApiError, bad_request
 from podscale.apiserver.fairness import REPLAY_BATCH
 from podscale.apiserver.handlers_read import include_object_mode
 from podscale.apiserver.operations_watch import parse_resource_version
@@ -31,7 +32,7 @@ from podscale.apiserver.resources import Target, storage_resource, to_served
 from podscale.apiserver.selectors import build_predicate
 from podscale.apiserver.state import ServerState, query_flag
 from podscale.apiserver.watch_filter import filter_event
-from podscale.store.interface import ExpiredError, Watch, WatchEvent
+from podscale.store.interface import Watch, WatchEvent
 
 __all__ = ["watch_response"]
 
@@ -65,14 +66,16 @@ def watch_response(
     since = parse_resource_version(query.get("resourceVersion") or "")
     timeout = _timeout(query.get("timeoutSeconds"))
     bookmarks = query_flag(query.get("allowWatchBookmarks"))
+    initial_events = watch_list.validate_watch_options(query)
     table = extensions.wants_table(request.headers.get("accept"))
     include_object = include_object_mode(request) if table else "Metadata"
     namespace = target.namespace if info.namespaced else None
     resource = storage_resource(info)
+    selector = predicate if has_selector else None
     encoder = _EventEncoder(
         state,
         info,
-        selector=predicate if has_selector else None,
+        selector=selector,
         table=table,
         include_object=include_object,
     )
@@ -80,19 +83,33 @@ def watch_response(
     async def stream() -> AsyncIterator[bytes]:
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + timeout
-        start_revision = state.store.revision
         try:
-            watch: Watch = state.store.watch(resource, namespace, since=since)
-        except ExpiredError as err:
-            yield _line({"type": "ERROR", "object": status_body(410, str(err), "Expired")})
+            opened = watch_list.open_watch(
+                state.store,
+                resource,
+                namespace,
+                since=since,
+                initial_events=initial_events,
+                predicate=selector,
+            )
+        except ApiError as err:
+            yield _line({"type": "ERROR", "object": err.status})
             return
+        watch: Watch = opened.watch
         # A replay (since unset) is queued when the watch opens, so once the watch is idle
         # everything up to the revision at open time has been delivered.
-        last_rv = since if since is not None else start_revision
+        last_rv = opened.revision
         try:
-            if since is None:
-                # The replay is decoded and encoded in batches off the loop (``fairness``):
-                # thousands of ADDED events would otherwise hold it for their whole length.
+            # Initial objects (watch-list) and a replay (resourceVersion unset or "0") are
+            # encoded in batches off the loop (``fairness``): thousands of ADDED events would
+            # otherwise hold it for their whole length.
+            for start in range(0, len(opened.initial), REPLAY_BATCH):
+                batch = opened.initial[start : start + REPLAY_BATCH]
+                yield await state.heavy_work.run(encoder.encode_added, batch)
+            if opened.initial_events and bookmarks:
+                end = watch_list.end_bookmark(info, opened.revision)
+                yield _line({"type": "BOOKMARK", "object": end})
+            if since is None and initial_events is None:
                 while True:
                     chunk, revision, count = await state.heavy_work.run(
                         encoder.encode_ready, watch, REPLAY_BATCH
@@ -165,13 +182,23 @@ class _EventEncoder:
         if passed is None:
             return None
         kind, obj = passed
+        return self._line(kind, obj, str(event.revision))
+
+    def encode_added(self, objects: list[JSON]) -> bytes:
+        """ADDED lines for stored objects already filtered (watch-list initial events)."""
+        return b"".join(
+            self._line("ADDED", obj, str(obj["metadata"].get("resourceVersion", "")))
+            for obj in objects
+        )
+
+    def _line(self, kind: str, obj: JSON, revision: str) -> bytes:
         served = to_served(obj, self._info)
         if self._table:
             served = extensions.table_row_event(
                 self._info,
                 served,
                 include_object=self._include_object,
-                resource_version=str(event.revision),
+                resource_version=revision,
                 now=self._state.clock.now(),
                 with_columns=self._first,
             )

@@ -6,7 +6,8 @@ Security defaults for a local control plane (``../shared/reference/upstream-beha
 and nothing else (``127.0.0.1:6443@evil.example`` is a 400, as Go's server answers a
 malformed Host); a browser ``Origin`` from elsewhere is refused (no CORS). ``AccessGuard``
 is an ASGI middleware wrapped around the API server app by ``podscale.cli.controlplane``.
-Tokens are compared in constant time and never logged.
+Tokens are compared in constant time and never logged. A request whose token matched
+carries ``identity.ADMIN_USER`` in its scope (``kubectl auth whoami``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any, Final
 
 import orjson
+
+from podscale.apiserver.identity import ADMIN_USER, USER_SCOPE_KEY
 
 __all__ = ["ANONYMOUS_PATHS", "AccessGuard", "new_token"]
 
@@ -94,6 +97,7 @@ class AccessGuard:
             if not hmac.compare_digest(supplied, expected):
                 await self._reject(send, 401, "Unauthorized", "Unauthorized")
                 return
+            scope = {**scope, USER_SCOPE_KEY: ADMIN_USER}
         await self._app(scope, receive, send)
 
     def _origin_allowed(self, origin: str) -> bool:

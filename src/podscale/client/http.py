@@ -200,8 +200,11 @@ class HttpApi:
         label_selector: str | None = None,
         field_selector: str | None = None,
         timeout_seconds: int | None = None,
+        send_initial_events: bool | None = None,
     ) -> AsyncIterator[tuple[str, JSON]]:
-        """``(type, object)`` pairs until the server ends the stream; ``Gone`` on 410."""
+        """``(type, object)`` pairs until the server ends the stream; ``Gone`` on 410.
+        ``send_initial_events`` asks for a watch-list stream (``resourceVersionMatch`` is
+        then NotOlderThan, as upstream requires)."""
         params = _selectors(label_selector, field_selector)
         params["watch"] = "true"
         params["allowWatchBookmarks"] = "true"
@@ -209,6 +212,9 @@ class HttpApi:
             params["resourceVersion"] = resource_version
         if timeout_seconds is not None:
             params["timeoutSeconds"] = str(timeout_seconds)
+        if send_initial_events is not None:
+            params["sendInitialEvents"] = "true" if send_initial_events else "false"
+            params["resourceVersionMatch"] = "NotOlderThan"
         path = resource_path(kind, namespace)
         async with self._client.stream("GET", path, params=params, timeout=None) as response:
             if response.status_code >= 400:

@@ -342,9 +342,12 @@ class InProcessApi:
         label_selector: str | None = None,
         field_selector: str | None = None,
         timeout_seconds: int | None = None,
+        send_initial_events: bool | None = None,
     ) -> AsyncIterator[tuple[str, JSON]]:
         """``(type, object)`` pairs (BOOKMARKs included) until the watch ends or
-        ``timeout_seconds`` pass; ``Gone`` when ``resource_version`` is too old."""
+        ``timeout_seconds`` pass; ``Gone`` when ``resource_version`` is too old.
+        ``send_initial_events`` asks for a watch-list stream (the current state, then the
+        BOOKMARK annotated ``k8s.io/initial-events-end``, then changes)."""
         _call(lambda: operations.require_verb(kind, "watch"))
         events = operations_watch.watch_events(
             self._state,
@@ -354,6 +357,8 @@ class InProcessApi:
             label_selector=label_selector or "",
             field_selector=field_selector or "",
             timeout_seconds=float(timeout_seconds) if timeout_seconds else None,
+            send_initial_events=send_initial_events,
+            resource_version_match="" if send_initial_events is None else "NotOlderThan",
         )
         try:
             while True:

@@ -1,7 +1,7 @@
 """Debian's kubectl 1.20 (package ``kubernetes-client``) against a real ``podscale up``.
 
-kubectl-wire.md §9: 1.20 speaks legacy discovery only, validates create/apply through
-protobuf openapi v2 (which podscale does not serve, so ``--validate=false``), describes an
+kubectl-wire.md §9: 1.20 speaks legacy discovery only, validates create/apply client-side
+against the protobuf openapi v2 (``--validate=false`` skips that), describes an
 HPA through autoscaling/v2beta2 falling back to autoscaling/v1, and autoscales with a v1
 JSON body. The Debian package would replace the Cloud SDK dispatcher at /usr/bin/kubectl, so
 its binary is extracted elsewhere and named by ``PODSCALE_KUBECTL_120``; without it the
@@ -106,27 +106,33 @@ def test_it_is_kubectl_1_20_against_the_server(kubectl: Kubectl) -> None:
     assert 'Server Version: version.Info{Major:"1", Minor:"32", GitVersion:"v1.32.0"' in out
 
 
-def test_create_needs_validate_false_then_works(kubectl: Kubectl) -> None:
+def test_create_validates_client_side_against_openapi_v2(kubectl: Kubectl) -> None:
     manifest = kubectl.write("made.yaml", REPLICA_SET.format(name="made", image="nginx:1.25"))
-    validated = kubectl("create", "-f", manifest)
-    assert validated.returncode == 1
-    assert validated.stderr == (
-        "Error from server (NotFound): the server could not find the requested resource\n"
-    )
-    # Client-side validation wants protobuf openapi v2, which podscale does not serve. (At
-    # -v>=6 kubectl 1.20 reports the same error as a klog fatal: exit 255, stack dump.)
+    # 1.20 validates against the protobuf /openapi/v2 itself (it has no server-side field
+    # validation), so no --validate=false is needed.
     verbose = kubectl("create", "-f", manifest, "-v=6")
-    assert requests_of(verbose.stderr) == [
-        ("GET", "/openapi/v2?timeout=32s", 404),
-        ("GET", "/swagger-2.0.0.pb-v1?timeout=32s", 404),
-    ]
-    created = kubectl.ok("create", "-f", manifest, NO_VALIDATION)
-    assert created == "replicaset.apps/made created\n"
-    again = kubectl("create", "-f", manifest, NO_VALIDATION)
+    assert verbose.returncode == 0, verbose.output
+    assert ("GET", "/openapi/v2?timeout=32s", 200) in requests_of(verbose.stderr)
+    assert verbose.stdout == "replicaset.apps/made created\n"
+    again = kubectl("create", "-f", manifest)
     assert again.returncode == 1
     assert again.stderr.strip() == (
         'Error from server (AlreadyExists): error when creating "made.yaml": '
         'replicasets.apps "made" already exists'
+    )
+    bogus = kubectl.write(
+        "bogus.yaml",
+        REPLICA_SET.format(name="bogus", image="nginx:1.25").replace(
+            "  replicas: 2\n", "  replicas: 2\n  bogus: 1\n"
+        ),
+    )
+    refused = kubectl("create", "-f", bogus)
+    assert refused.returncode == 1
+    assert refused.stderr.strip() == (
+        'error: error validating "bogus.yaml": error validating data: '
+        'ValidationError(ReplicaSet.spec): unknown field "bogus" in '
+        "io.k8s.api.apps.v1.ReplicaSetSpec; if you choose to ignore these errors, turn "
+        "validation off with --validate=false"
     )
 
 

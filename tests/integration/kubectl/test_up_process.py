@@ -111,9 +111,8 @@ def test_other_bundled_minors_smoke(
     assert versions["clientVersion"]["minor"] == str(minor)
     assert versions["serverVersion"]["gitVersion"] == f"v1.{minor}.0"
     manifest = kubectl.write("rs.yaml", RS)
-    # kubectl <= 1.28 validates against protobuf openapi v2 only (kubectl-wire.md §9).
-    validate = ["--validate=false"] if minor <= 28 else []
-    assert kubectl.ok("create", "-f", manifest, *validate) == "replicaset.apps/smoke created\n"
+    # kubectl <= 1.28 reads the protobuf /openapi/v2 to validate: no --validate=false needed.
+    assert kubectl.ok("create", "-f", manifest) == "replicaset.apps/smoke created\n"
     assert kubectl.ok("get", "rs").splitlines()[1].split()[:2] == ["smoke", "1"]
     assert kubectl.ok("scale", "rs", "smoke", "--replicas=2") == "replicaset.apps/smoke scaled\n"
     assert "Replicas:     0 current / 2 desired" in kubectl.ok("describe", "rs", "smoke")

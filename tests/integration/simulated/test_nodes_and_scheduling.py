@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 
+from podscale.apiserver.discovery import version_info
 from podscale.runtime.simulated import NodeSpec
 from podscale.runtime.simulated.nodes import NODE_STATUS_REPORT_FREQUENCY
 
@@ -31,7 +32,8 @@ def test_nodes_register_ready_with_capacity_labels_and_addresses() -> None:
     assert a["metadata"]["labels"]["kubernetes.io/hostname"] == "a"
     assert a["metadata"]["labels"]["zone"] == "z1"
     assert {"type": "InternalIP", "address": "10.0.0.1"} in a["status"]["addresses"]
-    assert a["status"]["nodeInfo"]["kubeletVersion"] == "v1.35.0"
+    # The kubelets run the release the API server reports on /version.
+    assert a["status"]["nodeInfo"]["kubeletVersion"] == version_info()["gitVersion"]
     ready = condition(a, "Ready")
     assert ready is not None
     assert (ready["status"], ready["reason"]) == ("True", "KubeletReady")

@@ -164,7 +164,9 @@ def test_resource_for_unknown_raises() -> None:
         ("rs", [("apps/v1", "ReplicaSet")]),
         ("ns", [("v1", "Namespace")]),
         ("no", [("v1", "Node")]),
-        ("ev", [("v1", "Event")]),
+        # Both event APIs answer to "ev"; the core group comes first, as kubectl picks it.
+        ("ev", [("v1", "Event"), ("events.k8s.io/v1", "Event")]),
+        ("events.events.k8s.io", [("events.k8s.io/v1", "Event")]),
         (
             "hpa",
             [
@@ -197,6 +199,7 @@ def test_served_group_versions_in_discovery_order() -> None:
         ("autoscaling", "v1"),
         ("policy", "v1"),
         ("coordination.k8s.io", "v1"),
+        ("events.k8s.io", "v1"),
     ]
     assert preferred_version("autoscaling") == "v2"
     assert preferred_version("") == "v1"

@@ -50,7 +50,8 @@ def test_aggregated_discovery_negotiation(
     body = response.json()
     assert (body["kind"], body["apiVersion"]) == ("APIGroupDiscoveryList", api_version)
     groups = {item["metadata"]["name"]: item for item in body["items"]}
-    assert list(groups) == ["apps", "autoscaling", "policy", "coordination.k8s.io"]
+    assert list(groups)[:2] == ["apps", "autoscaling"]
+    assert {"authentication.k8s.io", "authorization.k8s.io"} <= set(groups)
     assert [v["version"] for v in groups["autoscaling"]["versions"]] == ["v2", "v1"]
     rs = next(
         r for r in groups["apps"]["versions"][0]["resources"] if r["resource"] == "replicasets"
@@ -160,4 +161,4 @@ def test_openapi_v3_is_served(client: TestClient) -> None:
     document = client.get(url).json()
     assert "io.k8s.api.apps.v1.ReplicaSet" in document["components"]["schemas"]
     assert client.get("/openapi/v3/apis/nogroup/v1").status_code == 404
-    assert client.get("/openapi/v2").status_code == 404
+    assert client.get("/openapi/v2/apis").status_code == 404

@@ -36,6 +36,7 @@ def _schema_name(group: str, version: str, kind: str) -> str:
         "autoscaling": "autoscaling",
         "policy": "policy",
         "coordination.k8s.io": "coordination",
+        "events.k8s.io": "events",
     }[group]
     return f"io.k8s.api.{package}.{version}.{kind}"
 

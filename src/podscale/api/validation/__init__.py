@@ -3,9 +3,10 @@
 This is the one entry point the API server (and the CLI's offline checks) call after defaulting.
 It dispatches on ``(apiVersion, kind)`` and the subresource to the per-kind validators: ``pod``
 (Pod), ``apps`` (ReplicaSet, Deployment, StatefulSet), ``hpa`` (HorizontalPodAutoscaler v1/v2
-and the autoscaling/v1 ``Scale`` of ``/scale``), and the small Namespace/Node/Event rules kept
-here. Shared building blocks live in ``names`` and ``objectmeta``; the result renders through
-``podscale.api.field_errors`` (``invalid_status`` builds the 422).
+and the autoscaling/v1 ``Scale`` of ``/scale``), ``events`` (events.k8s.io/v1 Event, on top of
+the core rules), and the small Namespace/Node/Event rules kept here. Shared building blocks
+live in ``names`` and ``objectmeta``; the result renders through ``podscale.api.field_errors``
+(``invalid_status`` builds the 422).
 
 Contract: pure, never mutates or defaults ``obj``. An unknown kind returns ``[]`` (the API server
 only routes registered kinds here; anything else has no validation upstream either). A status
@@ -20,7 +21,7 @@ from typing import Any, Final
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.api.field_errors import FieldError, FieldPath, invalid, required
-from podscale.api.validation import apps, core_config, pod, policy, service
+from podscale.api.validation import apps, core_config, events, pod, policy, service
 from podscale.api.validation.names import (
     is_dns1123_label,
     is_dns1123_subdomain,
@@ -163,6 +164,7 @@ _CREATE: Final[dict[tuple[str, str], Create]] = {
     ("v1", "Service"): service.validate_service,
     ("policy/v1", "PodDisruptionBudget"): policy.validate_pdb,
     ("coordination.k8s.io/v1", "Lease"): policy.validate_lease,
+    ("events.k8s.io/v1", "Event"): lambda obj: events.validate_v1_event(obj, _validate_event),
 }
 
 _UPDATE: Final[dict[tuple[str, str], Update]] = {
@@ -180,6 +182,9 @@ _UPDATE: Final[dict[tuple[str, str], Update]] = {
     ("v1", "Service"): service.validate_service_update,
     ("policy/v1", "PodDisruptionBudget"): policy.validate_pdb_update,
     ("coordination.k8s.io/v1", "Lease"): policy.validate_lease_update,
+    ("events.k8s.io/v1", "Event"): lambda new, old: events.validate_v1_event_update(
+        new, old, _validate_event
+    ),
 }
 
 _STATUS_UPDATE: Final[dict[tuple[str, str], Update]] = {

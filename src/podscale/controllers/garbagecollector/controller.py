@@ -47,7 +47,7 @@ __all__ = ["COMPONENT", "GarbageCollectorController", "default_gc_kinds"]
 _LOG = logging.getLogger(__name__)
 COMPONENT: Final = "garbage-collector-controller"
 # kube-controller-manager's default --gc-ignored-resources: events are never collected.
-_IGNORED: Final = frozenset({("", "Event")})
+_IGNORED: Final = frozenset({("", "Event"), ("events.k8s.io", "Event")})
 # Upstream's absentOwnerCache size.
 _ABSENT_CACHE_SIZE: Final = 500
 # An owner found live but of a kind nobody watches is re-checked this often (upstream

@@ -27,23 +27,33 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Final
 
+from podscale.api.version import KUBERNETES_VERSION
 from podscale.client.http import ApiError
 from podscale.controllers.runtime_api import ControllerApi
 from podscale.runtime.sim_nodes import node, set_node_ready
 from podscale.runtime.simulated.cluster_api import NODE
 from podscale.store.interface import Clock
 
-__all__ = ["NODE_STATUS_REPORT_FREQUENCY", "NodeSpec", "SimulatedNodes", "default_node_specs"]
+__all__ = [
+    "NODE_STATUS_REPORT_FREQUENCY",
+    "NodeSpec",
+    "SimulatedNodes",
+    "default_node_specs",
+    "node_info",
+]
 
 _LOG = logging.getLogger(__name__)
 JSON = dict[str, Any]
 NODE_STATUS_REPORT_FREQUENCY: Final = timedelta(minutes=5)
-KUBELET_VERSION: Final = "v1.35.0"  # the upstream release podscale follows
+# Namespace of the node ids derived from node names (uuid5), so a node keeps its ids
+# across restarts and seeds, as a real machine does.
+_NODE_ID_NAMESPACE: Final = uuid.UUID("5b0f8c2e-4d1a-5e8b-9c3f-706f64736361")
 _CONFLICT_RETRIES: Final = 3
 
 
@@ -63,6 +73,27 @@ def default_node_specs(count: int = 3) -> tuple[NodeSpec, ...]:
     return tuple(NodeSpec(f"node-{index}") for index in range(1, count + 1))
 
 
+def node_info(name: str) -> JSON:
+    """``status.nodeInfo`` as a kubelet reports it: every field upstream's NodeSystemInfo
+    requires (generated clients such as kubernetes_asyncio refuse a Node without them), the
+    ids stable per node name and the kubelet at the API server's own release."""
+    machine = uuid.uuid5(_NODE_ID_NAMESPACE, f"machine/{name}")
+    return {
+        "machineID": machine.hex,
+        "systemUUID": str(uuid.uuid5(_NODE_ID_NAMESPACE, f"system/{name}")).upper(),
+        "bootID": str(uuid.uuid5(_NODE_ID_NAMESPACE, f"boot/{name}")),
+        "kernelVersion": "6.1.0-podscale",
+        "osImage": "podscale simulated node",
+        "containerRuntimeVersion": "simulated://1.0.0",
+        "kubeletVersion": KUBERNETES_VERSION,
+        # Deprecated upstream (kube-proxy may not run; kubelets then report the kubelet's
+        # version) but still required by the generated models.
+        "kubeProxyVersion": KUBERNETES_VERSION,
+        "operatingSystem": "linux",
+        "architecture": "amd64",
+    }
+
+
 def _with_host_details(obj: JSON, index: int) -> JSON:
     """Addresses and ``nodeInfo`` as a kubelet reports them (``kubectl get nodes -o wide``)."""
     name = str(obj["metadata"]["name"])
@@ -70,14 +101,7 @@ def _with_host_details(obj: JSON, index: int) -> JSON:
         {"type": "InternalIP", "address": f"10.0.0.{index + 1}"},
         {"type": "Hostname", "address": name},
     ]
-    obj["status"]["nodeInfo"] = {
-        "architecture": "amd64",
-        "operatingSystem": "linux",
-        "osImage": "podscale simulated node",
-        "kernelVersion": "simulated",
-        "containerRuntimeVersion": "simulated://1.0",
-        "kubeletVersion": KUBELET_VERSION,
-    }
+    obj["status"]["nodeInfo"] = node_info(name)
     return obj
 
 
