@@ -47,6 +47,8 @@ SPECIAL = {
     ".k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1": "fv1",
     ".k8s.io.apimachinery.pkg.util.intstr.IntOrString": "ios",
     ".k8s.io.apimachinery.pkg.runtime.RawExtension": "raw",
+    # Go's ``type ExtraValue []string``: a list in JSON, a wrapper message on the wire.
+    ".k8s.io.api.authentication.v1.ExtraValue": "ss",
 }
 SCALARS = {3: "i64", 5: "i32", 8: "b", 9: "s", 12: "y"}
 # Go structs embedded with ``json:",inline"``: their fields sit in the parent's JSON object.

@@ -122,6 +122,8 @@ def _decode_value(reader: WireReader, kind: FieldKind) -> Any:
         return _decode_time(payload, micro=kind is FieldKind.MICRO_TIME)
     if kind is FieldKind.INT_OR_STRING:
         return _decode_int_or_string(payload)
+    if kind is FieldKind.STRING_LIST:
+        return _decode_string_list(payload)
     assert kind is FieldKind.FIELDS_V1, kind
     return _decode_fields_v1(payload)
 
@@ -187,6 +189,20 @@ def _decode_int_or_string(payload: bytes) -> int | str:
     raise ProtobufError("impossible IntOrString.Type")
 
 
+def _decode_string_list(payload: bytes) -> list[str]:
+    reader = WireReader(payload)
+    items: list[str] = []
+    while not reader.at_end():
+        number, wire_type = reader.read_tag("ExtraValue")
+        if number != 1:
+            reader.skip(wire_type)
+            continue
+        if wire_type != BYTES:
+            raise ProtobufError(f"proto: wrong wireType = {wire_type} for field Items")
+        items.append(decode_string(reader.read_bytes()))
+    return items
+
+
 def _decode_fields_v1(payload: bytes) -> Any:
     raw = _fields(payload, "FieldsV1", {1: "Raw$"}).get(1, b"")
     if not raw:
@@ -235,5 +251,6 @@ def _zero(spec: FieldSpec) -> Any:
         FieldKind.INT32: 0,
         FieldKind.INT64: 0,
         FieldKind.MESSAGE: {},
+        FieldKind.STRING_LIST: [],
     }
     return zeros.get(spec.value or FieldKind.MESSAGE)

@@ -40,6 +40,9 @@ class FieldKind(Enum):
     MICRO_TIME = "mt"
     INT_OR_STRING = "ios"
     FIELDS_V1 = "fv1"
+    # A message {1: repeated string} that Go declares as a named []string (ExtraValue):
+    # its JSON is the list itself.
+    STRING_LIST = "ss"
     MESSAGE = "message"
     MAP = "map"
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 from typing import Final
 
 MESSAGES: Final = {
-    "authn_v1.ExtraValue": "1:items:s*",
     "authn_v1.SelfSubjectReview": (
         "1:metadata:meta.ObjectMeta:ObjectMeta 2:status:SelfSubjectReviewStatus"
     ),
     "authn_v1.SelfSubjectReviewStatus": "1:userInfo:UserInfo",
-    "authn_v1.UserInfo": "1:username:s 2:uid:s:UID 3:groups:s* 4:extra:{s:authn_v1.ExtraValue}",
+    "authn_v1.UserInfo": "1:username:s 2:uid:s:UID 3:groups:s* 4:extra:{s:ss}",
     "authn_v1beta1.SelfSubjectReview": (
         "1:metadata:meta.ObjectMeta:ObjectMeta 2:status:SelfSubjectReviewStatus"
     ),

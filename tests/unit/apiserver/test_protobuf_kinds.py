@@ -207,6 +207,8 @@ def _value(kind: FieldKind, value: Any, message: MessageSpec | None) -> tuple[in
         return 2, _len(1, value.encode())
     if kind in (FieldKind.TIME, FieldKind.MICRO_TIME):
         return 2, _timestamp(value)
+    if kind is FieldKind.STRING_LIST:
+        return 2, b"".join(_len(1, item.encode()) for item in value)
     if kind is FieldKind.INT_OR_STRING:
         if isinstance(value, int):
             return 2, _varint(1 << 3) + _varint(0) + _varint(2 << 3) + _varint(value)
@@ -673,6 +675,49 @@ OBJECTS: dict[str, JSON] = {
         "type": "Normal",
         "deprecatedCount": 2,
         "deprecatedFirstTimestamp": _STAMP,
+    },
+    "self-subject-review": {
+        "apiVersion": "authentication.k8s.io/v1",
+        "kind": "SelfSubjectReview",
+        "metadata": {"generateName": "who-"},
+        "status": {
+            "userInfo": {
+                "username": "podscale-admin",
+                "groups": ["system:masters", "system:authenticated"],
+                "extra": {"scopes": ["a", "b"]},
+            }
+        },
+    },
+    "self-subject-review-v1beta1": {
+        "apiVersion": "authentication.k8s.io/v1beta1",
+        "kind": "SelfSubjectReview",
+        "metadata": {"name": "me"},
+        "status": {"userInfo": {"username": "someone", "uid": "42"}},
+    },
+    "self-subject-access-review": {
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": "SelfSubjectAccessReview",
+        "metadata": {},
+        "spec": {
+            "resourceAttributes": {
+                "namespace": "default",
+                "verb": "create",
+                "group": "apps",
+                "resource": "deployments",
+                "subresource": "scale",
+                "name": "web",
+                "labelSelector": {
+                    "requirements": [{"key": "app", "operator": "In", "values": ["web"]}]
+                },
+                "fieldSelector": {"rawSelector": "metadata.name=web"},
+            }
+        },
+    },
+    "self-subject-rules-review": {
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": "SelfSubjectRulesReview",
+        "metadata": {},
+        "spec": {"namespace": "default"},
     },
 }
 
