@@ -32,6 +32,7 @@ __all__ = [
     "keep_equal_timestamps",
     "pod_qos_class",
     "prepare_for_create",
+    "prepare_for_finalize",
     "prepare_for_status_update",
     "prepare_for_update",
     "update_generation",
@@ -58,6 +59,8 @@ _STATUS_KEPT_ON_UPDATE: Final = frozenset(
 _GENERATION_ON_SPEC: Final = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "Pod"})
 # ... and also on an annotation change of the main resource.
 _GENERATION_ON_ANNOTATIONS: Final = frozenset({"Deployment"})
+# The finalizer the namespace controller removes once a namespace's content is gone.
+_KUBERNETES_FINALIZER: Final = "kubernetes"
 # Metadata a status write takes from the stored object (besides the generic BeforeUpdate
 # fields); every other kind's status strategy only keeps the spec.
 _STATUS_KEEPS_METADATA: Final[Mapping[str, tuple[str, ...]]] = {
@@ -73,12 +76,41 @@ def prepare_for_create(obj: JSON) -> None:
         obj.pop("status", None)
     elif obj.get("kind") == "Pod":
         obj["status"] = {"phase": "Pending", "qosClass": pod_qos_class(obj.get("spec"))}
+    elif obj.get("kind") == "Namespace":
+        _prepare_namespace_for_create(obj)
     metadata = obj["metadata"]
     # Server-owned metadata is never taken from a create request.
     for key in ("uid", "creationTimestamp", "deletionTimestamp", "selfLink"):
         metadata.pop(key, None)
     if obj.get("kind") in _GENERATION_ON_SPEC:
         metadata["generation"] = 1
+
+
+def _prepare_namespace_for_create(obj: JSON) -> None:
+    """Upstream's namespace ``PrepareForCreate``: a new namespace is Active, and its
+    ``spec.finalizers`` always holds ``kubernetes`` (appended to any others), so the
+    namespace controller empties it before it goes. Not a default: /finalize may drop it."""
+    obj["status"] = {"phase": "Active"}
+    spec = obj.setdefault("spec", {})
+    if spec is None:
+        spec = obj["spec"] = {}
+    if not isinstance(spec, dict):
+        return  # the wrong JSON type: admission refuses it next
+    finalizers = spec.get("finalizers")
+    if finalizers is None:
+        spec["finalizers"] = [_KUBERNETES_FINALIZER]
+    elif isinstance(finalizers, list) and _KUBERNETES_FINALIZER not in finalizers:
+        finalizers.append(_KUBERNETES_FINALIZER)
+
+
+def prepare_for_finalize(obj: JSON, old: JSON) -> None:
+    """Upstream ``BeforeUpdate`` + the namespace finalize strategy: ``namespaces/finalize``
+    writes the spec (its finalizers) and metadata; the status is the stored one."""
+    _before_update(obj["metadata"], old.get("metadata") or {})
+    if "status" in old:
+        obj["status"] = copy.deepcopy(old["status"])
+    else:
+        obj.pop("status", None)
 
 
 def _keep(metadata: JSON, old_metadata: Mapping[str, Any], key: str) -> None:
@@ -156,7 +188,7 @@ def prepare_for_update(obj: JSON, old: JSON) -> None:
             obj.pop("status", None)
     spec = obj.get("spec")
     if obj.get("kind") == "Namespace" and isinstance(spec, dict):
-        # Namespace finalizers change only through /finalize, which podscale does not serve.
+        # Namespace finalizers change only through /finalize (``prepare_for_finalize``).
         old_finalizers = (old.get("spec") or {}).get("finalizers")
         if old_finalizers is None:
             spec.pop("finalizers", None)
