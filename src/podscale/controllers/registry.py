@@ -28,6 +28,7 @@ from podscale.controllers.hpa.controller import (
 )
 from podscale.controllers.hpa.metrics_client import MetricsClient
 from podscale.controllers.manager import Controller
+from podscale.controllers.namespace.controller import NamespaceController
 from podscale.controllers.replicaset.controller import ReplicaSetController
 from podscale.controllers.runtime_api import ControllerApi
 from podscale.controllers.statefulset.controller import StatefulSetController
@@ -102,6 +103,9 @@ _SPECS: Final[tuple[ControllerSpec, ...]] = (
         lambda c: GarbageCollectorController(c.api, c.clock),
     ),
     ControllerSpec(HPA_CONTROLLER, "horizontalpodautoscaling", _hpa_controller),
+    ControllerSpec(
+        "namespace-controller", "namespace", lambda c: NamespaceController(c.api, c.clock)
+    ),
 )
 
 CONTROLLER_NAMES: Final[tuple[str, ...]] = tuple(spec.name for spec in _SPECS)

@@ -18,6 +18,7 @@ from kubernetes import watch as k8s_watch
 from kubernetes.client.rest import ApiException
 
 from podscale.apiserver.app import create_app
+from podscale.apiserver.bootstrap import SYSTEM_NAMESPACES
 from podscale.apiserver.server import RunningServer, start_in_thread
 from podscale.store.clock import SystemClock
 from podscale.store.memory import MemoryStore
@@ -172,7 +173,8 @@ def test_core_kinds_deserialize_strictly(api_client: k8s.ApiClient) -> None:
         "count": 1,
     }
     core.create_namespaced_event("team", event)
-    assert [n.metadata.name for n in core.list_namespace().items] == ["team"]
+    names = [n.metadata.name for n in core.list_namespace().items]
+    assert names == sorted(["team", *SYSTEM_NAMESPACES])
     assert [n.metadata.name for n in core.list_node().items] == ["n1"]
     assert [p.metadata.name for p in core.list_pod_for_all_namespaces().items] == ["p1"]
     selected = core.list_namespaced_event(
@@ -184,6 +186,7 @@ def test_core_kinds_deserialize_strictly(api_client: k8s.ApiClient) -> None:
 
 def test_watch_resumes_from_resource_version(api_client: k8s.ApiClient) -> None:
     apps = k8s.AppsV1Api(api_client)
+    k8s.CoreV1Api(api_client).create_namespace({"metadata": {"name": "watched"}})
     since = apps.list_namespaced_replica_set("watched").metadata.resource_version
     apps.create_namespaced_replica_set("watched", _workload("ReplicaSet", "w1"))
     apps.patch_namespaced_replica_set_scale("w1", "watched", {"spec": {"replicas": 4}})
