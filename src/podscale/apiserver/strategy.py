@@ -8,8 +8,10 @@ kube-apiserver's per-kind ``PrepareForCreate``/``PrepareForUpdate`` of the main 
   their ReplicaSets); every other kind keeps whatever it has (HPA generation tracking came
   after v1.35). The store persists the value decided here.
 - status is owned by the status subresource (reset on create for workloads and HPAs; a new
-  Pod starts ``Pending`` with its QoS class); a status write keeps the stored spec, and
-  per kind some metadata (Deployment labels; Pod owner references and deletion timestamp).
+  Pod starts ``Pending`` with its QoS class, a new Namespace ``Active`` with the
+  ``kubernetes`` finalizer, which only ``namespaces/finalize`` changes later); a status
+  write keeps the stored spec, and per kind some metadata (Deployment labels; Pod owner
+  references and deletion timestamp).
 - uid (when left out), creationTimestamp and a set deletionTimestamp or grace period are
   the stored ones; a deletionTimestamp set by an update is refused by validation (pods/status
   drops it). ``keep_equal_timestamps`` treats a re-rendered instant (``+00:00`` for ``Z``)
