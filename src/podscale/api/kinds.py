@@ -105,6 +105,8 @@ def _status(group: str, version: str, kind: str) -> Subresource:
 _SCALE: Final = Subresource("scale", "autoscaling", "v1", "Scale")
 # pods/binding is write-only: discovery lists it with the single verb "create".
 _BINDING: Final = Subresource("binding", "", "v1", "Binding", verbs=("create",))
+# namespaces/finalize only takes a PUT of the Namespace (the namespace controller's write).
+_FINALIZE: Final = Subresource("finalize", "", "v1", "Namespace", verbs=("update",))
 
 
 def _workload(kind: str, plural: str, short: str) -> KindInfo:
@@ -190,7 +192,7 @@ _KINDS: Final[tuple[KindInfo, ...]] = (
         short_names=("ns",),
         namespaced=False,
         verbs=_NAMESPACE_VERBS,
-        subresources=(_status("", "v1", "Namespace"),),
+        subresources=(_status("", "v1", "Namespace"), _FINALIZE),
         categories=(),
         list_kind="NamespaceList",
     ),

@@ -20,6 +20,7 @@ from starlette.routing import Route
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.apiserver import discovery, extensions
+from podscale.apiserver.bootstrap import ensure_system_namespaces
 from podscale.apiserver.errors import (
     ApiError,
     error_headers,
@@ -162,8 +163,10 @@ def create_app(
 
     Each metrics provider, when given, serves (and makes discovery list) its group:
     metrics.k8s.io, custom.metrics.k8s.io and external.metrics.k8s.io. ``service_network``
-    is where Services get cluster IPs and node ports (default: kube-apiserver's ranges).
+    is where Services get cluster IPs and node ports (default: kube-apiserver's ranges). The system
+    namespaces are created if missing (``bootstrap``), as kube-apiserver does at start.
     """
+    ensure_system_namespaces(store)
     state = ServerState(
         store=store,
         clock=clock,

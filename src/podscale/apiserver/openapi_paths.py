@@ -266,6 +266,8 @@ def group_version_paths(infos: list[KindInfo]) -> dict[str, Schema]:
         for sub in info.subresources:
             sub_ops = _Operations(info, sub)
             sub_item = sub_ops.create_only() if sub.verbs == ("create",) else sub_ops.item()
+            if sub.verbs == ("update",):  # namespaces/finalize: PUT only, as upstream
+                sub_item = {"put": sub_item["put"]}
             paths[f"{collection}/{{name}}/{sub.name}"] = _with_params(
                 sub_item, [name, *scope_params, _PRETTY]
             )

@@ -22,7 +22,7 @@ from podscale.api import invalid_status
 from podscale.api.field_errors import required
 from podscale.api.kinds import KindInfo
 from podscale.api.warnings import warnings_for
-from podscale.apiserver import admission, extensions, list_options, strategy
+from podscale.apiserver import admission, extensions, list_options, namespace_lifecycle, strategy
 from podscale.apiserver.errors import ApiError, bad_request, from_store_error, method_not_allowed
 from podscale.apiserver.operations_types import (
     EncodedBody,
@@ -248,10 +248,14 @@ def create_object(
     admission.check_type(obj, info)
     check_namespace(obj, info, namespace)
     metadata = obj["metadata"]
+    # Decoding (strict fields) comes first, then admission, then the create strategy.
+    warnings = admission.check_unknown_fields(obj, options)
+    namespace_lifecycle.admit(
+        state, info, "create", namespace, namespace_lifecycle.request_name(metadata)
+    )
     if metadata.get("resourceVersion"):
         raise bad_request("resourceVersion should not be set on objects to be created")
     _generate_name(metadata)
-    warnings = admission.check_unknown_fields(obj, options)
     strategy.prepare_for_create(obj)
     obj = admission.default_and_validate(obj, info, feature_gates=state.feature_gates)
     warnings += warnings_for(obj)
@@ -279,6 +283,8 @@ def _admit_update(
     state: ServerState, obj: JSON, old: JSON, info: KindInfo, options: admission.WriteOptions
 ) -> tuple[JSON, list[str]]:
     warnings = admission.check_unknown_fields(obj, options)
+    name = str(old["metadata"].get("name", ""))
+    namespace_lifecycle.admit(state, info, "update", old["metadata"].get("namespace"), name)
     strategy.prepare_for_update(obj, old)
     admitted = admission.default_and_validate(obj, info, old=old, feature_gates=state.feature_gates)
     return admitted, warnings + warnings_for(admitted, old)

@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from podscale.api.field_errors import ErrorType, FieldError, invalid_status, required
 from podscale.api.kinds import KindInfo, kind_for
-from podscale.apiserver import admission
+from podscale.apiserver import admission, namespace_lifecycle
 from podscale.apiserver.errors import ApiError, bad_request, conflict, from_store_error
 from podscale.apiserver.openapi_types import type_mismatches
 from podscale.apiserver.operations import check_namespace, get_object
@@ -174,6 +174,7 @@ def create_binding(
 ) -> Written:
     """POST ``pods/{name}/binding``: bind the pod; the Success ``Status`` and the warnings."""
     binding, warnings = _decode_binding(body, namespace, options)
+    namespace_lifecycle.admit(state, info, "create", namespace, name)
     binding_meta = binding["metadata"]
     if (binding_meta.get("name") or "") != name:
         raise bad_request("name in URL does not match name in Binding object")

@@ -8,6 +8,7 @@ Replies as kube-apiserver: 202 with the object while finalizers keep it, else th
 object for pods and a ``Status`` Success (``details`` name/group/kind/uid) for the rest.
 Pods are deleted gracefully (``operations_graceful``): a bound pod is marked with a
 ``deletionTimestamp`` and the reply is the marked pod (200) until its kubelet deletes it.
+Namespaces have their own delete (``operations_namespace``: Terminating, then finalized).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from podscale.api.field_errors import not_supported
 from podscale.api.kinds import KindInfo
 from podscale.apiserver.errors import ApiError, from_store_error
 from podscale.apiserver.operations_graceful import plan_graceful_delete
+from podscale.apiserver.operations_namespace import delete_namespace
 from podscale.apiserver.operations_types import Deleted, DeleteOptions
 from podscale.apiserver.resources import storage_resource, to_served
 from podscale.apiserver.selectors import build_predicate
@@ -75,6 +77,8 @@ def delete_object(
     options: DeleteOptions,
 ) -> Deleted:
     finalizers = finalizers_for(options)
+    if info.kind == "Namespace" and not info.group:
+        return delete_namespace(state, info, name, options, finalizers)
     resource = storage_resource(info)
     try:
         if options.dry_run:

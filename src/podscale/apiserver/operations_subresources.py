@@ -20,7 +20,7 @@ from typing import Any
 
 from podscale.api import invalid_status, label_selector_to_string, validate
 from podscale.api.kinds import KindInfo
-from podscale.apiserver import admission, extensions, strategy
+from podscale.apiserver import admission, extensions, namespace_lifecycle, strategy
 from podscale.apiserver.errors import ApiError, bad_request, from_store_error
 from podscale.apiserver.openapi_types import type_mismatches
 from podscale.apiserver.operations import check_namespace, check_object_name, get_object
@@ -69,6 +69,7 @@ def _write_status(
     check_object_name(obj, name)
     check_namespace(obj, info, namespace)
     warnings = admission.check_unknown_fields(obj, options)
+    namespace_lifecycle.admit(state, info, "update", namespace, name)
     strategy.prepare_for_status_update(obj, old)
     if patched and not obj["metadata"].get("resourceVersion"):
         obj["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion", "")

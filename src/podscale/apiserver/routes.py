@@ -4,9 +4,10 @@
 kube-apiserver's installer: collection paths take list/watch (GET), create (POST) and
 deletecollection (DELETE), but the all-namespaces path of a namespaced resource only list and
 watch; object paths take get/update/patch/delete; ``status``/``scale`` take get/update/patch,
-``pods/binding`` only create (POST). A verb the resource does not support is 405; a path shape
-it does not have is 404. A 405 names the methods the path does take in ``Allow``, in the
-order kube-apiserver's installer registers them (its go-restful router answers so).
+``pods/binding`` only create (POST), ``namespaces/finalize`` only update (PUT). A verb the
+resource does not support is 405; a path shape it does not have is 404. A 405 names the
+methods the path does take in ``Allow``, in the order kube-apiserver's installer registers
+them (its go-restful router answers so).
 """
 
 from __future__ import annotations
@@ -97,6 +98,8 @@ async def _subresource(
         return await handlers_write.create_binding(state, request, info, target)
     if sub.name == "scale":
         return await subresources.handle_scale(state, request, info, target)
+    if sub.name == "finalize":
+        return await subresources.handle_finalize(state, request, info, target)
     return await subresources.handle_status(state, request, info, target)
 
 

@@ -8,8 +8,10 @@ kube-apiserver's per-kind ``PrepareForCreate``/``PrepareForUpdate`` of the main 
   their ReplicaSets); every other kind keeps whatever it has (HPA generation tracking came
   after v1.35). The store persists the value decided here.
 - status is owned by the status subresource (reset on create for workloads and HPAs; a new
-  Pod starts ``Pending`` with its QoS class); a status write keeps the stored spec, and
-  per kind some metadata (Deployment labels; Pod owner references and deletion timestamp).
+  Pod starts ``Pending`` with its QoS class, a new Namespace ``Active`` with the
+  ``kubernetes`` finalizer, which only ``namespaces/finalize`` changes later); a status
+  write keeps the stored spec, and per kind some metadata (Deployment labels; Pod owner
+  references and deletion timestamp).
 - uid (when left out), creationTimestamp and a set deletionTimestamp or grace period are
   the stored ones; a deletionTimestamp set by an update is refused by validation (pods/status
   drops it). ``keep_equal_timestamps`` treats a re-rendered instant (``+00:00`` for ``Z``)
@@ -33,6 +35,7 @@ __all__ = [
     "keep_equal_timestamps",
     "pod_qos_class",
     "prepare_for_create",
+    "prepare_for_finalize",
     "prepare_for_status_update",
     "prepare_for_update",
     "update_generation",
@@ -64,6 +67,8 @@ _GENERATION_ON_SPEC: Final = frozenset(
 )
 # ... and also on an annotation change of the main resource.
 _GENERATION_ON_ANNOTATIONS: Final = frozenset({"Deployment"})
+# The finalizer the namespace controller removes once a namespace's content is gone.
+_KUBERNETES_FINALIZER: Final = "kubernetes"
 # Metadata a status write takes from the stored object (besides the generic BeforeUpdate
 # fields); every other kind's status strategy only keeps the spec.
 _STATUS_KEEPS_METADATA: Final[Mapping[str, tuple[str, ...]]] = {
@@ -79,6 +84,8 @@ def prepare_for_create(obj: JSON) -> None:
         obj.pop("status", None)
     elif obj.get("kind") == "Pod":
         obj["status"] = {"phase": "Pending", "qosClass": pod_qos_class(obj.get("spec"))}
+    elif obj.get("kind") == "Namespace":
+        _prepare_namespace_for_create(obj)
     metadata = obj["metadata"]
     # Server-owned metadata is never taken from a create request.
     for key in ("uid", "creationTimestamp", "deletionTimestamp", "selfLink"):
@@ -87,6 +94,33 @@ def prepare_for_create(obj: JSON) -> None:
         metadata["generation"] = 1
     if obj.get("kind") == "Service":
         prepare_service_create(obj)
+
+
+def _prepare_namespace_for_create(obj: JSON) -> None:
+    """Upstream's namespace ``PrepareForCreate``: a new namespace is Active, and its
+    ``spec.finalizers`` always holds ``kubernetes`` (appended to any others), so the
+    namespace controller empties it before it goes. Not a default: /finalize may drop it."""
+    obj["status"] = {"phase": "Active"}
+    spec = obj.setdefault("spec", {})
+    if spec is None:
+        spec = obj["spec"] = {}
+    if not isinstance(spec, dict):
+        return  # the wrong JSON type: admission refuses it next
+    finalizers = spec.get("finalizers")
+    if finalizers is None:
+        spec["finalizers"] = [_KUBERNETES_FINALIZER]
+    elif isinstance(finalizers, list) and _KUBERNETES_FINALIZER not in finalizers:
+        finalizers.append(_KUBERNETES_FINALIZER)
+
+
+def prepare_for_finalize(obj: JSON, old: JSON) -> None:
+    """Upstream ``BeforeUpdate`` + the namespace finalize strategy: ``namespaces/finalize``
+    writes the spec (its finalizers) and metadata; the status is the stored one."""
+    _before_update(obj["metadata"], old.get("metadata") or {})
+    if "status" in old:
+        obj["status"] = copy.deepcopy(old["status"])
+    else:
+        obj.pop("status", None)
 
 
 def _keep(metadata: JSON, old_metadata: Mapping[str, Any], key: str) -> None:
@@ -164,7 +198,7 @@ def prepare_for_update(obj: JSON, old: JSON) -> None:
             obj.pop("status", None)
     spec = obj.get("spec")
     if obj.get("kind") == "Namespace" and isinstance(spec, dict):
-        # Namespace finalizers change only through /finalize, which podscale does not serve.
+        # Namespace finalizers change only through /finalize (``prepare_for_finalize``).
         old_finalizers = (old.get("spec") or {}).get("finalizers")
         if old_finalizers is None:
             spec.pop("finalizers", None)

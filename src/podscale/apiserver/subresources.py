@@ -1,4 +1,4 @@
-"""The ``status`` and ``scale`` subresources over HTTP.
+"""The ``status``, ``scale`` and ``finalize`` subresources over HTTP.
 
 Shells over ``operations_subresources`` (which holds the semantics: status writes keep the
 spec and the protected metadata; scale writes set the parent's ``spec.replicas`` under
@@ -12,13 +12,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from podscale.api.kinds import KindInfo
-from podscale.apiserver import admission, operations, operations_subresources
+from podscale.apiserver import admission, operations, operations_namespace, operations_subresources
 from podscale.apiserver.handlers_write import encoded_body, respond
 from podscale.apiserver.operations_subresources import scale_of
 from podscale.apiserver.resources import Target
 from podscale.apiserver.state import ServerState, json_response
 
-__all__ = ["handle_scale", "handle_status", "scale_of"]
+__all__ = ["handle_finalize", "handle_scale", "handle_status", "scale_of"]
 
 
 async def handle_status(
@@ -56,4 +56,16 @@ async def handle_scale(
         written = operations_subresources.update_scale(
             state, info, target.namespace, name, body, options
         )
+    return respond(written, 200)
+
+
+async def handle_finalize(
+    state: ServerState, request: Request, info: KindInfo, target: Target
+) -> Response:
+    """PUT ``namespaces/{name}/finalize`` (the router allows no other verb)."""
+    options = admission.write_options(request)
+    body = await encoded_body(request)
+    written = operations_namespace.update_finalize(
+        state, info, target.namespace, target.name or "", body, options
+    )
     return respond(written, 200)

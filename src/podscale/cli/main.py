@@ -151,7 +151,7 @@ def _check_controllers(_ctx: click.Context, _param: click.Parameter, value: str)
     callback=_check_controllers,
     help="Controllers to run, as kube-controller-manager's flag: '*' all, 'foo' enables, "
     "'-foo' disables (replicaset, deployment, statefulset, garbagecollector, "
-    "horizontalpodautoscaling); '' runs none.",
+    "horizontalpodautoscaling, namespace); '' runs none.",
 )
 @click.option(
     "--simulate/--no-simulate",

@@ -30,10 +30,12 @@ from podscale.apiserver import (
     operations,
     operations_binding,
     operations_delete,
+    operations_namespace,
     operations_subresources,
     operations_watch,
 )
 from podscale.apiserver import errors as server_errors
+from podscale.apiserver.bootstrap import ensure_system_namespaces
 from podscale.apiserver.operations_types import DeleteOptions, EncodedBody, Written
 from podscale.apiserver.state import ServerState
 from podscale.client.http import ApiError
@@ -91,6 +93,7 @@ _UPDATES: Mapping[str, tuple[str, _Writer]] = {
     "": ("update", operations.update_object),
     "scale": ("update", operations_subresources.update_scale),
     "status": ("update", operations_subresources.update_status),
+    "finalize": ("update", operations_namespace.update_finalize),
 }
 # POST to an object's subresource: only pods/binding takes one.
 _CREATES: Mapping[str, tuple[str, _Writer]] = {
@@ -126,6 +129,9 @@ class InProcessApi:
         feature_gates: frozenset[str] = DEFAULT_FEATURE_GATES,
         bookmark_interval: float = 5.0,
     ) -> InProcessApi:
+        """An API over ``store``; the system namespaces are created if missing, as
+        kube-apiserver does at start, so objects can be created in ``default``."""
+        ensure_system_namespaces(store)
         state = ServerState(
             store=store,
             clock=clock,

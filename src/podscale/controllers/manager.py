@@ -53,6 +53,7 @@ DEFAULT_WORKERS: Final[Mapping[str, int]] = {
     "concurrent_statefulset_syncs": 5,
     "concurrent_gc_syncs": 20,
     "concurrent_horizontal_pod_autoscaler_syncs": 5,
+    "concurrent_namespace_syncs": 10,
 }
 # kube-controller-manager's --min-resync-period default.
 DEFAULT_RESYNC: Final = timedelta(hours=12)

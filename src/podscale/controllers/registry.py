@@ -28,6 +28,7 @@ from podscale.controllers.hpa.controller import (
 )
 from podscale.controllers.hpa.metrics_client import MetricsClient
 from podscale.controllers.manager import Controller
+from podscale.controllers.namespace.controller import NamespaceController
 from podscale.controllers.podgc import PodGarbageCollectorController
 from podscale.controllers.replicaset.controller import ReplicaSetController
 from podscale.controllers.runtime_api import ControllerApi
@@ -103,6 +104,9 @@ _SPECS: Final[tuple[ControllerSpec, ...]] = (
         lambda c: GarbageCollectorController(c.api, c.clock),
     ),
     ControllerSpec(HPA_CONTROLLER, "horizontalpodautoscaling", _hpa_controller),
+    ControllerSpec(
+        "namespace-controller", "namespace", lambda c: NamespaceController(c.api, c.clock)
+    ),
     # Last, so the controllers above keep the random generators they always drew.
     ControllerSpec(
         "pod-garbage-collector-controller",

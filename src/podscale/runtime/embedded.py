@@ -92,7 +92,8 @@ _SIMULATED_USAGE = "simulated/request-rates"
 def default_controllers(context: ControllerContext) -> list[Controller]:
     """The controllers of the embedded control plane: every controller of
     ``podscale.controllers.registry`` (ReplicaSet, Deployment, StatefulSet, garbage
-    collector, HPA). ``controllers_from_flag`` selects a subset as ``--controllers`` does."""
+    collector, HPA, namespace). ``controllers_from_flag`` selects a subset as
+    ``--controllers`` does."""
     return build_controllers(context)
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "is_finalized",
     "key_of",
     "mark_deleting",
+    "namespace_finalizers",
     "stamp_created",
     "stamp_updated",
     "with_revision",
@@ -176,13 +177,29 @@ def _starts_or_shortens_grace(old_meta: JSON, meta: JSON) -> bool:
     return old_grace is not None and grace < old_grace
 
 
+def namespace_finalizers(obj: JSON) -> list[Any]:
+    """A Namespace's ``spec.finalizers`` (``kubernetes``: its content is not removed yet);
+    [] for every other kind. Upstream's namespace registry keeps a namespace while they
+    are set (``ShouldDeleteNamespaceDuringUpdate``), on top of ``metadata.finalizers``."""
+    if obj.get("kind") != "Namespace":
+        return []
+    spec = obj.get("spec")
+    finalizers = spec.get("finalizers") if isinstance(spec, dict) else None
+    return finalizers if isinstance(finalizers, list) else []
+
+
 def is_finalized(obj: JSON) -> bool:
     """Marked for deletion with no finalizer left and no grace period pending (a gracefully
     deleted pod stays until its kubelet deletes it with grace 0): the object must go now."""
     meta = _metadata(obj)
     grace = _grace(meta)
     pending = grace is not None and grace > 0
-    return bool(meta.get("deletionTimestamp")) and not meta.get("finalizers") and not pending
+    return (
+        bool(meta.get("deletionTimestamp"))
+        and not meta.get("finalizers")
+        and not pending
+        and not namespace_finalizers(obj)
+    )
 
 
 def check_preconditions(resource: str, stored: JSON, preconditions: Preconditions | None) -> None:
@@ -226,21 +243,32 @@ def mark_deleting(
     With finalizers (existing or added) the object is marked instead of removed, as
     upstream's ``markAsDeleting``: generation +1 and ``deletionTimestamp`` the first time,
     ``deletionGracePeriodSeconds: 0``. ``next_state`` is None when the mark is already in
-    place (a repeated delete writes nothing, like upstream's no-op update)."""
+    place (a repeated delete writes nothing, like upstream's no-op update).
+
+    A Namespace is marked as upstream's namespace storage does it (its ``spec.finalizers``
+    keep it too): ``deletionTimestamp`` and ``status.phase: Terminating`` in one write,
+    without a grace period; the namespace controller removes its content, then the
+    ``kubernetes`` finalizer through ``/finalize``."""
     meta = _metadata(stored)
     existing = meta.get("finalizers") or []
     finalizers = _merge_finalizers(
         existing if isinstance(existing, list) else [], finalizers_to_add
     )
-    if not finalizers:
+    held_by_spec = bool(namespace_finalizers(stored))
+    if not finalizers and not held_by_spec:
         return None, True
     copied, new_meta = _copy_top(stored)
-    new_meta["finalizers"] = finalizers
+    if finalizers:
+        new_meta["finalizers"] = finalizers
     if not new_meta.get("deletionTimestamp"):
         if _generation(new_meta) > 0:
             new_meta["generation"] = _generation(new_meta) + 1
         new_meta["deletionTimestamp"] = timestamp
-    new_meta["deletionGracePeriodSeconds"] = 0
+    if stored.get("kind") == "Namespace":
+        status = copied.get("status")
+        copied["status"] = {**(status if isinstance(status, dict) else {}), "phase": "Terminating"}
+    else:
+        new_meta["deletionGracePeriodSeconds"] = 0
     if copied == stored:
         return None, False
     new_meta["resourceVersion"] = str(revision)

@@ -18,7 +18,7 @@ from kubernetes import watch as k8s_watch
 from kubernetes.client.rest import ApiException
 
 from podscale.apiserver.app import create_app
-from podscale.apiserver.bootstrap import SYSTEM_NAMESPACES, ensure_system_namespaces
+from podscale.apiserver.bootstrap import SYSTEM_NAMESPACES
 from podscale.apiserver.server import RunningServer, start_in_thread
 from podscale.store.clock import SystemClock
 from podscale.store.memory import MemoryStore
@@ -31,10 +31,9 @@ NS = "default"
 def server() -> Iterator[RunningServer]:
     clock = SystemClock()
     store = MemoryStore(clock)
-    # As ``podscale serve`` (and kube-apiserver at start): the system namespaces exist, so
-    # the revision a client sees is never 0, which a watch would read as "any" rather
-    # than as a point to resume from.
-    ensure_system_namespaces(store)
+    # create_app makes the system namespaces (as kube-apiserver at start), so the revision
+    # a client sees is never 0, which a watch would read as "any" rather than as a point
+    # to resume from.
     running = start_in_thread(create_app(store, clock=clock))
     try:
         yield running
@@ -199,9 +198,7 @@ def test_an_empty_list_carries_the_current_revision(api_client: k8s.ApiClient) -
 
 def test_watch_resumes_from_resource_version(api_client: k8s.ApiClient) -> None:
     core, apps = k8s.CoreV1Api(api_client), k8s.AppsV1Api(api_client)
-    core.create_namespace(
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "watched"}}
-    )
+    core.create_namespace({"metadata": {"name": "watched"}})
     since = apps.list_namespaced_replica_set("watched").metadata.resource_version
     apps.create_namespaced_replica_set("watched", _workload("ReplicaSet", "w1"))
     apps.patch_namespaced_replica_set_scale("w1", "watched", {"spec": {"replicas": 4}})

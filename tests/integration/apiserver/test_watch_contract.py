@@ -4,7 +4,8 @@ The properties are etcd's watch guarantees (``etcd-io/etcd: tests/robustness/val
 watch.go``: ordered, unique, reliable, resumable, bookmarkable) and the scenarios of upstream's
 ``test/e2e/apimachinery/watch.go``, checked the way a client sees them: list, then watch from
 the list's resourceVersion while several writer threads create, patch and delete pods. Each
-test owns its server, so every revision in it comes from the writers and a watch must deliver
+test owns its server, so every revision after the system namespaces' comes from the writers
+and a watch must deliver
 exactly the revisions after its start, no more, no fewer. Writers end with a ``sentinel`` pod;
 watchers read until they see it, so no test waits on a timer except the timeout and bookmark
 ones, which use bounded server-side timeouts.
@@ -28,6 +29,7 @@ from kubernetes import watch as k8s_watch
 from kubernetes.client.exceptions import ApiException
 
 from podscale.apiserver.app import create_app
+from podscale.apiserver.bootstrap import SYSTEM_NAMESPACES
 from podscale.apiserver.server import RunningServer, start_in_thread
 from podscale.store import MemoryStore, SqliteStore, Store, SystemClock
 
@@ -39,6 +41,8 @@ NS = "default"
 PODS = f"/api/v1/namespaces/{NS}/pods"
 SENTINEL = "sentinel"
 MERGE = {"Content-Type": "application/merge-patch+json"}
+# The API server creates the system namespaces at start: the writers' revisions follow them.
+BASE = len(SYSTEM_NAMESPACES)
 # Server-side bound on every watch, so a broken contract fails instead of hanging.
 WATCH_TIMEOUT = "30"
 
@@ -207,8 +211,8 @@ def test_watch_from_a_resource_version_sees_exactly_the_later_events(
     writers.start()
     sentinel = writers.finish()
     history = sorted(writers.acknowledged, key=lambda e: e[2])
-    assert [rv for _, _, rv in history] == list(range(1, sentinel + 1))
-    for since in (1, 7, sentinel - 1):
+    assert [rv for _, _, rv in history] == list(range(BASE + 1, sentinel + 1))
+    for since in (BASE + 1, BASE + 7, sentinel - 1):
         seen = read_watch(server.url, {"resourceVersion": str(since)})
         assert seen == [e for e in history if e[2] > since], f"from {since}"
     # Unset or "0": the current objects as synthetic ADDED events, in list order.
@@ -343,11 +347,12 @@ def _fill(url: str, count: int) -> int:
 def test_an_expired_resource_version_gets_a_410_error_event(start_server: StartServer) -> None:
     server = start_server(history=5)
     latest = _fill(server.url, 12)
-    assert latest == 12
-    # Revisions 8..12 are kept: 7 is the oldest a watch may start from.
+    assert latest == BASE + 12
+    # The last 5 revisions are kept: the one before them is the oldest a watch may start from.
+    old = {"watch": "true", "resourceVersion": str(BASE + 3)}
     with (
         httpx.Client(base_url=server.url, timeout=30) as http,
-        http.stream("GET", PODS, params={"watch": "true", "resourceVersion": "3"}) as response,
+        http.stream("GET", PODS, params=old) as response,
     ):
         assert response.status_code == 200
         lines = [orjson.loads(line) for line in response.iter_lines()]
@@ -359,14 +364,15 @@ def test_an_expired_resource_version_gets_a_410_error_event(start_server: StartS
                 "apiVersion": "v1",
                 "metadata": {},
                 "status": "Failure",
-                "message": "too old resource version: 3 (7)",
+                "message": f"too old resource version: {BASE + 3} ({BASE + 7})",
                 "reason": "Expired",
                 "code": 410,
             },
         }
     ], "one ERROR event, then the stream ends"
-    seen = read_watch(server.url, {"resourceVersion": "7"}, until=lambda seen: seen[2] == latest)
-    assert [rv for _, _, rv in seen] == [8, 9, 10, 11, 12]
+    since = {"resourceVersion": str(BASE + 7)}
+    seen = read_watch(server.url, since, until=lambda seen: seen[2] == latest)
+    assert [rv for _, _, rv in seen] == [BASE + 8, BASE + 9, BASE + 10, BASE + 11, BASE + 12]
 
 
 def test_the_official_client_raises_410_after_its_one_retry(start_server: StartServer) -> None:
@@ -383,7 +389,7 @@ def test_the_official_client_raises_410_after_its_one_retry(start_server: StartS
         with pytest.raises(ApiException) as gone:
             next(iter(stream))
     assert gone.value.status == 410
-    assert gone.value.reason == "Expired: too old resource version: 1 (3)"
+    assert gone.value.reason == f"Expired: too old resource version: 1 ({BASE + 3})"
 
 
 def test_idle_watches_get_bookmarks_covering_every_delivered_event(
@@ -393,11 +399,11 @@ def test_idle_watches_get_bookmarks_covering_every_delivered_event(
     latest = _fill(server.url, 3)
     seen = read_watch(
         server.url,
-        {"resourceVersion": "1", "allowWatchBookmarks": "true"},
+        {"resourceVersion": str(BASE + 1), "allowWatchBookmarks": "true"},
         until=lambda seen: seen[0] == "BOOKMARK",
         keep=lambda event: True,
     )
-    assert seen == [("ADDED", "p1", 2), ("ADDED", "p2", 3), ("BOOKMARK", "", latest)]
+    assert seen == [("ADDED", "p1", BASE + 2), ("ADDED", "p2", BASE + 3), ("BOOKMARK", "", latest)]
     with (
         httpx.Client(base_url=server.url, timeout=30) as http,
         http.stream(

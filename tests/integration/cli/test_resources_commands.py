@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import yaml
 from click.testing import CliRunner, Result
@@ -49,13 +50,19 @@ def kubeconfig(server: RunningServer, tmp_path_factory: pytest.TempPathFactory) 
 
 
 @pytest.fixture
-def run(kubeconfig: Path, tmp_path: Path) -> Any:
-    """``run("get", "rs", namespace="x")``: invoke a command against the server."""
+def run(server: RunningServer, kubeconfig: Path, tmp_path: Path) -> Any:
+    """``run("get", "rs", namespace="x")``: invoke a command against the server, in a
+    namespace that exists unless ``create=False`` (writes into a missing one are refused,
+    as on a cluster)."""
 
-    def invoke(*args: str, namespace: str | None = None) -> Result:
+    def invoke(*args: str, namespace: str | None = None, create: bool = True) -> Result:
         extra = ["--kubeconfig", str(kubeconfig)]
         if namespace:
             extra += ["-n", namespace]
+        if namespace and create:
+            body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+            created = httpx.post(f"{server.url}/api/v1/namespaces", json=body, timeout=30)
+            assert created.status_code in (201, 409), created.text
         return CliRunner().invoke(cli, [*args, *extra], catch_exceptions=False)
 
     return invoke
@@ -170,7 +177,7 @@ def _not_found(what: str) -> str:
 def test_error_and_empty_paths(
     run: Any, args: tuple[str, ...], stdout: str, stderr: str, exit_code: int
 ) -> None:
-    result = run(*args, namespace="empty")
+    result = run(*args, namespace="empty", create=False)
     assert (result.exit_code, result.stdout, result.stderr) == (exit_code, stdout, stderr)
 
 

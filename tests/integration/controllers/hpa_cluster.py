@@ -23,6 +23,7 @@ import httpx
 
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.apiserver.app import create_app
+from podscale.apiserver.bootstrap import ensure_system_namespaces
 from podscale.apiserver.errors import ApiError as ServerApiError
 from podscale.apiserver.errors import status_body
 from podscale.apiserver.state import ServerState
@@ -196,6 +197,7 @@ class HpaCluster:
     ) -> None:
         self.clock = VirtualClock(START)
         self.store = MemoryStore(self.clock)
+        ensure_system_namespaces(self.store)
         self.metrics = FakePodMetrics(self.store, self.clock)
         self.push = PushMetricsProvider(self.clock, ttl=None)
         self.state = ServerState(

@@ -79,6 +79,10 @@ NODE_USAGE = {"node-a": Usage("1", "2Gi"), "node-b": Usage("1500m", "3Gi")}  # n
 
 def create_objects(url: str) -> None:
     with httpx.Client(base_url=url, timeout=10) as http:
+        for namespace in sorted({namespace for namespace, _ in PODS} - {"default"}):
+            body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+            created = http.post("/api/v1/namespaces", json=body)
+            assert created.status_code == 201, created.text
         for (namespace, name), labels in PODS.items():
             pod = {
                 "apiVersion": "v1",

@@ -45,7 +45,6 @@ from .harness import start_prometheus
 
 JSON = dict[str, Any]
 T = TypeVar("T")
-NAMESPACE = kind_for("v1", "Namespace")
 DEPLOYMENT = kind_for("apps/v1", "Deployment")
 HPA = kind_for("autoscaling/v2", "HorizontalPodAutoscaler")
 POD = kind_for("v1", "Pod")
@@ -225,7 +224,6 @@ def on_plane(
     async def main() -> T:
         clock = SystemClock()
         api = InProcessApi.for_store(MemoryStore(clock), clock)
-        await api.create(NAMESPACE, None, {"metadata": {"name": "default"}})
         options = PrometheusOptions(prom.url, load_config(RULES), timedelta(seconds=1))
         provider = prometheus_provider(options, api, clock)
         plane = EmbeddedControlPlane(

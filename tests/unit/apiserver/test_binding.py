@@ -20,6 +20,7 @@ from starlette.testclient import TestClient
 
 from podscale.api.kinds import kind_for
 from podscale.apiserver.app import create_app
+from podscale.apiserver.bootstrap import SYSTEM_NAMESPACES
 from podscale.apiserver.operations_binding import validate_binding
 from podscale.client.http import ApiError
 from podscale.client.inprocess import InProcessApi
@@ -282,7 +283,8 @@ def _unbound(api: InProcessApi) -> None:
             409,
             "Conflict",
             'Operation cannot be fulfilled on pods "p": Precondition failed: '
-            "ResourceVersion in precondition: 999, ResourceVersion in object meta: 1",
+            "ResourceVersion in precondition: 999, ResourceVersion in object meta: "
+            f"{len(SYSTEM_NAMESPACES) + 1}",
         ),
         (
             _unbound,

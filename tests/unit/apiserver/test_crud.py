@@ -146,6 +146,7 @@ def test_list_shape_and_empty_items(client: TestClient) -> None:
 def test_list_all_namespaces_and_label_selector(
     client: TestClient, make_rs: Callable[..., JSON]
 ) -> None:
+    client.post("/api/v1/namespaces", json={"metadata": {"name": "other"}})
     client.post(RS, json=make_rs("a", tier="front"))
     client.post("/apis/apps/v1/namespaces/other/replicasets", json=make_rs("b", tier="back"))
     names = [i["metadata"]["name"] for i in client.get("/apis/apps/v1/replicasets").json()["items"]]

@@ -181,8 +181,10 @@ def test_paths_cover_every_verb_and_subresource(info: Any) -> None:
     if info.namespaced:
         expected.add((f"{prefix}/{info.plural}", "list"))
     for sub in info.subresources:
-        # pods/binding is create-only (POST); status and scale are get/replace/patch.
-        sub_actions = ("post",) if sub.verbs == ("create",) else ("get", "put", "patch")
+        # pods/binding is create-only (POST), namespaces/finalize replace-only (PUT);
+        # status and scale are get/replace/patch.
+        only = {("create",): ("post",), ("update",): ("put",)}
+        sub_actions = only.get(sub.verbs, ("get", "put", "patch"))
         expected |= {(f"{collection}/{{name}}/{sub.name}", a) for a in sub_actions}
     assert expected <= actions
     assert (collection, "deletecollection") in actions or "deletecollection" not in info.verbs

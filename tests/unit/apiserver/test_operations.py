@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from podscale.api.kinds import kind_for
 from podscale.apiserver import operations, operations_delete, operations_subresources
 from podscale.apiserver.admission import WriteOptions, parse_write_options
+from podscale.apiserver.bootstrap import ensure_system_namespaces
 from podscale.apiserver.errors import ApiError
 from podscale.apiserver.operations_types import DeleteOptions, EncodedBody, decode_payload
 from podscale.apiserver.state import ServerState
@@ -31,6 +32,7 @@ WRITE = WriteOptions(dry_run=False, field_validation="Warn")
 
 @pytest.fixture
 def state(store: MemoryStore, clock: Any) -> ServerState:
+    ensure_system_namespaces(store)
     return ServerState(store=store, clock=clock)
 
 
@@ -114,6 +116,8 @@ def test_encoded_bodies_fail_as_the_http_server(body: EncodedBody, code: int) ->
 def test_decoded_and_encoded_bodies_create_the_same_object(
     state: ServerState, make_rs: Callable[..., JSON]
 ) -> None:
+    for namespace in ("one", "two"):
+        operations.create_object(state, NAMESPACE, None, {"metadata": {"name": namespace}}, WRITE)
     decoded = operations.create_object(state, RS, "one", make_rs(), WRITE).object
     encoded_body = EncodedBody(orjson.dumps(make_rs()))
     encoded = operations.create_object(state, RS, "two", encoded_body, WRITE).object
@@ -134,7 +138,7 @@ def test_list_pages_share_one_snapshot(state: ServerState, make_rs: Callable[...
     for name in ("a", "b", "c"):
         operations.create_object(state, RS, "default", make_rs(name), WRITE)
     first = operations.list_page(state, RS, "default", limit=2)
-    assert first.metadata["resourceVersion"] == "3"
+    assert first.metadata["resourceVersion"] == str(state.store.revision)
     assert first.metadata["remainingItemCount"] == 1
     operations.create_object(state, RS, "default", make_rs("d"), WRITE)
     rest = operations.list_page(state, RS, "default", continue_token=first.metadata["continue"])
@@ -192,6 +196,7 @@ def test_status_update_keeps_spec_and_takes_labels(
 def test_scale_writes_round_trip_through_the_parent(replicas: int) -> None:
     clock = FakeClock(datetime(2026, 1, 1, tzinfo=UTC))
     local = ServerState(store=MemoryStore(clock), clock=clock)
+    ensure_system_namespaces(local.store)
     parent = {
         "apiVersion": "apps/v1",
         "kind": "ReplicaSet",

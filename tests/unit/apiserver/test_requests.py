@@ -117,7 +117,9 @@ class _BrokenStore:
 
 
 def test_unexpected_errors_become_a_generic_500(clock: Any) -> None:
-    client = TestClient(create_app(_BrokenStore(), clock=clock), raise_server_exceptions=False)  # type: ignore[arg-type]
+    app = create_app(MemoryStore(clock), clock=clock)
+    app.state.podscale.store = _BrokenStore()  # the store starts failing once serving
+    client = TestClient(app, raise_server_exceptions=False)
     response = client.get(f"{RS}/web")
     assert response.status_code == 500
     body = response.json()

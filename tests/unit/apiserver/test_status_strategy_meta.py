@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.apiserver import operations, operations_binding, operations_subresources
 from podscale.apiserver.admission import WriteOptions
+from podscale.apiserver.bootstrap import ensure_system_namespaces
 from podscale.apiserver.errors import ApiError
 from podscale.apiserver.operations_types import EncodedBody
 from podscale.apiserver.state import ServerState
@@ -91,6 +92,7 @@ KINDS = list(BUILDERS)
 
 @pytest.fixture
 def state(store: MemoryStore, clock: Any) -> ServerState:
+    ensure_system_namespaces(store)
     return ServerState(store=store, clock=clock)
 
 

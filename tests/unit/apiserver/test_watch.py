@@ -67,11 +67,12 @@ def test_unset_resource_version_replays_then_streams_live(
 def test_watch_from_resource_version_sends_only_later_events(
     store: MemoryStore, make_rs: Callable[..., JSON], make_app: Callable[..., Any], asgi_stream: Any
 ) -> None:
+    app = make_app()
     _seed(store, make_rs, "a")
     since = store.revision
 
     async def scenario() -> None:
-        async with asgi_stream(make_app(), RS, f"watch=1&resourceVersion={since}") as stream:
+        async with asgi_stream(app, RS, f"watch=1&resourceVersion={since}") as stream:
             _seed(store, make_rs, "b")
             event = await stream.line()
             assert (event["type"], event["object"]["metadata"]["name"]) == ("ADDED", "b")
@@ -104,9 +105,9 @@ def test_too_old_resource_version_is_error_410_then_end(
 def test_bookmarks_when_idle(
     store: MemoryStore, make_rs: Callable[..., JSON], make_app: Callable[..., Any], asgi_stream: Any
 ) -> None:
+    app = make_app(bookmark_interval=0.05)
     _seed(store, make_rs, "a")
     since = store.revision
-    app = make_app(bookmark_interval=0.05)
 
     async def scenario() -> None:
         query = f"watch=true&resourceVersion={since}&allowWatchBookmarks=true"

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import pytest
 
 from podscale.api.kinds import kind_for
+from podscale.apiserver.bootstrap import SYSTEM_NAMESPACES
 from podscale.client.http import ApiError
 from podscale.client.informer import Gone
 from podscale.client.inprocess import InProcessApi
@@ -27,6 +28,13 @@ POD = kind_for("v1", "Pod")
 HPA_V1 = kind_for("autoscaling/v1", "HorizontalPodAutoscaler")
 HPA_V2 = kind_for("autoscaling/v2", "HorizontalPodAutoscaler")
 NODE = kind_for("v1", "Node")
+NAMESPACE = kind_for("v1", "Namespace")
+
+
+def rv(writes: int) -> str:
+    """The resourceVersion of the ``writes``-th write: the API's start created the system
+    namespaces first."""
+    return str(len(SYSTEM_NAMESPACES) + writes)
 
 
 def run(coro: Awaitable[T]) -> T:
@@ -174,13 +182,14 @@ def test_refusals_carry_the_servers_status(
 
 def test_list_filters_by_label_and_field_selectors_across_namespaces() -> None:
     api = make_api()
+    run(api.create(NAMESPACE, None, {"metadata": {"name": "other"}}))
     run(api.create(POD, "default", pod("a", "n1", tier="web")))
     run(api.create(POD, "default", pod("b", "n2", tier="web")))
     run(api.create(POD, "other", pod("c", "n1", tier="db")))
     everywhere = run(api.list(POD))
     assert [i["metadata"]["name"] for i in everywhere["items"]] == ["a", "b", "c"]
     assert everywhere["kind"] == "PodList"
-    assert everywhere["metadata"]["resourceVersion"] == "3"
+    assert everywhere["metadata"]["resourceVersion"] == rv(4)
     web = run(api.list(POD, "default", label_selector="tier=web"))
     assert [i["metadata"]["name"] for i in web["items"]] == ["a", "b"]
     running = run(api.list(POD, None, field_selector="spec.nodeName=n1"))
@@ -344,10 +353,10 @@ def test_watch_replays_then_follows_changes() -> None:
         return await watching
 
     assert run(scenario()) == [
-        ("ADDED", "a", "1"),
-        ("ADDED", "b", "2"),
-        ("MODIFIED", "b", "3"),
-        ("DELETED", "a", "4"),
+        ("ADDED", "a", rv(1)),
+        ("ADDED", "b", rv(2)),
+        ("MODIFIED", "b", rv(3)),
+        ("DELETED", "a", rv(4)),
     ]
 
 
@@ -358,9 +367,9 @@ def test_watch_from_a_version_delivers_only_later_changes() -> None:
         await api.create(RS, "default", rs("a"))
         await api.create(RS, "default", rs("b"))
         await api.delete(RS, "default", "a")
-        return await _collect(api, asyncio.Event(), 2, resource_version="1")
+        return await _collect(api, asyncio.Event(), 2, resource_version=rv(1))
 
-    assert run(scenario()) == [("ADDED", "b", "2"), ("DELETED", "a", "3")]
+    assert run(scenario()) == [("ADDED", "b", rv(2)), ("DELETED", "a", rv(3))]
 
 
 def test_watch_reports_an_object_leaving_the_selector_as_deleted() -> None:
@@ -371,7 +380,7 @@ def test_watch_reports_an_object_leaving_the_selector_as_deleted() -> None:
         await api.create(RS, "default", rs("b", tier="db"))
         opened = asyncio.Event()
         watching = asyncio.create_task(
-            _collect(api, opened, 3, label_selector="tier=web", resource_version="2")
+            _collect(api, opened, 3, label_selector="tier=web", resource_version=rv(2))
         )
         await opened.wait()
         await api.patch(RS, "default", "b", {"metadata": {"labels": {"tier": "web"}}})
@@ -380,7 +389,11 @@ def test_watch_reports_an_object_leaving_the_selector_as_deleted() -> None:
         await api.patch(RS, "default", "b", {"spec": {"replicas": 5}})
         return await watching
 
-    assert run(scenario()) == [("ADDED", "b", "3"), ("DELETED", "a", "4"), ("MODIFIED", "b", "6")]
+    assert run(scenario()) == [
+        ("ADDED", "b", rv(3)),
+        ("DELETED", "a", rv(4)),
+        ("MODIFIED", "b", rv(6)),
+    ]
 
 
 def test_selector_watch_from_a_version_knows_what_matched_then() -> None:
@@ -396,10 +409,14 @@ def test_selector_watch_from_a_version_knows_what_matched_then() -> None:
         await api.patch(RS, "default", "a", {"spec": {"replicas": 9}})
         await api.patch(RS, "default", "b", {"spec": {"replicas": 9}})
         return await _collect(
-            api, asyncio.Event(), 3, label_selector="tier=web", resource_version="2"
+            api, asyncio.Event(), 3, label_selector="tier=web", resource_version=rv(2)
         )
 
-    assert run(scenario()) == [("DELETED", "a", "3"), ("ADDED", "b", "4"), ("MODIFIED", "b", "6")]
+    assert run(scenario()) == [
+        ("DELETED", "a", rv(3)),
+        ("ADDED", "b", rv(4)),
+        ("MODIFIED", "b", rv(6)),
+    ]
 
 
 def test_watch_from_expired_version_raises_gone() -> None:
@@ -422,7 +439,7 @@ def test_watch_sends_bookmarks_when_idle_and_stops_at_its_timeout() -> None:
     async def scenario() -> list[tuple[str, JSON]]:
         await api.create(RS, "default", rs())
         events: list[tuple[str, JSON]] = []
-        async for event in api.watch(RS, "default", resource_version="1", timeout_seconds=1):
+        async for event in api.watch(RS, "default", resource_version=rv(1), timeout_seconds=1):
             events.append(event)
             break
         return events
@@ -430,7 +447,7 @@ def test_watch_sends_bookmarks_when_idle_and_stops_at_its_timeout() -> None:
     assert run(scenario()) == [
         (
             "BOOKMARK",
-            {"kind": "ReplicaSet", "apiVersion": "apps/v1", "metadata": {"resourceVersion": "1"}},
+            {"kind": "ReplicaSet", "apiVersion": "apps/v1", "metadata": {"resourceVersion": rv(1)}},
         )
     ]
 

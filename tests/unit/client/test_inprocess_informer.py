@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from podscale.api.kinds import kind_for
+from podscale.apiserver.bootstrap import SYSTEM_NAMESPACES
 from podscale.client.informer import EventHandler, Gone, Informer
 from podscale.client.inprocess import InProcessApi, InProcessListWatcher
 from podscale.store.memory import MemoryStore
@@ -19,6 +20,11 @@ from podscale.testing import FakeClock
 
 JSON = dict[str, Any]
 RS = kind_for("apps/v1", "ReplicaSet")
+
+
+def rv(writes: int) -> str:
+    """The resourceVersion of the ``writes``-th write after the API's system namespaces."""
+    return str(len(SYSTEM_NAMESPACES) + writes)
 
 
 def rs(name: str, replicas: int = 1, tier: str = "web") -> JSON:
@@ -87,7 +93,7 @@ def test_informer_sees_creates_updates_and_deletes() -> None:
         await api.create(RS, "default", rs("new"))
         await api.patch(RS, "default", "new", {"spec": {"replicas": 4}})
         await api.delete(RS, "default", "before")
-        await asyncio.wait_for(_settle(informer, "4"), 5.0)
+        await asyncio.wait_for(_settle(informer, rv(4)), 5.0)
         informer.stop()
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -111,7 +117,7 @@ def test_selector_informer_drops_objects_that_leave_the_selector() -> None:
         task = asyncio.create_task(informer.run())
         await source.opened.wait()
         await api.patch(RS, "default", "a", {"metadata": {"labels": {"tier": "db"}}})
-        await asyncio.wait_for(_settle(informer, "3"), 5.0)
+        await asyncio.wait_for(_settle(informer, rv(3)), 5.0)
         informer.stop()
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -135,4 +141,4 @@ def test_list_watcher_lists_with_the_snapshot_version_and_watches_gone_when_expi
                 pass
         return [i["metadata"]["name"] for i in items], version
 
-    assert asyncio.run(scenario()) == (["a"], "1")
+    assert asyncio.run(scenario()) == (["a"], rv(1))

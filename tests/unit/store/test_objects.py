@@ -139,3 +139,59 @@ def test_stamp_created_keeps_the_writers_generation(
     obj = {"metadata": {"name": "n", **given}}
     created = objects.stamp_created(obj, uid="u", timestamp="t", revision=1)
     assert created["metadata"].get("generation") == expected
+
+
+def _namespace(spec_finalizers: list[str], finalizers: list[str] | None = None) -> Any:
+    meta: Any = {"name": "shop", "resourceVersion": "3"}
+    if finalizers is not None:
+        meta["finalizers"] = finalizers
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": meta,
+        "spec": {"finalizers": spec_finalizers},
+        "status": {"phase": "Active"},
+    }
+
+
+@pytest.mark.parametrize(
+    ("namespace", "added", "remove", "metadata_finalizers"),
+    [
+        (_namespace(["kubernetes"]), (), False, None),
+        (_namespace(["kubernetes"]), ("orphan",), False, ["orphan"]),
+        (_namespace([]), (), True, None),
+        (_namespace([], ["a.io/x"]), (), False, ["a.io/x"]),
+    ],
+    ids=["spec-finalizer", "with-policy", "finalized", "metadata-finalizer"],
+)
+def test_a_deleted_namespace_turns_terminating_while_finalizers_hold_it(
+    namespace: Any, added: tuple[str, ...], remove: bool, metadata_finalizers: Any
+) -> None:
+    marked, must_remove = objects.mark_deleting(
+        namespace, added, timestamp="2026-01-01T00:00:00Z", revision=4
+    )
+    assert must_remove is remove
+    if remove:
+        return
+    assert marked is not None
+    meta = marked["metadata"]
+    assert (meta["deletionTimestamp"], meta.get("finalizers")) == (
+        "2026-01-01T00:00:00Z",
+        metadata_finalizers,
+    )
+    assert "deletionGracePeriodSeconds" not in meta  # upstream's namespace mark has none
+    assert marked["status"]["phase"] == "Terminating"
+    assert objects.is_finalized(marked) is False
+
+
+@pytest.mark.parametrize(
+    ("spec_finalizers", "finalizers", "finalized"),
+    [([], [], True), (["kubernetes"], [], False), ([], ["orphan"], False)],
+    ids=["both-empty", "spec-holds", "metadata-holds"],
+)
+def test_a_marked_namespace_goes_once_both_finalizer_lists_are_empty(
+    spec_finalizers: list[str], finalizers: list[str], finalized: bool
+) -> None:
+    namespace = _namespace(spec_finalizers, finalizers)
+    namespace["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    assert objects.is_finalized(namespace) is finalized

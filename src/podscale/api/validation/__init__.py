@@ -78,8 +78,15 @@ def _validate_namespace(obj: JSON) -> list[FieldError]:
         _metadata(obj), namespaced=False, name_validator=validate_dns1123_label_name
     )
     # Upstream reports spec.finalizers problems on the list's path, without an index.
-    path = FieldPath("spec", "finalizers")
-    for name in (obj.get("spec") or {}).get("finalizers") or []:
+    return errors + _namespace_finalizer_errors(obj, indexed=False)
+
+
+def _namespace_finalizer_errors(obj: JSON, *, indexed: bool) -> list[FieldError]:
+    """Each ``spec.finalizers`` entry is a qualified name, and a bare one is standard."""
+    errors: list[FieldError] = []
+    base = FieldPath("spec", "finalizers")
+    for index, name in enumerate((obj.get("spec") or {}).get("finalizers") or []):
+        path = base.index(index) if indexed else base
         errors.extend(validate_finalizers([name], path))
         if "/" not in name and name not in _STANDARD_FINALIZERS:
             errors.append(
@@ -90,6 +97,12 @@ def _validate_namespace(obj: JSON) -> list[FieldError]:
                 )
             )
     return errors
+
+
+def _validate_namespace_finalize(new: JSON, old: JSON) -> list[FieldError]:
+    """``namespaces/finalize``: the metadata update rules, then the finalizer names (here
+    upstream indexes the path)."""
+    return _meta_update(new, old) + _namespace_finalizer_errors(new, indexed=True)
 
 
 def _validate_node(obj: JSON) -> list[FieldError]:
@@ -223,6 +236,10 @@ def validate(
     if kind == "HorizontalPodAutoscaler" and api_version in _HPA_VERSIONS:
         return validate_hpa(obj, old=old, subresource=subresource, feature_gates=feature_gates)
     key = (api_version, kind)
+    if subresource == "finalize" and key == ("v1", "Namespace"):
+        if old is None:
+            raise ValueError("a finalize update needs the old object")
+        return _validate_namespace_finalize(obj, old)
     if subresource not in (None, "status"):
         raise ValueError(f"no validation for subresource {subresource!r}")
     if subresource == "status" or old is not None:
