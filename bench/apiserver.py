@@ -1,7 +1,7 @@
 """API server throughput and latency over loopback HTTP, plus the in-process transport.
 
 The server runs in a subprocess (``--serve``, the real ``create_app`` on a durable
-``SqliteStore`` through ``podscale.apiserver.server.start_in_thread``) so client and server
+``SqliteStore`` through ``podscale.apiserver.http.server.start_in_thread``) so client and server
 each get a core of the 2-core machines. Clients are asyncio + httpx with keep-alive
 connections and several concurrent workers; the GET and PUT phases spread their workers over
 ``--clients`` processes, since httpx spends more CPU per request than the server does.
@@ -93,8 +93,8 @@ def pods_path(namespace: str, name: str | None = None) -> str:
 # -- the server side ----------------------------------------------------------------------
 def serve(data_dir: Path, synchronous: str) -> None:
     """Run the API server until stdin closes; print its port first."""
-    from podscale.apiserver import server
-    from podscale.apiserver.app import create_app
+    from podscale.apiserver.http import server
+    from podscale.apiserver.http.app import create_app
     from podscale.store import SqliteStore, SystemClock
 
     clock = SystemClock()

@@ -1,6 +1,6 @@
 """Workload controllers on the simulated cluster, on virtual time (issue #4's benchmark).
 
-The whole embedded control plane (``podscale.runtime.embedded.EmbeddedControlPlane``:
+The whole embedded control plane (``podscale.plane.embedded.EmbeddedControlPlane``:
 MemoryStore, in-process API, ReplicaSet/Deployment/StatefulSet/garbage-collector and HPA
 controllers, simulated nodes, scheduler and kubelets, simulated usage scraped by the metrics
 server every 15 s) runs on one ``VirtualClock``; ``--no-metrics`` leaves out the metrics
@@ -29,8 +29,8 @@ from typing import Any
 
 from engine import machine  # bench/ is on sys.path when run as a script
 from podscale.api.kinds import kind_for
+from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime import VirtualClock, run_virtual
-from podscale.runtime.embedded import EmbeddedControlPlane
 from podscale.runtime.simulated import NodeSpec
 
 JSON = dict[str, Any]

@@ -58,10 +58,10 @@ from podscale.api.kinds import kind_for
 from podscale.controllers.hpa import HorizontalPodAutoscalerController
 from podscale.controllers.manager import Controller
 from podscale.controllers.registry import ControllerContext, build_controllers
+from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime import VirtualClock, run_virtual
-from podscale.runtime.embedded import EmbeddedControlPlane
-from podscale.runtime.kubelet import StartupProfile
 from podscale.runtime.simulated import NodeSpec
+from podscale.runtime.simulated.kubelet_state import StartupProfile
 
 JSON = dict[str, Any]
 START = datetime(2026, 3, 1, tzinfo=UTC)

@@ -7,7 +7,7 @@ write-only: upstream's v1 -> internal conversion merges it into ``data`` (its ke
 drops it, so no stored or served Secret ever has it. ``normalize_data_maps`` does both on a
 copy and re-encodes every value canonically, as a decode/encode round trip through Go would.
 
-The API server's admission (``podscale.apiserver.admission``) calls it before defaulting;
+The API server's admission (``podscale.apiserver.registry.admission``) calls it before defaulting;
 ``podscale.api.validation.core_config`` then checks keys and sizes on the decoded byte counts
 (``decoded_size``). Pure: no I/O. Error texts never carry a value, only its position, so a
 secret cannot leak through an error message or a log line.

@@ -9,7 +9,7 @@ ConfigMap, ServiceAccount, PodDisruptionBudget and Lease have no field defaults.
 
 The Service fields upstream fills in its REST storage rather than its defaulters (clusterIP,
 clusterIPs, ipFamilies, ipFamilyPolicy, nodePorts) come from the API server's allocation step
-(``podscale.apiserver.service_allocation``). ``podscale.api.defaults`` dispatches here.
+(``podscale.apiserver.registry.service_allocation``). ``podscale.api.defaults`` dispatches here.
 Mutates its argument (the caller hands it a private copy).
 """
 

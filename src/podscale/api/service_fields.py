@@ -7,9 +7,9 @@ new ones both, and updates often send neither. ``prepare_service_create`` and
 or a named port's nodePort, keeps the stored value) and the strategy's
 ``dropTypeDependentFields`` (a type change clears the fields the new type has no use for,
 unless the update set them itself). Validation (``podscale.api.validation.service``) and
-allocation (``podscale.apiserver.service_allocation``) then see consistent fields.
+allocation (``podscale.apiserver.registry.service_allocation``) then see consistent fields.
 
-Called from ``podscale.apiserver.strategy``. Pure; mutates the new object it is given.
+Called from ``podscale.apiserver.registry.strategy``. Pure; mutates the new object it is given.
 """
 
 from __future__ import annotations

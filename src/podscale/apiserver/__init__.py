@@ -10,7 +10,7 @@ verbs), ``admission`` (defaulting, validation, strategy rules), ``selectors``, `
 ``podscale.hpa`` only.
 """
 
-from podscale.apiserver.app import create_app
+from podscale.apiserver.http.app import create_app
 from podscale.apiserver.state import MetricsProvider
 
 __all__ = ["MetricsProvider", "create_app"]

@@ -11,9 +11,11 @@ from datetime import datetime
 from typing import Any
 
 from podscale.api.kinds import KindInfo
-from podscale.apiserver import openapi, patch, printing
 from podscale.apiserver.errors import ApiError, bad_request
-from podscale.apiserver.patch_errors import PatchError
+from podscale.apiserver.openapi import documents as openapi
+from podscale.apiserver.patch import patcher as patch
+from podscale.apiserver.patch.errors import PatchError
+from podscale.apiserver.printing import tables as printing
 
 __all__ = [
     "apply_patch",

@@ -17,11 +17,11 @@ import orjson
 from starlette.responses import Response
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
-from podscale.apiserver.fairness import HeavyWork
-from podscale.apiserver.health import HealthCheck
-from podscale.apiserver.metrics_providers import CustomMetricsProvider, ExternalMetricsProvider
-from podscale.apiserver.pod_log_options import ContainerLogSource
-from podscale.apiserver.service_ranges import ServiceNetwork
+from podscale.apiserver.http.fairness import HeavyWork
+from podscale.apiserver.http.health import HealthCheck
+from podscale.apiserver.metricsapis.providers import CustomMetricsProvider, ExternalMetricsProvider
+from podscale.apiserver.operations.pod_log_options import ContainerLogSource
+from podscale.apiserver.registry.service_ranges import ServiceNetwork
 from podscale.store.interface import Clock, Store
 
 __all__ = ["MetricsProvider", "ServerState", "json_response", "query_flag"]

@@ -5,7 +5,7 @@
 (deletions: last-applied vs manifest, as ``null``, ``{"$patch": "delete", key: ...}`` or
 ``$deleteFromPrimitiveList``). Fields set by others (defaults, controllers) and absent from
 both manifests are left alone, which is the point of the three-way form. Lists merge per the
-server's strategic-merge metadata (``podscale.apiserver.patch_schema``: containers and env
+server's strategic-merge metadata (``podscale.apiserver.patch.schema``: containers and env
 by ``name``, ports by ``containerPort``, ...), with ``$setElementOrder/<list>`` carrying the
 manifest's order whenever a merged list changes or is reordered; other lists are replaced whole.
 
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from podscale.apiserver.patch_schema import SchemaNode, schema_for
-from podscale.apiserver.patch_values import same_json
+from podscale.apiserver.patch.schema import SchemaNode, schema_for
+from podscale.apiserver.patch.values import same_json
 
 __all__ = ["create_three_way_patch"]
 

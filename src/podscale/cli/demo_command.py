@@ -1,4 +1,4 @@
-"""``podscale demo``: parse the arguments, then call ``podscale.sim.demo``.
+"""``podscale demo``: parse the arguments, then call ``podscale.demo.driver``.
 
 Without a SCENARIO it plays ``examples/scenarios/php-apache-demo.yaml`` of the source tree (the
 Kubernetes HPA walkthrough: a Deployment with a CPU request and a 50% CPU HPA under a
@@ -16,9 +16,9 @@ import click
 
 import podscale
 from podscale.cli.demo_real_time import run_demo_real_time
-from podscale.sim import ScenarioError, load_scenario
-from podscale.sim.demo import DemoOutputs, run_demo
-from podscale.sim.demo_view import LiveView
+from podscale.demo.driver import DemoOutputs, run_demo
+from podscale.demo.view import LiveView
+from podscale.scenario.loader import ScenarioError, load_scenario
 
 __all__ = ["DEFAULT_SCENARIO", "demo"]
 

@@ -1,6 +1,6 @@
 """``podscale demo --real-time``: the demo at wall speed next to a served API.
 
-The same scenario player as the virtual-time demo (``podscale.sim.demo``), on the
+The same scenario player as the virtual-time demo (``podscale.demo.driver``), on the
 ``SystemClock`` of a control plane assembled exactly as ``podscale up`` assembles it
 (``serve.assemble_control_plane``: SQLite store, bearer token, https, kubeconfig). The
 embedded plane gets the scenario's nodes, pod timing and seed; the scenario is played once
@@ -15,13 +15,19 @@ from pathlib import Path
 
 import click
 
-from podscale.cli.controlplane import ControlPlaneError
-from podscale.cli.serve import ControlPlane, UpOptions, assemble_control_plane, run_control_plane
-from podscale.runtime.embedded import EmbeddedControlPlane
-from podscale.runtime.scenario_run import node_specs
-from podscale.sim.demo import DemoOutputs, DemoRecorder, finish_demo, first_hpa, play_demo_real_time
-from podscale.sim.demo_view import LiveView
-from podscale.sim.scenario_model import Scenario
+from podscale.demo.driver import (
+    DemoOutputs,
+    DemoRecorder,
+    finish_demo,
+    first_hpa,
+    play_demo_real_time,
+)
+from podscale.demo.view import LiveView
+from podscale.plane.embedded import EmbeddedControlPlane
+from podscale.plane.files import ControlPlaneError
+from podscale.plane.serve import ControlPlane, UpOptions, assemble_control_plane, run_control_plane
+from podscale.scenario.model import Scenario
+from podscale.scenario.run import node_specs
 
 __all__ = ["run_demo_real_time"]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from podscale.apiserver.printing_format import format_quantity
+from podscale.apiserver.printing.format import format_quantity
 from podscale.cli.describe_annotations import describe_last_decision, write_annotations
 from podscale.cli.describe_text import SKIPPED_ANNOTATIONS, DescribeWriter, format_timestamp
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from podscale.apiserver.printing_format import format_quantity
+from podscale.apiserver.printing.format import format_quantity
 from podscale.cli.describe_text import DescribeWriter
 
 __all__ = ["write_pod_template"]

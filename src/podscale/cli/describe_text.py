@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from podscale.apiserver.printing_format import age_since, parse_time
+from podscale.apiserver.printing.format import age_since, parse_time
 from podscale.cli.printer import align_columns
 
 __all__ = [

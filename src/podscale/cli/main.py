@@ -2,7 +2,7 @@
 
 Commands so far: ``explain-scale FILE`` (read a ScaleInput document, run the decision
 engine, print the decision trace) and ``up`` (run the embedded control plane, assembled in
-``podscale.cli.serve``). Later issues add the controllers and the demo here.
+``podscale.plane.serve``). Later issues add the controllers and the demo here.
 """
 
 from __future__ import annotations
@@ -17,16 +17,16 @@ import orjson
 import yaml
 
 from podscale import __version__
-from podscale.cli.controlplane import ControlPlaneError, default_data_dir
 from podscale.cli.demo_command import demo
-from podscale.cli.prometheus_up import prometheus_flags, prometheus_settings
+from podscale.cli.prometheus_flags import prometheus_flags, prometheus_settings
 from podscale.cli.resources import register_resource_commands
-from podscale.cli.serve import UpOptions, assemble_control_plane, run_control_plane
 from podscale.cli.service_flags import service_flags, service_settings
-from podscale.cli.workloads import hpa_flags, hpa_settings, node_status_flag
+from podscale.cli.up_flags import hpa_flags, hpa_settings, node_status_flag
 from podscale.controllers.registry import select_controllers
 from podscale.hpa import decide, render_trace, trace_to_dict
 from podscale.hpa.scenario import ScaleInputError, parse_scale_input
+from podscale.plane.files import ControlPlaneError, default_data_dir
+from podscale.plane.serve import UpOptions, assemble_control_plane, run_control_plane
 
 __all__ = ["cli", "main"]
 

@@ -2,9 +2,9 @@
 
 ``--service-cluster-ip-range`` (kube-apiserver's built-in default, 10.0.0.0/24) and
 ``--service-node-port-range`` (30000-32767) become the ``ServiceNetwork`` the API server
-allocates Service cluster IPs and node ports from (``podscale.apiserver.service_ranges``).
+allocates Service cluster IPs and node ports from (``podscale.apiserver.registry.service_ranges``).
 ``service_flags`` decorates the command, ``service_settings`` pops the parsed value from its
-keyword arguments (as ``workloads.hpa_settings`` does for the HPA flags).
+keyword arguments (as ``up_flags.hpa_settings`` does for the HPA flags).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
-from podscale.apiserver.service_ranges import (
+from podscale.apiserver.registry.service_ranges import (
     DEFAULT_NODE_PORT_RANGE,
     DEFAULT_SERVICE_CIDR,
     ServiceNetwork,

@@ -2,7 +2,7 @@
 
 ``InProcessApi`` has ``HttpApi``'s methods (``podscale.client.http``) and its failure
 contract (``http.ApiError`` with the server's ``Status``; ``informer.Gone`` when a watch's
-resourceVersion expired) but calls ``podscale.apiserver.operations*`` on a ``ServerState``:
+resourceVersion expired) but calls ``podscale.apiserver.operations.verbs*`` on a ``ServerState``:
 the same admission path (defaulting, validation, strategies, conversion) without HTTP or
 JSON. ``InProcessListWatcher`` feeds an ``Informer``. ``InProcessApi.for_store`` builds a
 whole control plane over a ``Store`` in one process (controllers, simulations, tests).
@@ -25,18 +25,28 @@ from starlette.applications import Starlette
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.api.kinds import KindInfo
-from podscale.apiserver import (
-    admission,
-    operations,
-    operations_binding,
-    operations_delete,
-    operations_namespace,
-    operations_subresources,
-    operations_watch,
-)
 from podscale.apiserver import errors as server_errors
-from podscale.apiserver.bootstrap import ensure_system_namespaces
-from podscale.apiserver.operations_types import DeleteOptions, EncodedBody, Written
+from podscale.apiserver.operations import (
+    binding as operations_binding,
+)
+from podscale.apiserver.operations import (
+    delete as operations_delete,
+)
+from podscale.apiserver.operations import (
+    namespace as operations_namespace,
+)
+from podscale.apiserver.operations import (
+    subresources as operations_subresources,
+)
+from podscale.apiserver.operations import (
+    verbs as operations,
+)
+from podscale.apiserver.operations import (
+    watch as operations_watch,
+)
+from podscale.apiserver.operations.types import DeleteOptions, EncodedBody, Written
+from podscale.apiserver.registry import admission
+from podscale.apiserver.registry.bootstrap import ensure_system_namespaces
 from podscale.apiserver.state import ServerState
 from podscale.client.http import ApiError
 from podscale.client.informer import Gone
@@ -142,10 +152,10 @@ class InProcessApi:
 
     @classmethod
     def for_app(cls, app: Starlette) -> InProcessApi:
-        """The API of an app built by ``podscale.apiserver.app.create_app``."""
+        """The API of an app built by ``podscale.apiserver.http.app.create_app``."""
         state = app.state.podscale
         if not isinstance(state, ServerState):
-            raise TypeError("not an app built by podscale.apiserver.app.create_app")
+            raise TypeError("not an app built by podscale.apiserver.http.app.create_app")
         return cls(state)
 
     @property

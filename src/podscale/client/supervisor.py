@@ -5,7 +5,7 @@ list or watch fails retries through a backoff manager (wait.BackoffUntil, expone
 a cap, reset after a healthy stretch), a controller's sync error is requeued with backoff.
 ``Supervisor.run(name, target)`` is that for podscale's asyncio components: the controller
 manager's informers and workers (``podscale.controllers.manager``), and the embedded plane's
-node heartbeats, metrics scrapes and load publisher (``podscale.runtime.embedded``). When
+node heartbeats, metrics scrapes and load publisher (``podscale.plane.embedded``). When
 ``target`` raises, the supervisor logs one line (the traceback only at debug level, and
 the line itself at most once per ``log_interval`` per component, so a crash loop cannot
 flood the log), counts the fault, waits the backoff and runs ``target`` again; when it
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
 
-from podscale.apiserver.health import HealthCheck
+from podscale.apiserver.http.health import HealthCheck
 from podscale.store.interface import Clock
 
 __all__ = [

@@ -8,7 +8,7 @@ of canonical names (a bad name is a ``ValueError`` with the known names listed) 
 ``build_controllers`` makes the selected controllers from one ``ControllerContext`` (the
 API, clock and random source every controller shares, plus what only some need: the HPA
 controller's metrics client, ``Config`` and sync period, like kube-controller-manager's
-``ControllerContext``). ``podscale.runtime.embedded`` and ``podscale up`` call them; the
+``ControllerContext``). ``podscale.plane.embedded`` and ``podscale up`` call them; the
 controllers themselves live in their packages.
 """
 

@@ -1,10 +1,10 @@
 """``PushMetricsProvider``: custom and external metrics that someone pushes in.
 
 Serves custom.metrics.k8s.io and external.metrics.k8s.io (it implements both provider
-protocols of ``podscale.apiserver.metrics_providers``) from values that tests and
+protocols of ``podscale.apiserver.metricsapis.providers``) from values that tests and
 simulations hand it, either in-process (``set_custom_metric``, ``set_pod_metric``,
 ``set_external_metric``) or through the API server (PUT/POST of a value list at the URL a GET
-reads; see ``podscale.apiserver.metrics_push`` for the body rules).
+reads; see ``podscale.apiserver.metricsapis.push`` for the body rules).
 
 Contract:
 - A series is one metric of one object (custom) or of one namespace (external) with one label
@@ -36,7 +36,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from podscale.api import Quantity, Selector, parse_quantity
-from podscale.apiserver.metrics_providers import (
+from podscale.apiserver.metricsapis.providers import (
     CustomMetricInfo,
     CustomScope,
     ExternalMetricInfo,
@@ -45,7 +45,7 @@ from podscale.apiserver.metrics_providers import (
     metric_not_found_for,
     metric_not_found_for_selector,
 )
-from podscale.apiserver.metrics_samples import (
+from podscale.apiserver.metricsapis.samples import (
     CustomSample,
     ExternalSample,
     described_kind,

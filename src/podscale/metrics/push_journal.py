@@ -4,7 +4,7 @@
 ``PushJournal``, records every change there in the same call: upserted series with the time
 they were pushed (on the provider's injected clock) and deleted ones. A new provider over the
 same journal loads what is there and serves it until ``ttl`` after its push time, so a
-restart of ``podscale up`` (``podscale.cli.workloads`` opens ``SqlitePushJournal`` in the
+restart of ``podscale up`` (``podscale.plane.workloads`` opens ``SqlitePushJournal`` in the
 data directory) does not turn every HPA on a pushed metric into ``FailedGetExternalMetric``.
 
 ``SqlitePushJournal`` is one SQLite file with one table; each ``apply`` is one transaction
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from podscale.api import parse_quantity
-from podscale.apiserver.metrics_samples import CustomSample, ExternalSample
+from podscale.apiserver.metricsapis.samples import CustomSample, ExternalSample
 
 __all__ = [
     "CustomKey",

@@ -19,8 +19,8 @@ from kubernetes import client as k8s
 from kubernetes.client.rest import ApiException
 
 from podscale.api.kinds import kind_for
-from podscale.apiserver.app import create_app
-from podscale.apiserver.server import RunningServer, start_in_thread
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.http.server import RunningServer, start_in_thread
 from podscale.client.http import ApiError, HttpApi
 from podscale.client.kubeconfig import Connection
 from podscale.store import MemoryStore, SystemClock

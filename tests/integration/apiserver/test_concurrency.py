@@ -21,8 +21,8 @@ import orjson
 import pytest
 
 from podscale.api.kinds import kind_for
-from podscale.apiserver.app import create_app
-from podscale.apiserver.server import RunningServer, start_in_thread
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.http.server import RunningServer, start_in_thread
 from podscale.client.http import ApiError, HttpApi
 from podscale.client.kubeconfig import Connection
 from podscale.store import MemoryStore, SqliteStore, Store, SystemClock

@@ -19,8 +19,8 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes.client.rest import ApiException
 
-from podscale.apiserver.app import create_app
-from podscale.apiserver.server import RunningServer, start_in_thread
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.http.server import RunningServer, start_in_thread
 from podscale.metrics.object_labels import StoreObjectLabels
 from podscale.metrics.push import PushMetricsProvider
 from podscale.store.memory import MemoryStore

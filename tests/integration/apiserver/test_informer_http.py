@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from podscale.api.kinds import kind_for
-from podscale.apiserver.app import create_app
-from podscale.apiserver.server import RunningServer, start_in_thread
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.http.server import RunningServer, start_in_thread
 from podscale.client.http import HttpApi, HttpListWatcher
 from podscale.client.informer import EventHandler, Informer
 from podscale.client.kubeconfig import Connection

@@ -28,9 +28,9 @@ from kubernetes import client as k8s
 from kubernetes import watch as k8s_watch
 from kubernetes.client.exceptions import ApiException
 
-from podscale.apiserver.app import create_app
-from podscale.apiserver.bootstrap import SYSTEM_NAMESPACES
-from podscale.apiserver.server import RunningServer, start_in_thread
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.http.server import RunningServer, start_in_thread
+from podscale.apiserver.registry.bootstrap import SYSTEM_NAMESPACES
 from podscale.store import MemoryStore, SqliteStore, Store, SystemClock
 
 JSON = dict[str, Any]

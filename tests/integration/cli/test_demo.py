@@ -7,8 +7,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from podscale.cli.main import cli
-from podscale.sim.demo_timeline import find_rescales
-from podscale.sim.demo_timeline_json import read_timeline
+from podscale.demo.timeline import find_rescales
+from podscale.demo.timeline_json import read_timeline
 
 
 def test_demo_scales_php_apache_up_and_back_down(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from podscale.sim.demo_timeline_json import read_timeline
+from podscale.demo.timeline_json import read_timeline
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "php-apache"
 SCENARIO = """\

@@ -22,10 +22,10 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from podscale.apiserver.app import create_app
-from podscale.apiserver.server import RunningServer, start_in_thread
-from podscale.cli.controlplane import write_kubeconfig
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.http.server import RunningServer, start_in_thread
 from podscale.cli.main import cli
+from podscale.plane.files import write_kubeconfig
 from podscale.store.memory import MemoryStore
 from podscale.testing.clock import FakeClock
 

@@ -22,10 +22,10 @@ from typing import Any, TypeVar
 import httpx
 
 from podscale.api.kinds import KindInfo, kind_for
-from podscale.apiserver.app import create_app
-from podscale.apiserver.bootstrap import ensure_system_namespaces
 from podscale.apiserver.errors import ApiError as ServerApiError
 from podscale.apiserver.errors import status_body
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.registry.bootstrap import ensure_system_namespaces
 from podscale.apiserver.state import ServerState
 from podscale.client.http import ApiError, HttpApi
 from podscale.client.inprocess import InProcessApi

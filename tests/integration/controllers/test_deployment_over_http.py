@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from podscale.apiserver.app import create_app
-from podscale.apiserver.server import RunningServer, start_in_thread
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.http.server import RunningServer, start_in_thread
 from podscale.client.http import HttpApi
 from podscale.client.kubeconfig import Connection
 from podscale.controllers.deployment.controller import DeploymentController

@@ -11,8 +11,8 @@ from datetime import timedelta
 
 import pytest
 
-from podscale.apiserver.app import create_app
-from podscale.apiserver.server import RunningServer, start_in_thread
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.http.server import RunningServer, start_in_thread
 from podscale.client.http import HttpApi
 from podscale.client.kubeconfig import Connection
 from podscale.controllers.manager import ControllerManager

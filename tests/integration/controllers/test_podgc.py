@@ -12,7 +12,7 @@ from podscale.api.kinds import KindInfo, kind_for
 from podscale.controllers.manager import ControllerManager
 from podscale.controllers.podgc import PodGarbageCollectorController
 from podscale.runtime import run_virtual
-from podscale.runtime.sim_nodes import node
+from podscale.runtime.simulated.node_objects import node
 
 from .cluster import POD, START, UNTIL, Cluster, Passthrough
 

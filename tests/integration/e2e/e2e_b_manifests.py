@@ -5,7 +5,7 @@ with a CPU request (``deployment``), an autoscaling/v2 HPA on it (``hpa``) with 
 specs of ``cpu_utilization``, ``container_cpu_utilization``, ``external`` and
 ``pods_metric``, a load that makes CPU usage exact (``cpu_load``: ``r`` requests/s use ``r``
 millicores over the ready pods, no noise), and ``scenario``, which wraps them in an inline
-``podscale.sim`` scenario on three 4-CPU nodes.
+``podscale.scenario`` scenario on three 4-CPU nodes.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from podscale.sim import Scenario, parse_scenario
+from podscale.scenario.loader import parse_scenario
+from podscale.scenario.model import Scenario
 
 JSON = dict[str, Any]
 NAMESPACE: Final = "default"

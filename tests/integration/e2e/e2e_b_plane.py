@@ -28,13 +28,13 @@ from typing import Any, Final, TypeVar
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.controllers.hpa import HorizontalPodAutoscalerController, InProcessMetricsClient
 from podscale.controllers.manager import ControllerManager
+from podscale.plane.embedded import EmbeddedControlPlane, controllers_from_flag
 from podscale.runtime.clocks import VirtualClock
-from podscale.runtime.embedded import EmbeddedControlPlane, controllers_from_flag
 from podscale.runtime.kernel import run_virtual
 from podscale.runtime.load import ConstantRate
-from podscale.runtime.scenario_run import ScenarioRun, plane_for
-from podscale.runtime.scenario_snapshot import ScenarioSnapshot, SeenEvent
-from podscale.sim import Scenario
+from podscale.scenario.model import Scenario
+from podscale.scenario.run import ScenarioRun, plane_for
+from podscale.scenario.snapshot import ScenarioSnapshot, SeenEvent
 
 from .e2e_b_manifests import JSON, NAMESPACE
 

@@ -9,7 +9,7 @@ requests per second on the workload, each request costing the busy container 1m 
 the pods together use ``m`` millicores, split evenly over the ready ones.
 
 ``workload``/``hpa`` build the manifests, ``e2e_scenario`` the scenario that creates them
-(``podscale.sim`` format), ``run_e2e`` starts it on a fresh plane (HPA sync period 15 s,
+(``podscale.scenario`` format), ``run_e2e`` starts it on a fresh plane (HPA sync period 15 s,
 metric resolution 15 s: the defaults) and runs a test body against the ``Consumer``.
 While a test waits (``wait_for_replicas``, ``ensure_replicas_in_range``, which between them
 cover a whole test body) the consumer looks every ``POLL`` (1 s of virtual time) and records
@@ -33,10 +33,11 @@ from typing import Any, Final, TypeVar
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual
 from podscale.runtime.load import ConstantRate, LoadProfile
-from podscale.runtime.scenario_run import ScenarioRun, plane_for
-from podscale.runtime.scenario_snapshot import EVENT, HPA
 from podscale.runtime.simulated.usage import WORKLOAD_KINDS
-from podscale.sim import Scenario, parse_scenario
+from podscale.scenario.loader import parse_scenario
+from podscale.scenario.model import Scenario
+from podscale.scenario.run import ScenarioRun, plane_for
+from podscale.scenario.snapshot import EVENT, HPA
 
 JSON = dict[str, Any]
 T = TypeVar("T")

@@ -21,9 +21,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from podscale.apiserver.app import create_app
 from podscale.apiserver.discovery import version_info
-from podscale.apiserver.server import start_in_thread
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.http.server import start_in_thread
 from podscale.store.clock import SystemClock
 from podscale.store.memory import MemoryStore
 

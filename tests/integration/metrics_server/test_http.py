@@ -19,8 +19,8 @@ import pytest
 from kubernetes import client as k8s
 from starlette.testclient import TestClient
 
-from podscale.apiserver.app import create_app
-from podscale.apiserver.server import start_in_thread
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.http.server import start_in_thread
 from podscale.metrics.object_labels import StoreObjectLabels
 from podscale.metrics.server import FakeKubeletStats, MetricsServer
 from podscale.store.memory import MemoryStore

@@ -1,6 +1,6 @@
 """Helpers of the pipeline tests: scenarios built inline, and a plane run for a while.
 
-``scenario`` parses a scenario document with inline manifests (``podscale.sim``), so each
+``scenario`` parses a scenario document with inline manifests (``podscale.scenario``), so each
 test states its whole cluster in one place; ``deployment``/``hpa_v2`` build the objects.
 ``on_plane`` runs a coroutine against a started ``ScenarioRun`` on virtual time.
 """
@@ -14,8 +14,9 @@ from typing import Any, TypeVar
 
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual
-from podscale.runtime.scenario_run import ScenarioRun, plane_for
-from podscale.sim import Scenario, parse_scenario
+from podscale.scenario.loader import parse_scenario
+from podscale.scenario.model import Scenario
+from podscale.scenario.run import ScenarioRun, plane_for
 
 JSON = dict[str, Any]
 T = TypeVar("T")

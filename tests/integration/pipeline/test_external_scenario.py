@@ -17,9 +17,9 @@ from podscale.api.kinds import kind_for
 from podscale.cli.describe_hpa import describe_hpa
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual
-from podscale.runtime.scenario_run import ScenarioResult, ScenarioRun, plane_for, play, run_scenario
-from podscale.runtime.scenario_snapshot import SeenEvent
-from podscale.sim import load_scenario
+from podscale.scenario.loader import load_scenario
+from podscale.scenario.run import ScenarioResult, ScenarioRun, plane_for, play, run_scenario
+from podscale.scenario.snapshot import SeenEvent
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "external-metric"
 WORKER = "queue-worker"

@@ -16,10 +16,10 @@ import pytest
 
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual
-from podscale.runtime.scenario_run import ScenarioResult, ScenarioRun, plane_for, play, run_scenario
-from podscale.runtime.scenario_snapshot import ScenarioSnapshot
 from podscale.runtime.virtual_time import DEFAULT_START
-from podscale.sim import load_scenario
+from podscale.scenario.loader import load_scenario
+from podscale.scenario.run import ScenarioResult, ScenarioRun, plane_for, play, run_scenario
+from podscale.scenario.snapshot import ScenarioSnapshot
 
 SCENARIO = Path(__file__).resolve().parents[3] / "examples" / "scenarios" / "php-apache-step.yaml"
 MINUTE = 60

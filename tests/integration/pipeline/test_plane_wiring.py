@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from podscale.cli.main import cli
-from podscale.cli.workloads import hpa_settings
+from podscale.cli.up_flags import hpa_settings
 from podscale.controllers.hpa import HorizontalPodAutoscalerController
 from podscale.hpa import Config
+from podscale.plane.embedded import EmbeddedControlPlane, controllers_from_flag
 from podscale.runtime.clocks import VirtualClock
-from podscale.runtime.embedded import EmbeddedControlPlane, controllers_from_flag
 from podscale.runtime.simulated import SimulatedUsage
 
 from .pipeline import START

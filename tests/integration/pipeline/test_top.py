@@ -12,10 +12,10 @@ import pytest
 from starlette.applications import Starlette
 
 from podscale.api.quantity import parse_quantity
-from podscale.apiserver.app import create_app
+from podscale.apiserver.http.app import create_app
 from podscale.client.inprocess import InProcessApi
 from podscale.runtime.clocks import VirtualClock
-from podscale.runtime.scenario_run import ScenarioRun
+from podscale.scenario.run import ScenarioRun
 from podscale.store.memory import MemoryStore
 
 from .pipeline import START, deployment, on_plane, scenario, sleep_until

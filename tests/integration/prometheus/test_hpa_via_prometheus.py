@@ -32,12 +32,12 @@ import pytest
 
 from podscale.api.kinds import kind_for
 from podscale.api.quantity import parse_quantity
-from podscale.cli.prometheus_up import PrometheusOptions, prometheus_provider, run_workloads
 from podscale.client.inprocess import InProcessApi
 from podscale.hpa import Config
 from podscale.metrics.prometheus import load_config
-from podscale.runtime.embedded import EmbeddedControlPlane
-from podscale.runtime.kubelet import StartupProfile
+from podscale.plane.embedded import EmbeddedControlPlane
+from podscale.plane.prometheus import PrometheusOptions, prometheus_provider, run_workloads
+from podscale.runtime.simulated.kubelet_state import StartupProfile
 from podscale.store.clock import SystemClock
 from podscale.store.memory import MemoryStore
 

@@ -217,7 +217,7 @@ def test_silent_server_times_out() -> None:
 
 
 def test_provider_serves_metric_value_list_json(prometheus: PrometheusServer) -> None:
-    from podscale.apiserver.metrics_providers import CustomMetricInfo as RouteInfo
+    from podscale.apiserver.metricsapis.providers import CustomMetricInfo as RouteInfo
 
     lister = StaticLister(["web-1", "web-2", "gone"])
 

@@ -27,11 +27,12 @@ from click.testing import CliRunner
 
 from podscale.api.kinds import kind_for
 from podscale.cli.main import cli
-from podscale.cli.prometheus_up import PrometheusOptions, prometheus_settings
-from podscale.cli.serve import ControlPlane, UpOptions, assemble_control_plane, run_control_plane
-from podscale.cli.workloads import build_workloads
+from podscale.cli.prometheus_flags import prometheus_settings
 from podscale.metrics.prometheus import PrometheusMetricsProvider, load_config
-from podscale.runtime.embedded import EmbeddedControlPlane
+from podscale.plane.embedded import EmbeddedControlPlane
+from podscale.plane.prometheus import PrometheusOptions
+from podscale.plane.serve import ControlPlane, UpOptions, assemble_control_plane, run_control_plane
+from podscale.plane.workloads import build_workloads
 
 JSON = dict[str, Any]
 POD = kind_for("v1", "Pod")

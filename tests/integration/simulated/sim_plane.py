@@ -9,10 +9,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from podscale.api.kinds import kind_for
+from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime import VirtualClock, run_virtual
-from podscale.runtime.embedded import EmbeddedControlPlane
-from podscale.runtime.kubelet import StartupProfile
 from podscale.runtime.simulated import NodeSpec
+from podscale.runtime.simulated.kubelet_state import StartupProfile
 
 JSON = dict[str, Any]
 T = TypeVar("T")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from podscale.runtime.sim_pod_status import pod_ref
+from podscale.runtime.simulated.pod_status import pod_ref
 
 from .sim_plane import JSON, RS, Sim, condition, condition_status, replica_set, run_sim, stamp
 

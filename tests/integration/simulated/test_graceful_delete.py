@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from podscale.runtime.kubelet import StartupProfile
+from podscale.runtime.simulated.kubelet_state import StartupProfile
 
 from .sim_plane import JSON, POD, RS, Sim, is_ready, replica_set, run_sim, stamp
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from podscale.apiserver.health import render_health
-from podscale.runtime.sim_nodes import node
+from podscale.apiserver.http.health import render_health
+from podscale.runtime.simulated.node_objects import node
 
 from .sim_plane import NODE, RS, START, Sim, is_ready, replica_set, run_sim, stamp
 

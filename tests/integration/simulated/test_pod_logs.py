@@ -11,11 +11,11 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
-from podscale.apiserver.app import create_app
-from podscale.apiserver.pod_log_options import PodLogOptions
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.operations.pod_log_options import PodLogOptions
 from podscale.client.inprocess import InProcessApi
+from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime import VirtualClock, run_virtual
-from podscale.runtime.embedded import EmbeddedControlPlane
 from podscale.store.memory import MemoryStore
 
 from .sim_plane import POD, PROFILE, RS, START, UNTIL, replica_set

@@ -12,18 +12,18 @@ from datetime import timedelta
 
 import pytest
 
-from podscale.apiserver.app import create_app
-from podscale.apiserver.health import render_health
-from podscale.apiserver.server import RunningServer, start_in_thread
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.http.health import render_health
+from podscale.apiserver.http.server import RunningServer, start_in_thread
 from podscale.client.http import HttpApi
 from podscale.client.kubeconfig import Connection
 from podscale.controllers.manager import ControllerManager
 from podscale.controllers.replicaset.controller import ReplicaSetController
 from podscale.controllers.runtime_api import ControllerApi
+from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime import VirtualClock, run, run_virtual
-from podscale.runtime.embedded import EmbeddedControlPlane
-from podscale.runtime.kubelet import StartupProfile
 from podscale.runtime.simulated import NodeSpec, SimulatedCluster, default_node_specs
+from podscale.runtime.simulated.kubelet_state import StartupProfile
 from podscale.store import MemoryStore, SystemClock
 
 from .sim_plane import JSON, POD, RS, START, is_ready, replica_set

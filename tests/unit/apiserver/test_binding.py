@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from podscale.api.kinds import kind_for
-from podscale.apiserver.app import create_app
-from podscale.apiserver.bootstrap import SYSTEM_NAMESPACES
-from podscale.apiserver.operations_binding import validate_binding
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.operations.binding import validate_binding
+from podscale.apiserver.registry.bootstrap import SYSTEM_NAMESPACES
 from podscale.client.http import ApiError
 from podscale.client.inprocess import InProcessApi
 from podscale.store.memory import MemoryStore

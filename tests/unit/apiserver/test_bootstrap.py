@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from podscale.apiserver.bootstrap import SYSTEM_NAMESPACES, ensure_system_namespaces
+from podscale.apiserver.registry.bootstrap import SYSTEM_NAMESPACES, ensure_system_namespaces
 from podscale.store.memory import MemoryStore
 from podscale.testing import FakeClock
 

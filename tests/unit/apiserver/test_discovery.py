@@ -136,7 +136,7 @@ def test_api_group_document(client: TestClient) -> None:
 
 
 def test_metrics_group_only_with_provider(store: Any, clock: Any) -> None:
-    from podscale.apiserver.app import create_app
+    from podscale.apiserver.http.app import create_app
 
     plain = TestClient(create_app(store, clock=clock))
     with_metrics = TestClient(create_app(store, clock=clock, metrics_provider=_Provider()))

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from podscale.apiserver.fairness import REPLAY_BATCH, HeavyWork
+from podscale.apiserver.http.fairness import REPLAY_BATCH, HeavyWork
 from podscale.store.memory import MemoryStore
 
 JSON = dict[str, Any]

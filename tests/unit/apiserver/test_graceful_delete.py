@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from podscale.api.kinds import kind_for
-from podscale.apiserver.operations_graceful import grace_period_for, plan_graceful_delete
+from podscale.apiserver.operations.graceful import grace_period_for, plan_graceful_delete
 from podscale.client.http import ApiError
 from podscale.client.inprocess import InProcessApi
 from podscale.store.interface import Preconditions

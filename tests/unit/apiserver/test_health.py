@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from starlette.testclient import TestClient
 
-from podscale.apiserver.app import create_app
-from podscale.apiserver.health import HealthCheck, render_health
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.http.health import HealthCheck, render_health
 from podscale.store.memory import MemoryStore
 from podscale.testing import FakeClock
 

@@ -18,14 +18,14 @@ from datetime import UTC, datetime
 import pytest
 import uvicorn
 
-from podscale.apiserver.app import create_app
-from podscale.apiserver.http_deadlines import (
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.http.deadlines import (
     BODY_IDLE_TIMEOUT,
     BODY_TIMEOUT,
     HEADER_TIMEOUT,
     DeadlineH11Protocol,
 )
-from podscale.apiserver.server import bind_socket, start_in_thread
+from podscale.apiserver.http.server import bind_socket, start_in_thread
 from podscale.store.memory import MemoryStore
 from podscale.testing import FakeClock
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from podscale.api.kinds import kind_for
-from podscale.apiserver.openapi_types import type_mismatches
+from podscale.apiserver.openapi.types import type_mismatches
 from podscale.client.http import ApiError
 from podscale.client.inprocess import InProcessApi
 from podscale.store.memory import MemoryStore

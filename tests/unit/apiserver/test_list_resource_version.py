@@ -17,7 +17,7 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from podscale.apiserver.app import create_app
+from podscale.apiserver.http.app import create_app
 from podscale.runtime import VirtualTimeLoop
 from podscale.store.listing import LIST_EXPIRED
 from podscale.store.memory import MemoryStore

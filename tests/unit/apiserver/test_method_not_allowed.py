@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from starlette.testclient import TestClient
 
-from podscale.apiserver.app import create_app
+from podscale.apiserver.http.app import create_app
 from podscale.metrics.push import PushMetricsProvider
 from podscale.store.memory import MemoryStore
 from podscale.testing import FakeClock

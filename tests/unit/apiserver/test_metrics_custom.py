@@ -15,8 +15,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from podscale.api import Selector
-from podscale.apiserver.app import create_app
-from podscale.apiserver.metrics_providers import (
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.metricsapis.providers import (
     CustomMetricInfo,
     metric_not_found,
     metric_not_found_for,

@@ -14,8 +14,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from podscale.api import Selector
-from podscale.apiserver.app import create_app
-from podscale.apiserver.metrics_providers import ExternalMetricInfo, external_metric_not_found
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.metricsapis.providers import ExternalMetricInfo, external_metric_not_found
 from podscale.store.memory import MemoryStore
 from podscale.testing.clock import FakeClock
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from podscale.apiserver.app import create_app
+from podscale.apiserver.http.app import create_app
 from podscale.metrics.push import PushMetricsProvider
 from podscale.store.memory import MemoryStore
 from podscale.testing.clock import FakeClock

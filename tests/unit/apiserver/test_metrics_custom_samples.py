@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from podscale.api import parse_quantity, parse_selector
-from podscale.apiserver.metrics_samples import (
+from podscale.apiserver.metricsapis.samples import (
     CustomSample,
     ExternalSample,
     described_kind,

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import pytest
 
 from podscale.api.kinds import kind_for
-from podscale.apiserver.namespace_lifecycle import IMMORTAL_NAMESPACES, decide
+from podscale.apiserver.registry.namespace_lifecycle import IMMORTAL_NAMESPACES, decide
 from podscale.client.http import ApiError
 from podscale.client.inprocess import InProcessApi
 from podscale.store.memory import MemoryStore

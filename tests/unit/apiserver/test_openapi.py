@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from podscale.api.kinds import all_kinds, served_group_versions
-from podscale.apiserver.openapi import (
+from podscale.apiserver.openapi.documents import (
     document_hash,
     openapi_v3_document,
     openapi_v3_document_bytes,

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podscale.apiserver.openapi import unknown_fields
-from podscale.apiserver.openapi_schemas import all_schemas
+from podscale.apiserver.openapi.documents import unknown_fields
+from podscale.apiserver.openapi.schemas import all_schemas
 
 NGINX_DEPLOYMENT: dict[str, Any] = {
     "apiVersion": "apps/v1",

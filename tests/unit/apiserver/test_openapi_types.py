@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from podscale.apiserver.openapi_types import type_mismatches
+from podscale.apiserver.openapi.types import type_mismatches
 
 RS: dict[str, Any] = {
     "apiVersion": "apps/v1",

@@ -11,11 +11,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from podscale.api.kinds import all_kinds
-from podscale.apiserver.openapi_paths import schema_name
-from podscale.apiserver.openapi_v2 import openapi_v2_document
-from podscale.apiserver.openapi_v2_http import PROTOBUF_V2, PROTOBUF_V2_REPLY
-from podscale.apiserver.openapi_v2_proto import openapi_v2_protobuf
-from podscale.apiserver.protobuf_wire import BYTES, VARINT, WireReader
+from podscale.apiserver.openapi.paths import schema_name
+from podscale.apiserver.openapi.v2 import openapi_v2_document
+from podscale.apiserver.openapi.v2_http import PROTOBUF_V2, PROTOBUF_V2_REPLY
+from podscale.apiserver.openapi.v2_proto import openapi_v2_protobuf
+from podscale.apiserver.protobuf.wire import BYTES, VARINT, WireReader
 
 JSON = dict[str, Any]
 DEPLOYMENT = "io.k8s.api.apps.v1.Deployment"

@@ -14,11 +14,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from podscale.api.kinds import kind_for
-from podscale.apiserver import operations, operations_delete, operations_subresources
-from podscale.apiserver.admission import WriteOptions, parse_write_options
-from podscale.apiserver.bootstrap import ensure_system_namespaces
 from podscale.apiserver.errors import ApiError
-from podscale.apiserver.operations_types import DeleteOptions, EncodedBody, decode_payload
+from podscale.apiserver.operations import (
+    delete as operations_delete,
+)
+from podscale.apiserver.operations import (
+    subresources as operations_subresources,
+)
+from podscale.apiserver.operations import (
+    verbs as operations,
+)
+from podscale.apiserver.operations.types import DeleteOptions, EncodedBody, decode_payload
+from podscale.apiserver.registry.admission import WriteOptions, parse_write_options
+from podscale.apiserver.registry.bootstrap import ensure_system_namespaces
 from podscale.apiserver.state import ServerState
 from podscale.store.interface import WatchEvent
 from podscale.store.memory import MemoryStore

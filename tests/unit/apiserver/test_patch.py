@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 import pytest
 
-from podscale.apiserver.patch import (
+from podscale.apiserver.patch.patcher import (
     JSON_PATCH,
     MAX_DEPTH,
     MERGE_PATCH,

@@ -7,8 +7,8 @@ from typing import Any
 import orjson
 import pytest
 
-from podscale.apiserver.patch import JSON_PATCH, MAX_OPERATIONS, PatchError, apply_patch
-from podscale.apiserver.patch_errors import GENERIC_INVALID
+from podscale.apiserver.patch.errors import GENERIC_INVALID
+from podscale.apiserver.patch.patcher import JSON_PATCH, MAX_OPERATIONS, PatchError, apply_patch
 
 
 def _pod() -> dict[str, Any]:

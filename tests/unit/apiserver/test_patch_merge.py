@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podscale.apiserver.patch import MERGE_PATCH, STRATEGIC_MERGE_PATCH, apply_patch
-from podscale.apiserver.patch_merge import create_merge_patch, merge_values
+from podscale.apiserver.patch.merge import create_merge_patch, merge_values
+from podscale.apiserver.patch.patcher import MERGE_PATCH, STRATEGIC_MERGE_PATCH, apply_patch
 
 
 def _merge(obj: dict[str, Any], patch: Any, content_type: str = MERGE_PATCH) -> dict[str, Any]:

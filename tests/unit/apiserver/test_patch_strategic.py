@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podscale.apiserver.patch import STRATEGIC_MERGE_PATCH, PatchError, apply_patch
-from podscale.apiserver.patch_errors import GENERIC_INVALID
+from podscale.apiserver.patch.errors import GENERIC_INVALID
+from podscale.apiserver.patch.patcher import STRATEGIC_MERGE_PATCH, PatchError, apply_patch
 
 
 def _smp(obj: dict[str, Any], patch: Any, kind: str, api_version: str) -> dict[str, Any]:

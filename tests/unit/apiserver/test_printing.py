@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from podscale.api.kinds import KindInfo, all_kinds, kind_for
-from podscale.apiserver.printing import table_for, table_row_event, wants_table
+from podscale.apiserver.printing.tables import table_for, table_row_event, wants_table
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 

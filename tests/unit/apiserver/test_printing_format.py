@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podscale.apiserver.printing_format import (
+from podscale.apiserver.printing.format import (
     age_since,
     format_quantity,
     human_duration,

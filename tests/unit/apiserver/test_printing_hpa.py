@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from podscale.apiserver.printing_hpa import format_hpa_metrics, print_hpa
+from podscale.apiserver.printing.hpa import format_hpa_metrics, print_hpa
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from podscale.apiserver.printing_pods import print_pod
+from podscale.apiserver.printing.pods import print_pod
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 CREATED = "2026-11-22T11:00:00Z"  # the Age cell is always "60m"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from podscale.apiserver.printing_rows import (
+from podscale.apiserver.printing.rows import (
     print_deployment,
     print_event,
     print_generic,

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from podscale.api import apply_defaults, validate
-from podscale.apiserver.protobuf import ProtobufError, decode_protobuf_object
+from podscale.apiserver.protobuf.bodies import ProtobufError, decode_protobuf_object
 
 JSON = dict[str, Any]
 

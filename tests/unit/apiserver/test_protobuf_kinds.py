@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from podscale.apiserver.protobuf import decode_protobuf_object
-from podscale.apiserver.protobuf_schema import ROOTS, FieldKind, FieldSpec, MessageSpec
+from podscale.apiserver.protobuf.bodies import decode_protobuf_object
+from podscale.apiserver.protobuf.schema import ROOTS, FieldKind, FieldSpec, MessageSpec
 
 JSON = dict[str, Any]
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from podscale.apiserver.protobuf_schema import MESSAGES, MessageSpec, parse_tables
+from podscale.apiserver.protobuf.schema import MESSAGES, MessageSpec, parse_tables
 
 ROOT = Path(__file__).resolve().parents[3]
 GENERATOR = ROOT / "scripts" / "gen_protobuf_schemas.py"

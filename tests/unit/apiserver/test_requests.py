@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from starlette.requests import Request
 from starlette.testclient import TestClient
 
-from podscale.apiserver.app import create_app
-from podscale.apiserver.limits import MAX_BODY_BYTES
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.http.limits import MAX_BODY_BYTES
 from podscale.store.memory import MemoryStore
 
 JSON = dict[str, Any]

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from podscale.apiserver.app import create_app
-from podscale.apiserver.identity import ADMIN_USER, ANONYMOUS_USER, USER_SCOPE_KEY, UserInfo
+from podscale.apiserver.auth.identity import ADMIN_USER, ANONYMOUS_USER, USER_SCOPE_KEY, UserInfo
+from podscale.apiserver.http.app import create_app
 from podscale.store.memory import MemoryStore
 
 JSON = dict[str, Any]

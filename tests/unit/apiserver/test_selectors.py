@@ -8,7 +8,11 @@ import pytest
 
 from podscale.api.kinds import resource_for
 from podscale.apiserver.errors import ApiError
-from podscale.apiserver.selectors import FieldRequirement, build_predicate, parse_field_selector
+from podscale.apiserver.operations.selectors import (
+    FieldRequirement,
+    build_predicate,
+    parse_field_selector,
+)
 
 PODS = resource_for("", "v1", "pods")
 EVENTS = resource_for("", "v1", "events")

@@ -18,8 +18,8 @@ from starlette.testclient import TestClient
 
 from podscale.api import apply_defaults
 from podscale.apiserver.errors import ApiError
-from podscale.apiserver.service_allocation import allocate_service
-from podscale.apiserver.service_ranges import (
+from podscale.apiserver.registry.service_allocation import allocate_service
+from podscale.apiserver.registry.service_ranges import (
     ServiceNetwork,
     parse_node_port_range,
     parse_service_cidr,

@@ -18,13 +18,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from podscale.api.kinds import KindInfo, kind_for
-from podscale.apiserver import operations, operations_binding, operations_subresources
-from podscale.apiserver.admission import WriteOptions
-from podscale.apiserver.bootstrap import ensure_system_namespaces
 from podscale.apiserver.errors import ApiError
-from podscale.apiserver.operations_types import EncodedBody
+from podscale.apiserver.operations import (
+    binding as operations_binding,
+)
+from podscale.apiserver.operations import (
+    subresources as operations_subresources,
+)
+from podscale.apiserver.operations import (
+    verbs as operations,
+)
+from podscale.apiserver.operations.types import EncodedBody
+from podscale.apiserver.registry.admission import WriteOptions
+from podscale.apiserver.registry.bootstrap import ensure_system_namespaces
+from podscale.apiserver.registry.strategy import prepare_for_status_update, prepare_for_update
 from podscale.apiserver.state import ServerState
-from podscale.apiserver.strategy import prepare_for_status_update, prepare_for_update
 from podscale.store.memory import MemoryStore
 
 JSON = dict[str, Any]

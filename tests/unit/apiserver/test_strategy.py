@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from podscale.apiserver.strategy import (
+from podscale.apiserver.registry.strategy import (
     keep_equal_timestamps,
     pod_qos_class,
     prepare_for_create,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from podscale.apiserver.app import create_app
+from podscale.apiserver.http.app import create_app
 from podscale.store.memory import MemoryStore
 
 JSON = dict[str, Any]

@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 import pytest
 
-from podscale.apiserver.watch_filter import filter_event
+from podscale.apiserver.operations.watch_filter import filter_event
 from podscale.store.interface import WatchEvent
 
 

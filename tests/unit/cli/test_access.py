@@ -9,7 +9,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from podscale.cli.access import AccessGuard, new_token
+from podscale.apiserver.auth.access import AccessGuard, new_token
 
 TOKEN = "s3cret-token"
 

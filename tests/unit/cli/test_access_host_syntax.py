@@ -10,7 +10,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from podscale.cli.access import AccessGuard
+from podscale.apiserver.auth.access import AccessGuard
 
 
 async def echo(request: Request) -> JSONResponse:

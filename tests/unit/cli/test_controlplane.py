@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from podscale.cli.controlplane import (
+from podscale.plane.files import (
     ControlPlaneError,
     check_bind,
     load_or_create_token,

@@ -19,9 +19,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from podscale.apiserver.app import create_app
-from podscale.apiserver.server import start_in_thread
-from podscale.cli.controlplane import write_kubeconfig
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.http.server import start_in_thread
 from podscale.cli.describe_annotations import describe_last_decision, write_annotations
 from podscale.cli.describe_hpa import describe_hpa
 from podscale.cli.describe_text import SKIPPED_ANNOTATIONS, DescribeWriter
@@ -29,6 +28,7 @@ from podscale.cli.main import cli
 from podscale.controllers.hpa.history_store import HISTORY_ANNOTATION, LAST_DECISION_ANNOTATION
 from podscale.hpa import StaticMetricsSource, decide, render_trace, trace_to_dict
 from podscale.hpa.trace import DecisionTrace
+from podscale.plane.files import write_kubeconfig
 from podscale.store.memory import MemoryStore
 from podscale.testing import cpu_metric, make_hpa, make_pod, make_scale
 from podscale.testing.clock import FakeClock

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podscale.apiserver.patch_schema import schema_for
-from podscale.apiserver.patch_strategic import apply_strategic_patch
+from podscale.apiserver.patch.schema import schema_for
+from podscale.apiserver.patch.strategic import apply_strategic_patch
 from podscale.cli.apply import LAST_APPLIED, annotate_last_applied
 from podscale.cli.apply_patch import create_three_way_patch
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import uvicorn.config
 from cryptography import x509
 
-from podscale.cli.tls import SERVER_LIFETIME, ensure_certificates
+from podscale.apiserver.auth.tls import SERVER_LIFETIME, ensure_certificates
 
 NOW = datetime(2026, 11, 22, 10, tzinfo=UTC)
 

@@ -1,4 +1,4 @@
-"""``podscale up`` assembly (``podscale.cli.serve``) and its click command, without kubectl.
+"""``podscale up`` assembly (``podscale.plane.serve``) and its click command, without kubectl.
 
 The real-process and real-kubectl side lives in ``tests/integration/kubectl``.
 """
@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 from starlette.testclient import TestClient
 
-from podscale.cli.controlplane import ControlPlaneError
 from podscale.cli.main import cli
-from podscale.cli.serve import (
+from podscale.plane.files import ControlPlaneError
+from podscale.plane.serve import (
     ControlPlane,
     UpOptions,
     allowed_hosts,

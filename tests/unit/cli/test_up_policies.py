@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from podscale.cli.controlplane import ControlPlaneError, check_bind, prepare_data_dir
 from podscale.cli.main import cli
+from podscale.plane.files import ControlPlaneError, check_bind, prepare_data_dir
 
 
 @pytest.mark.parametrize(

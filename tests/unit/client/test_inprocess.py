@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import pytest
 
 from podscale.api.kinds import kind_for
-from podscale.apiserver.bootstrap import SYSTEM_NAMESPACES
+from podscale.apiserver.registry.bootstrap import SYSTEM_NAMESPACES
 from podscale.client.http import ApiError
 from podscale.client.informer import Gone
 from podscale.client.inprocess import InProcessApi

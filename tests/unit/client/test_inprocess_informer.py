@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from podscale.api.kinds import kind_for
-from podscale.apiserver.bootstrap import SYSTEM_NAMESPACES
+from podscale.apiserver.registry.bootstrap import SYSTEM_NAMESPACES
 from podscale.client.informer import EventHandler, Gone, Informer
 from podscale.client.inprocess import InProcessApi, InProcessListWatcher
 from podscale.store.memory import MemoryStore

@@ -18,7 +18,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from podscale.api.kinds import KindInfo, kind_for
-from podscale.apiserver.app import create_app
+from podscale.apiserver.http.app import create_app
 from podscale.client.http import ApiError
 from podscale.client.inprocess import InProcessApi
 from podscale.client.paths import resource_path

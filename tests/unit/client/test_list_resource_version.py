@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from podscale.api.kinds import kind_for
-from podscale.apiserver.app import create_app
+from podscale.apiserver.http.app import create_app
 from podscale.client.http import ApiError, HttpApi
 from podscale.client.inprocess import InProcessApi
 from podscale.client.kubeconfig import Connection

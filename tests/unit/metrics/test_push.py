@@ -13,8 +13,12 @@ from hypothesis import strategies as st
 
 from podscale.api import Selector, parse_quantity, parse_selector
 from podscale.apiserver.errors import ApiError
-from podscale.apiserver.metrics_providers import CustomMetricInfo, CustomScope, ExternalMetricInfo
-from podscale.apiserver.metrics_samples import CustomSample
+from podscale.apiserver.metricsapis.providers import (
+    CustomMetricInfo,
+    CustomScope,
+    ExternalMetricInfo,
+)
+from podscale.apiserver.metricsapis.samples import CustomSample
 from podscale.metrics.push import DEFAULT_TTL, PushMetricsProvider
 from podscale.testing.clock import FakeClock
 

@@ -13,9 +13,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from podscale.api import parse_quantity, parse_selector
-from podscale.apiserver.app import create_app
-from podscale.apiserver.metrics_providers import CustomMetricInfo, ExternalMetricInfo
-from podscale.apiserver.metrics_samples import is_finite
+from podscale.apiserver.http.app import create_app
+from podscale.apiserver.metricsapis.providers import CustomMetricInfo, ExternalMetricInfo
+from podscale.apiserver.metricsapis.samples import is_finite
 from podscale.metrics.push import PushMetricsProvider
 from podscale.metrics.push_journal import SqlitePushJournal
 from podscale.store.memory import MemoryStore

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from podscale.runtime.kubelet import (
+from podscale.runtime.simulated.kubelet_state import (
     StartupProfile,
     advance_pod,
     crash,
@@ -21,8 +21,8 @@ from podscale.runtime.kubelet import (
     set_node_ready,
     should_remove,
 )
-from podscale.runtime.scheduling import bind
-from podscale.runtime.sim_pod_status import format_go_duration
+from podscale.runtime.simulated.pod_status import format_go_duration
+from podscale.runtime.simulated.scheduling import bind
 
 T0 = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
 PROFILE = StartupProfile()

@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from podscale.runtime.scheduling import (
+from podscale.runtime.simulated.node_objects import node, set_node_ready
+from podscale.runtime.simulated.resources import node_allocatable, pod_requests
+from podscale.runtime.simulated.scheduling import (
     NO_NODES_AVAILABLE,
     bind,
     choose_node,
@@ -18,8 +20,6 @@ from podscale.runtime.scheduling import (
     mark_unschedulable,
     unschedulable_reason,
 )
-from podscale.runtime.sim_nodes import node, set_node_ready
-from podscale.runtime.sim_resources import node_allocatable, pod_requests
 
 NOW = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
 

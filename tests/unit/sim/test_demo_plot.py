@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from podscale.sim.demo_plot import write_plot
-from podscale.sim.demo_timeline import Sample, Timeline, TimelineEvent
+from podscale.demo.plot import write_plot
+from podscale.demo.timeline import Sample, Timeline, TimelineEvent
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podscale.sim.demo_summary import DemoSummary, compute_summary, summarize
-from podscale.sim.demo_timeline import Sample, Timeline, TimelineEvent, find_rescales
+from podscale.demo.summary import DemoSummary, compute_summary, summarize
+from podscale.demo.timeline import Sample, Timeline, TimelineEvent, find_rescales
 
 UP = "cpu resource utilization (percentage of request) above target"
 DOWN = "All metrics below target"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from podscale.sim.demo_timeline import (
+from podscale.demo.timeline import (
     Sample,
     Timeline,
     TimelineError,

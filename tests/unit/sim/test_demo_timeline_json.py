@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podscale.sim.demo_timeline import Sample, Timeline, TimelineError, TimelineEvent
-from podscale.sim.demo_timeline_json import (
+from podscale.demo.timeline import Sample, Timeline, TimelineError, TimelineEvent
+from podscale.demo.timeline_json import (
     API_VERSION,
     KIND,
     read_timeline,

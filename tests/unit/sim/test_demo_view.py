@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podscale.sim.demo_timeline import Sample, TimelineEvent
-from podscale.sim.demo_view import BAR_CELLS, LiveView, render_bar, render_line
+from podscale.demo.timeline import Sample, TimelineEvent
+from podscale.demo.view import BAR_CELLS, LiveView, render_bar, render_line
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 UP = "cpu resource utilization (percentage of request) above target"

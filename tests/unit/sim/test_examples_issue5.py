@@ -28,16 +28,17 @@ import yaml
 
 from podscale.api import apply_defaults, selector_from_label_selector, validate
 from podscale.apiserver.errors import ApiError
-from podscale.apiserver.metrics_providers import ExternalMetricInfo
-from podscale.apiserver.metrics_push import decode_external_push
-from podscale.apiserver.printing_hpa import format_hpa_metrics
+from podscale.apiserver.metricsapis.providers import ExternalMetricInfo
+from podscale.apiserver.metricsapis.push import decode_external_push
+from podscale.apiserver.printing.hpa import format_hpa_metrics
 from podscale.controllers.hpa.metrics_values import external_values
 from podscale.hpa import StaticMetricsSource, decide
 from podscale.hpa.decide import Decision
 from podscale.hpa.types import History
 from podscale.metrics.push import PushMetricsProvider
 from podscale.runtime.load import WorkloadDemand, compute_usage, pod_load
-from podscale.sim import Scenario, load_scenario
+from podscale.scenario.loader import load_scenario
+from podscale.scenario.model import Scenario
 from podscale.testing import FakeClock, make_pod, make_scale
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from podscale.sim import ScenarioError, load_scenario, parse_scenario
+from podscale.scenario.loader import ScenarioError, load_scenario, parse_scenario
 
 DEPLOYMENT: dict[str, Any] = {
     "apiVersion": "apps/v1",

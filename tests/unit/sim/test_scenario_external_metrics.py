@@ -1,5 +1,5 @@
 """``spec.externalMetrics``: loading and validating the series, step-hold values, and the
-publication schedule a run follows (``podscale.runtime.scenario_external``)."""
+publication schedule a run follows (``podscale.scenario.external_schedule``)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from podscale.api.quantity import parse_quantity
-from podscale.runtime.scenario_external import REPUBLISH_EVERY, ExternalMetricFeed
-from podscale.sim import ScenarioError, parse_scenario
-from podscale.sim.scenario_model import ExternalMetricSeries, ExternalMetricValue
+from podscale.scenario.external_schedule import REPUBLISH_EVERY, ExternalMetricFeed
+from podscale.scenario.loader import ScenarioError, parse_scenario
+from podscale.scenario.model import ExternalMetricSeries, ExternalMetricValue
 
 BASE: dict[str, Any] = {
     "apiVersion": "podscale.dev/v1alpha1",

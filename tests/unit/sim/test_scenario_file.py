@@ -11,7 +11,6 @@ import pytest
 import yaml
 
 from podscale.api.quantity import parse_quantity
-from podscale.runtime.kubelet import StartupProfile
 from podscale.runtime.load import (
     ConstantRate,
     ContainerCost,
@@ -21,7 +20,9 @@ from podscale.runtime.load import (
     StepRate,
     TraceRate,
 )
-from podscale.sim import NodeSpec, ScenarioEvent, WorkloadTarget, load_scenario, parse_scenario
+from podscale.runtime.simulated.kubelet_state import StartupProfile
+from podscale.scenario.loader import load_scenario, parse_scenario
+from podscale.scenario.model import NodeSpec, ScenarioEvent, WorkloadTarget
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "scenarios"
 MI = 1024 * 1024

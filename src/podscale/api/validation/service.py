@@ -8,10 +8,10 @@ selector's labels; clusterIP/clusterIPs/ipFamilies/ipFamilyPolicy consistency (`
 alone, at most one IP per family); ExternalName's DNS name and absent cluster IPs; traffic
 policies; and on update, cluster IPs and IP families that may not change once set.
 
-Allocation failures (an address taken or outside the service range, a node port taken) are
-not validation: ``podscale.apiserver.service_allocation`` reports them with upstream's texts.
-Objects arrive defaulted (``podscale.api.defaults_core``) and with clusterIP and clusterIPs
-in step (``podscale.api.service_fields``). Dispatched from ``podscale.api.validation``.
+Allocation failures (an address taken or outside the service range, a node port taken) are not
+validation: ``podscale.apiserver.registry.service_allocation`` reports them with upstream's texts.
+Objects arrive defaulted (``podscale.api.defaults_core``) and with clusterIP and clusterIPs in step
+(``podscale.api.service_fields``). Dispatched from ``podscale.api.validation``.
 """
 
 from __future__ import annotations

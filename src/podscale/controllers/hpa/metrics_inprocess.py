@@ -19,7 +19,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 
 from podscale.api.selectors import Selector, SelectorError, parse_selector
 from podscale.apiserver import errors as server_errors
-from podscale.apiserver.metrics_providers import CustomMetricInfo, ExternalMetricInfo
+from podscale.apiserver.metricsapis.providers import CustomMetricInfo, ExternalMetricInfo
 from podscale.apiserver.state import ServerState
 from podscale.controllers.hpa.metrics_values import (
     CUSTOM_API,

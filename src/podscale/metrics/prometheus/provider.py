@@ -1,6 +1,6 @@
 """The Prometheus adapter behind the API server's custom and external metrics groups.
 
-``PrometheusMetricsProvider`` implements ``podscale.apiserver.metrics_providers``'
+``PrometheusMetricsProvider`` implements ``podscale.apiserver.metricsapis.providers``'
 ``CustomMetricsProvider`` and ``ExternalMetricsProvider`` on top of ``PrometheusAdapter``:
 listings come from the last discovery (never blocking), reads query Prometheus at
 ``clock.now()`` and return ``MetricValue`` / ``ExternalMetricValue`` JSON rendered by
@@ -24,12 +24,12 @@ from typing import Any, Protocol
 from podscale.api import Quantity, Selector
 from podscale.api.kinds import all_kinds
 from podscale.apiserver.errors import ApiError, status_body
-from podscale.apiserver.metrics_providers import (
+from podscale.apiserver.metricsapis.providers import (
     CustomMetricInfo,
     ExternalMetricInfo,
     metric_not_found,
 )
-from podscale.apiserver.metrics_samples import (
+from podscale.apiserver.metricsapis.samples import (
     CustomSample,
     ExternalSample,
     described_kind,

@@ -6,7 +6,7 @@ object's ``labels`` when it has any; ``timestamp`` (RFC 3339, whole seconds, ``n
 zero time); ``window`` as Go's ``Duration.String`` (``15s``, ``1m0s``, ``14.5s``); usage as
 Quantities: CPU in nanocores printed canonically (``250m``, ``123456789n``), memory in bytes
 as BinarySI (``64Mi``, ``1536``). ``kind``/``apiVersion`` are added by the API server
-(``podscale.apiserver.metrics``), which wraps items in the List.
+(``podscale.apiserver.metricsapis.resource``), which wraps items in the List.
 
 Pure. Used by ``storage``.
 """

@@ -3,7 +3,7 @@
 ``rates`` holds the synthetic shapes (constant, step, ramp, sine), ``traces`` replays
 recorded request-rate files, ``usage`` turns a workload's rate into each pod's CPU and
 memory usage and request rate, ``pods`` reads pod objects into the model. Scenarios
-(``podscale.sim.scenario``) declare all of this; the simulated kubelets report the result.
+(``podscale.scenario.loader``) declare all of this; the simulated kubelets report the result.
 """
 
 from podscale.runtime.load.pods import is_pod_ready, is_running, pod_load

@@ -1,8 +1,8 @@
 """Reading pod objects into the load model's ``PodLoad`` (``podscale.runtime.load.usage``).
 
-The simulated kubelet (``podscale.runtime.kubelet``) writes the pod status this reads; the
-resource parsing is ``podscale.runtime.sim_resources``'s. A pod takes part in the load
-model when it runs on a node (``is_running``); it receives traffic only when its ``Ready``
+The simulated kubelet (``podscale.runtime.simulated.kubelet_state``) writes the pod status this
+reads; the resource parsing is ``podscale.runtime.simulated.resources``'s. A pod takes part in the
+load model when it runs on a node (``is_running``); it receives traffic only when its ``Ready``
 condition is ``True``, which is what a Service's endpoints would route to.
 
 Containers are the regular ones plus restartable init containers (sidecars), which run
@@ -16,7 +16,7 @@ from typing import Any
 
 from podscale.api.quantity import parse_quantity
 from podscale.runtime.load.usage import ContainerResources, PodLoad
-from podscale.runtime.sim_resources import read_resource_list
+from podscale.runtime.simulated.resources import read_resource_list
 
 __all__ = ["is_pod_ready", "is_running", "pod_load"]
 

@@ -1,6 +1,6 @@
 """Request-rate sources: how many requests per second a workload receives at a moment.
 
-A scenario (``podscale.sim.scenario``) declares one source per workload; the usage model
+A scenario (``podscale.scenario.loader``) declares one source per workload; the usage model
 (``podscale.runtime.load.usage``) spreads its rate over the workload's ready pods. The
 file-backed source lives in ``podscale.runtime.load.traces``; the shapes here are pure.
 

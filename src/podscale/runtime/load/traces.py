@@ -1,7 +1,7 @@
 """Recorded request-rate traces as a rate source (``TraceRate``), and their file readers.
 
 The third kind of ``RateSource`` next to the shapes in ``podscale.runtime.load.rates``;
-scenarios (``podscale.sim.scenario``) name a trace file and these options. Readable files
+scenarios (``podscale.scenario.loader``) name a trace file and these options. Readable files
 (see ``/work/shared/traces/README.md`` for the ones shipped with the project):
 
 * ``minute,requests`` CSV: requests per minute, one row per minute index; converted to

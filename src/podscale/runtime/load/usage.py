@@ -3,7 +3,7 @@
 Inputs are the rate from a ``RateSource`` (``podscale.runtime.load.rates``/``traces``), the
 pods behind each workload (``PodLoad``, built from pod objects by
 ``podscale.runtime.load.pods``), what each node can give (``Resources`` from
-``podscale.runtime.sim_resources``) and a ``LoadProfile`` saying what a container costs.
+``podscale.runtime.simulated.resources``) and a ``LoadProfile`` saying what a container costs.
 The output feeds the simulated kubelets' metrics (metrics server, per-pod request rates).
 
 Contract:
@@ -35,7 +35,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from podscale.runtime.sim_resources import Resources
+from podscale.runtime.simulated.resources import Resources
 
 __all__ = [
     "ContainerCost",

@@ -1,12 +1,11 @@
 """The simulated cluster: nodes, a scheduler and kubelets that run against the API.
 
-Async shells around the pure decisions of ``podscale.runtime.scheduling``,
-``podscale.runtime.kubelet`` and ``podscale.runtime.sim_nodes``: they read through shared
-informers and write through the API like the real components, on whatever clock the loop
-has (virtual time or real time). ``usage.SimulatedUsage`` adds the kubelets' resource stats
-and request rates from each workload's load. ``SimulatedCluster`` bundles them with fault
-injection;
-``podscale.runtime.embedded`` runs them with the store, API and controllers on one clock.
+Async shells around the pure decisions of ``podscale.runtime.simulated.scheduling``,
+``podscale.runtime.simulated.kubelet_state`` and ``podscale.runtime.simulated.node_objects``: they
+read through shared informers and write through the API like the real components, on whatever clock
+the loop has (virtual time or real time). ``usage.SimulatedUsage`` adds the kubelets' resource stats
+and request rates from each workload's load. ``SimulatedCluster`` bundles them with fault injection;
+``podscale.plane.embedded`` runs them with the store, API and controllers on one clock.
 """
 
 from podscale.runtime.simulated.cluster import SimulatedCluster

@@ -3,7 +3,7 @@
 Bundles ``nodes.SimulatedNodes`` (Node objects and heartbeats, a task of its own),
 ``scheduler.SimulatedScheduler`` and ``kubelets.SimulatedKubelets`` (controllers for a
 ``ControllerManager``, sharing its pod and node informers). Everything goes through a
-``ControllerApi``, so the same cluster runs embedded (``podscale.runtime.embedded``) or against
+``ControllerApi``, so the same cluster runs embedded (``podscale.plane.embedded``) or against
 an API server over HTTP. The fault-injection calls are what tests and scenarios use:
 ``crash_pod``, ``crash_container``, ``lose_node``, ``restore_node``.
 
@@ -22,7 +22,7 @@ from datetime import timedelta
 from podscale.controllers.manager import Controller
 from podscale.controllers.runtime_api import ControllerApi
 from podscale.metrics.push import PushMetricsProvider
-from podscale.runtime.kubelet import DEFAULT_PROFILE, StartupProfile
+from podscale.runtime.simulated.kubelet_state import DEFAULT_PROFILE, StartupProfile
 from podscale.runtime.simulated.kubelets import DEFAULT_EVICTION_TIMEOUT, SimulatedKubelets
 from podscale.runtime.simulated.nodes import (
     NODE_STATUS_REPORT_FREQUENCY,

@@ -3,7 +3,7 @@
 The components (``scheduler``, ``kubelets``, ``nodes``) are API clients like kube-scheduler
 and the kubelet: they take a ``podscale.controllers.runtime_api.ControllerApi``, read through
 informers and write through the API, never the store, so they run against the in-process
-API (``podscale.runtime.embedded``) or any API server over HTTP. The scheduler binds with
+API (``podscale.plane.embedded``) or any API server over HTTP. The scheduler binds with
 ``create(POD, ns, binding_for(pod, node), subresource="binding")``.
 """
 

@@ -1,12 +1,12 @@
 """What a simulated container writes to its log: its lifecycle, as lines at simulated times.
 
-Pure and level-triggered, like ``podscale.runtime.kubelet.advance_pod``: ``advance_log``
-takes one container's status (in the pod the kubelet just wrote or read), the
-``LogCursor`` of what its log already says, and ``now``; it returns the lines to append and
-the new cursor. Calling it again with the same status adds nothing, and a status that
-skipped steps (several transitions in one kubelet step, or a log store that started late)
-still gets every line, stamped with the times the status records (``startedAt``,
-``finishedAt``, the deletion request) rather than the time of the call.
+Pure and level-triggered, like ``podscale.runtime.simulated.kubelet_state.advance_pod``:
+``advance_log`` takes one container's status (in the pod the kubelet just wrote or read), the
+``LogCursor`` of what its log already says, and ``now``; it returns the lines to append and the new
+cursor. Calling it again with the same status adds nothing, and a status that skipped steps (several
+transitions in one kubelet step, or a log store that started late) still gets every line, stamped
+with the times the status records (``startedAt``, ``finishedAt``, the deletion request) rather than
+the time of the call.
 
 An instance of a container is numbered by its ``restartCount`` while it runs: the
 kubelet's state machine bumps the count when the next instance starts, and keeps a dead
@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from podscale.runtime.sim_pod_status import parse_time
+from podscale.runtime.simulated.pod_status import parse_time
 
 __all__ = ["LogCursor", "LogLine", "advance_log", "instance_of", "last_termination"]
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from podscale.apiserver.pod_log_options import PodLogOptions
+from podscale.apiserver.operations.pod_log_options import PodLogOptions
 
 __all__ = ["LogBudget", "format_timestamp", "render_lines", "select_lines"]
 

@@ -9,11 +9,11 @@ oldest drop first), two instances per container, and a pod's logs go when the po
 deleted. They do not survive a restart of the process (``podscale up``): a restarted
 kubelet starts each running container's log afresh from its status.
 
-It is the ``ContainerLogSource`` of the API server (``podscale.apiserver.pod_log_options``):
-``open`` applies the kubelet's checks of the container state (waiting to start, no
-previous instance, terminated without a log) and streams the lines rendered by
-``container_log_render``; ``follow`` waits for new lines until the instance ends or the
-pod is forgotten.
+It is the ``ContainerLogSource`` of the API server
+(``podscale.apiserver.operations.pod_log_options``): ``open`` applies the kubelet's checks of the
+container state (waiting to start, no previous instance, terminated without a log) and streams the
+lines rendered by ``container_log_render``; ``follow`` waits for new lines until the instance ends
+or the pod is forgotten.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from podscale.apiserver.errors import bad_request
-from podscale.apiserver.pod_log_options import PodLogOptions
+from podscale.apiserver.operations.pod_log_options import PodLogOptions
 from podscale.runtime.simulated.container_log_lines import (
     LogCursor,
     LogLine,

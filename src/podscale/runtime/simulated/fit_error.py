@@ -1,15 +1,14 @@
 """The whole message kube-scheduler reports for a pod that fits no node, preemption included.
 
-``podscale.runtime.scheduling.unschedulable_reason`` gives the filter part (``0/3 nodes are
-available: 3 Insufficient cpu.``). Upstream then runs the PostFilter plugins, and the
-DefaultPreemption plugin's verdict is appended (FitError's " %v." separator, hence the
-double period real clusters show): ``... preemption: 0/3 nodes are available: 3 No
-preemption victims found for incoming pod..``. Per node, preemption is "not helpful" where
-the rejection is UnschedulableAndUnresolvable (unschedulable node, untolerated taint,
-selector mismatch, or a request larger than the node's whole allocatable) and finds "no
-victims" elsewhere: the simulation has no pod priorities, so there is never a lower-priority
-pod to evict. A pod with ``preemptionPolicy: Never`` is not eligible at all. Pure; used by
-``scheduler``.
+``podscale.runtime.simulated.scheduling.unschedulable_reason`` gives the filter part (``0/3 nodes
+are available: 3 Insufficient cpu.``). Upstream then runs the PostFilter plugins, and the
+DefaultPreemption plugin's verdict is appended (FitError's " %v." separator, hence the double period
+real clusters show): ``... preemption: 0/3 nodes are available: 3 No preemption victims found for
+incoming pod..``. Per node, preemption is "not helpful" where the rejection is
+UnschedulableAndUnresolvable (unschedulable node, untolerated taint, selector mismatch, or a request
+larger than the node's whole allocatable) and finds "no victims" elsewhere: the simulation has no
+pod priorities, so there is never a lower-priority pod to evict. A pod with ``preemptionPolicy:
+Never`` is not eligible at all. Pure; used by ``scheduler``.
 """
 
 from __future__ import annotations
@@ -18,13 +17,13 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Final
 
-from podscale.runtime.scheduling import (
+from podscale.runtime.simulated.resources import node_allocatable, pod_requests
+from podscale.runtime.simulated.scheduling import (
     NO_NODES_AVAILABLE,
     PodsOnNode,
     filter_node,
     unschedulable_reason,
 )
-from podscale.runtime.sim_resources import node_allocatable, pod_requests
 
 __all__ = ["fit_error_message", "preemption_message"]
 

@@ -1,13 +1,13 @@
 """The simulated kubelets: one agent that runs the pods bound to every simulated node.
 
-A ``Controller`` (``podscale.controllers.manager``) over the pod and node informers, keyed by
-pod. ``reconcile`` takes one step of the pure state machine ``podscale.runtime.kubelet``
-(``advance_pod``) at the clock's ``now`` with the pod's ``StartupProfile`` (``profiles``),
-writes the status through the ``status`` subresource when it changed, records the kubelet's
-events (``pod_events``), and arms a timer in the work queue for ``next_event_at``: on virtual
-time the queue's delayed items fire at exactly that instant, so Pending -> Running -> Ready
-happen at the configured virtual times with nothing polling. All kubelet memory is in the pod
-status, so a restart of this agent loses nothing.
+A ``Controller`` (``podscale.controllers.manager``) over the pod and node informers, keyed by pod.
+``reconcile`` takes one step of the pure state machine ``podscale.runtime.simulated.kubelet_state``
+(``advance_pod``) at the clock's ``now`` with the pod's ``StartupProfile`` (``profiles``), writes
+the status through the ``status`` subresource when it changed, records the kubelet's events
+(``pod_events``), and arms a timer in the work queue for ``next_event_at``: on virtual time the
+queue's delayed items fire at exactly that instant, so Pending -> Running -> Ready happen at the
+configured virtual times with nothing polling. All kubelet memory is in the pod status, so a restart
+of this agent loses nothing.
 
 It also plays the node lifecycle controller for its nodes: when a node is not Ready (see
 ``nodes.SimulatedNodes.lose``) its pods are frozen and marked not ready, and after
@@ -38,11 +38,7 @@ from podscale.client.informer import EventHandler
 from podscale.client.workqueue import WorkQueue
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
-from podscale.runtime import kubelet
-from podscale.runtime.kubelet import DEFAULT_PROFILE, StartupProfile
-from podscale.runtime.scheduling import is_node_ready
-from podscale.runtime.sim_nodes import set_node_ready
-from podscale.runtime.sim_pod_status import parse_time
+from podscale.runtime.simulated import kubelet_state as kubelet
 from podscale.runtime.simulated.cluster_api import (
     NODE,
     POD,
@@ -51,9 +47,13 @@ from podscale.runtime.simulated.cluster_api import (
     pod_namespace,
 )
 from podscale.runtime.simulated.container_logs import ContainerLogs
+from podscale.runtime.simulated.kubelet_state import DEFAULT_PROFILE, StartupProfile
+from podscale.runtime.simulated.node_objects import set_node_ready
 from podscale.runtime.simulated.nodes import SimulatedNodes
 from podscale.runtime.simulated.pod_events import container_events, node_not_ready_event
+from podscale.runtime.simulated.pod_status import parse_time
 from podscale.runtime.simulated.profiles import profile_for
+from podscale.runtime.simulated.scheduling import is_node_ready
 from podscale.store.interface import Clock, Preconditions
 
 __all__ = ["DEFAULT_EVICTION_TIMEOUT", "SimulatedKubelets"]

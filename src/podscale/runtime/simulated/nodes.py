@@ -19,8 +19,8 @@ status again; restarting ``podscale up`` registers it anew, as a kubelet restart
 other failed status update of one node is logged and retried on the next heartbeat,
 without holding up the other nodes.
 
-The Node documents are built by the pure ``podscale.runtime.sim_nodes``; the pods on a lost
-node are handled by ``kubelets``. Status goes through the ``status`` subresource.
+The Node documents are built by the pure ``podscale.runtime.simulated.node_objects``; the pods on a
+lost node are handled by ``kubelets``. Status goes through the ``status`` subresource.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from typing import Any, Final
 from podscale.api.version import KUBERNETES_VERSION
 from podscale.client.http import ApiError
 from podscale.controllers.runtime_api import ControllerApi
-from podscale.runtime.sim_nodes import node, set_node_ready
 from podscale.runtime.simulated.cluster_api import NODE
+from podscale.runtime.simulated.node_objects import node, set_node_ready
 from podscale.store.interface import Clock
 
 __all__ = [

@@ -1,10 +1,10 @@
 """Which events a kubelet status change announces: container started, back-off, node lost.
 
-Pure: compares the pod status before and after one step of ``podscale.runtime.kubelet`` and
-names the kubelet events upstream records for it, with upstream's reasons and messages
-(``Started`` "Started container c"; ``BackOff`` "Back-off restarting failed container c in
-pod <name_ns(uid)>"; the node controller's ``NodeNotReady`` "Node is not ready" when a lost
-node's pod turns not ready). ``kubelets`` records them.
+Pure: compares the pod status before and after one step of
+``podscale.runtime.simulated.kubelet_state`` and names the kubelet events upstream records for it,
+with upstream's reasons and messages (``Started`` "Started container c"; ``BackOff`` "Back-off
+restarting failed container c in pod <name_ns(uid)>"; the node controller's ``NodeNotReady`` "Node
+is not ready" when a lost node's pod turns not ready). ``kubelets`` records them.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from podscale.runtime.sim_pod_status import pod_ref
+from podscale.runtime.simulated.pod_status import pod_ref
 
 __all__ = ["PodEvent", "container_events", "node_not_ready_event"]
 

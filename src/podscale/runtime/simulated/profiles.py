@@ -4,7 +4,7 @@ A scenario can make one workload slow to start without touching the others: a po
 template) may carry ``sim.podscale.io/startup-seconds``, ``sim.podscale.io/readiness-delay-seconds``
 and ``sim.podscale.io/termination-seconds`` (non-negative decimal seconds). Absent or
 malformed values fall back to the kubelet's default ``StartupProfile``
-(``podscale.runtime.kubelet``). Pure; used by ``kubelets``.
+(``podscale.runtime.simulated.kubelet_state``). Pure; used by ``kubelets``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any, Final
 
-from podscale.runtime.kubelet import StartupProfile
+from podscale.runtime.simulated.kubelet_state import StartupProfile
 
 __all__ = [
     "READINESS_DELAY_ANNOTATION",

@@ -2,7 +2,7 @@
 
 A ``Controller`` (``podscale.controllers.manager``) over the pod and node informers. Pending
 pods (no ``spec.nodeName``, not terminating, ``schedulerName`` unset or default-scheduler)
-are queued; ``reconcile`` asks the pure ``podscale.runtime.scheduling`` for a node against
+are queued; ``reconcile`` asks the pure ``podscale.runtime.simulated.scheduling`` for a node against
 the ``AssignedPods`` cache (``scheduler_cache``), assumes the pod there and POSTs a Binding,
 then records ``Scheduled``. A pod that fits nowhere gets PodScheduled=False/Unschedulable
 with upstream's ``0/N nodes are available: ... preemption: ...`` message (``fit_error``)
@@ -28,7 +28,6 @@ from podscale.client.informer import EventHandler
 from podscale.client.workqueue import WorkQueue
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
-from podscale.runtime.scheduling import choose_node, is_node_ready, mark_unschedulable
 from podscale.runtime.simulated.cluster_api import (
     NODE,
     POD,
@@ -39,6 +38,7 @@ from podscale.runtime.simulated.cluster_api import (
 )
 from podscale.runtime.simulated.fit_error import fit_error_message
 from podscale.runtime.simulated.scheduler_cache import AssignedPods
+from podscale.runtime.simulated.scheduling import choose_node, is_node_ready, mark_unschedulable
 from podscale.store.interface import Clock
 
 __all__ = ["DEFAULT_SCHEDULER_NAME", "UNSCHEDULABLE_FLUSH", "SimulatedScheduler"]

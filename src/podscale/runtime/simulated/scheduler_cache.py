@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from podscale.client.cache import object_key
-from podscale.runtime.sim_resources import NodeUsage
 from podscale.runtime.simulated.cluster_api import node_name_of
+from podscale.runtime.simulated.resources import NodeUsage
 
 __all__ = ["AssignedPods"]
 

@@ -29,7 +29,7 @@ load, usage is constant between events and one piece suffices. All randomness (t
 profiles' noise) comes from the seeded ``rng``.
 
 Rate sources see ``t`` = time since ``origin`` (the clock's time at construction unless
-``set_origin`` moves it, as ``podscale.runtime.scenario_run`` does at a scenario's start).
+``set_origin`` moves it, as ``podscale.scenario.run`` does at a scenario's start).
 """
 
 from __future__ import annotations
@@ -56,9 +56,9 @@ from podscale.runtime.load import (
     WorkloadDemand,
     compute_usage,
 )
-from podscale.runtime.sim_resources import Resources, node_allocatable
 from podscale.runtime.simulated.cluster_api import NODE, POD, node_name_of
 from podscale.runtime.simulated.nodes import SimulatedNodes
+from podscale.runtime.simulated.resources import Resources, node_allocatable
 from podscale.runtime.simulated.usage_ledger import PodKey, RunningPod, UsageLedger, running_pod
 from podscale.runtime.simulated.usage_loads import (
     IDLE_PROFILE,

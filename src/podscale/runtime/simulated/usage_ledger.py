@@ -6,7 +6,7 @@ API reports: per container a CUMULATIVE CPU counter in core-nanoseconds since th
 container started and a memory working set; per node a counter and working set that include
 the node's own system usage; per pod the cumulative number of requests served. ``RunningPod``
 is the view of one pod the ledger needs: which containers run since when, read from the
-status the simulated kubelet wrote (``podscale.runtime.kubelet``).
+status the simulated kubelet wrote (``podscale.runtime.simulated.kubelet_state``).
 
 Contract:
 
@@ -36,7 +36,7 @@ from podscale.metrics.server.summary import (
     PodStats,
 )
 from podscale.runtime.load import PodLoad, PodUsage, is_running, pod_load
-from podscale.runtime.sim_pod_status import parse_time
+from podscale.runtime.simulated.pod_status import parse_time
 
 __all__ = [
     "NODE_SYSTEM_MEMORY",

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from podscale.apiserver.app import create_app
+from podscale.apiserver.http.app import create_app
 from podscale.apiserver.state import ServerState
 from podscale.client.http import HttpApi
 from podscale.client.kubeconfig import Connection

@@ -12,8 +12,8 @@ import pytest
 
 from podscale.api import Selector, parse_selector
 from podscale.apiserver.errors import ApiError
-from podscale.apiserver.metrics_providers import CustomMetricInfo as RouteInfo
-from podscale.apiserver.metrics_providers import ExternalMetricInfo as RouteExternalInfo
+from podscale.apiserver.metricsapis.providers import CustomMetricInfo as RouteInfo
+from podscale.apiserver.metricsapis.providers import ExternalMetricInfo as RouteExternalInfo
 from podscale.metrics.prometheus import (
     ApiObjectLister,
     GroupResource,

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from podscale.runtime.load import ContainerResources, is_pod_ready, is_running, pod_load
-from podscale.runtime.sim_resources import Resources
+from podscale.runtime.simulated.resources import Resources
 
 
 def make_pod(

@@ -20,7 +20,7 @@ from podscale.runtime.load import (
     compute_usage,
     spread_rate,
 )
-from podscale.runtime.sim_resources import Resources
+from podscale.runtime.simulated.resources import Resources
 
 MI = 1024 * 1024
 APP = ContainerCost(baseline_milli_cpu=1, baseline_memory=10 * MI, milli_cpu_per_rps=20)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podscale.apiserver.pod_log_options import PodLogOptions
+from podscale.apiserver.operations.pod_log_options import PodLogOptions
 from podscale.runtime.simulated.container_log_lines import LogCursor, advance_log
 from podscale.runtime.simulated.container_log_render import (
     LogBudget,

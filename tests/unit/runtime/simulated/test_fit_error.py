@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from podscale.runtime.scheduling import NO_NODES_AVAILABLE
-from podscale.runtime.sim_nodes import node
 from podscale.runtime.simulated.fit_error import fit_error_message, preemption_message
+from podscale.runtime.simulated.node_objects import node
+from podscale.runtime.simulated.scheduling import NO_NODES_AVAILABLE
 
 JSON = dict[str, Any]
 

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from podscale.runtime.clocks import VirtualClock
-from podscale.runtime.kubelet import DEFAULT_PROFILE, StartupProfile
 from podscale.runtime.simulated import (
     READINESS_DELAY_ANNOTATION,
     STARTUP_ANNOTATION,
@@ -20,6 +19,7 @@ from podscale.runtime.simulated import (
     default_node_specs,
     profile_for,
 )
+from podscale.runtime.simulated.kubelet_state import DEFAULT_PROFILE, StartupProfile
 from podscale.runtime.simulated.pod_events import (
     PodEvent,
     container_events,

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podscale.runtime.scheduling import choose_node
-from podscale.runtime.sim_nodes import node
-from podscale.runtime.sim_resources import NodeUsage, Resources, node_usage
+from podscale.runtime.simulated.node_objects import node
+from podscale.runtime.simulated.resources import NodeUsage, Resources, node_usage
 from podscale.runtime.simulated.scheduler_cache import AssignedPods
+from podscale.runtime.simulated.scheduling import choose_node
 
 JSON = dict[str, Any]
 

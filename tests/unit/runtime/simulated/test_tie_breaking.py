@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podscale.runtime.scheduling import choose_node, score_node
-from podscale.runtime.sim_nodes import node
+from podscale.runtime.simulated.node_objects import node
+from podscale.runtime.simulated.scheduling import choose_node, score_node
 
 JSON = dict[str, Any]
 POD: JSON = {

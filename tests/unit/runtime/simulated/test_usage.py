@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 import pytest
 
 from podscale.api.kinds import kind_for
+from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime.clocks import VirtualClock
-from podscale.runtime.embedded import EmbeddedControlPlane
 from podscale.runtime.kernel import run_virtual
 from podscale.runtime.load import (
     ConstantRate,

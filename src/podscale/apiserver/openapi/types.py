@@ -1,0 +1,156 @@
+"""Value types against the published schemas: what Go's JSON decoder would refuse.
+
+Upstream decodes every body into Go structs before anything else, so ``"replicas": "3"`` or
+``"metrics": "x"`` is a 400 (``... cannot be handled as a ReplicaSet: json: cannot unmarshal
+string into Go struct field ReplicaSetSpec.spec.replicas of type int32``) and never stored.
+podscale keeps objects as JSON, so ``admission`` checks the value types here, against the
+same schemas ``openapi_fields`` uses for unknown fields. ``null`` is always accepted (Go
+decodes it to the zero value); unknown fields are ``openapi_fields``' concern, not this one's.
+Integers must also fit their ``format`` (int32, else int64), as Go refuses rather than wraps
+``replicas: 2147483648``; ``admission`` runs this on every write, whatever the wire format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final, NamedTuple
+
+from podscale.apiserver.openapi.dsl import ref_target
+from podscale.apiserver.openapi.schemas import all_schemas, schema_for_kind
+from podscale.apiserver.openapi.schemas_meta import INT_OR_STRING, QUANTITY
+
+__all__ = ["TypeMismatch", "type_mismatches"]
+
+_GO_SCALARS: Final = {
+    ("integer", "int32"): "int32",
+    ("integer", "int64"): "int64",
+    ("integer", ""): "int",
+    ("number", "double"): "float64",
+    ("number", ""): "float64",
+    ("string", ""): "string",
+    ("boolean", ""): "bool",
+}
+
+
+class TypeMismatch(NamedTuple):
+    """A value of the wrong JSON type: where, what Go expected, what was sent."""
+
+    struct: str  # the Go struct holding the field, e.g. "ReplicaSetSpec"
+    path: str  # e.g. "spec.replicas"
+    expected: str  # Go's spelling, e.g. "int32", "[]v1.Container", "v1.ObjectMeta"
+    got: str  # JSON's kind as Go names it: string, number, bool, array, object
+
+    def message(self) -> str:
+        return (
+            f"json: cannot unmarshal {self.got} into Go struct field "
+            f"{self.struct}.{self.path} of type {self.expected}"
+        )
+
+
+def type_mismatches(api_version: str, kind: str, obj: Mapping[str, Any]) -> list[TypeMismatch]:
+    """The first mismatches of ``obj`` against its kind's schema (empty for unknown kinds)."""
+    name = schema_for_kind(api_version, kind)
+    if name is None:
+        return []
+    found: list[TypeMismatch] = []
+    _walk(obj, name, kind, "", found)
+    return found
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _fits(value: Any, fmt: str) -> bool:
+    """Whether an integer decodes into Go's int32 (``int32``) or int64 (anything else).
+
+    Go refuses an out-of-range literal rather than wrapping it, so ``replicas: 2147483648``
+    can never become -2147483648 or reach a controller that would create that many pods.
+    """
+    if not isinstance(value, int) or isinstance(value, bool):
+        return True  # strings and fractions are a type question, answered elsewhere
+    bits = 32 if fmt == "int32" else 64
+    return -(1 << (bits - 1)) <= value < (1 << (bits - 1))
+
+
+def _named(schema: Mapping[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
+    """The schema's name (when it is a reference) and its resolved definition."""
+    name = None
+    target = ref_target(schema)
+    while target is not None:
+        name = target
+        schema = all_schemas()[target]
+        target = ref_target(schema)
+    return name, schema
+
+
+def _go_type(name: str | None, schema: Mapping[str, Any]) -> str:
+    if name is not None:
+        package, _, short = name.rpartition(".")
+        return f"{package.rpartition('.')[2]}.{short}"
+    kind = str(schema.get("type", ""))
+    if kind == "array":
+        items = schema.get("items")
+        inner = _go_type(*_named(items)) if isinstance(items, Mapping) else "interface {}"
+        return f"[]{inner}"
+    if kind == "object":
+        values = schema.get("additionalProperties")
+        inner = _go_type(*_named(values)) if isinstance(values, Mapping) else "interface {}"
+        return f"map[string]{inner}"
+    return _GO_SCALARS.get((kind, str(schema.get("format", ""))), kind or "interface {}")
+
+
+def _walk(value: Any, schema_name: str, struct: str, path: str, found: list[TypeMismatch]) -> None:
+    _check(value, {"$ref": f"#/components/schemas/{schema_name}"}, struct, path, found)
+
+
+def _check(
+    value: Any, schema: Mapping[str, Any], struct: str, path: str, found: list[TypeMismatch]
+) -> None:
+    if value is None or found:
+        return  # null decodes to the zero value; report only the first mismatch, as Go does
+    name, schema = _named(schema)
+    if name in (QUANTITY, INT_OR_STRING):
+        if not isinstance(value, str | int | float) or isinstance(value, bool):
+            found.append(TypeMismatch(struct, path, _go_type(name, schema), _json_kind(value)))
+        elif name == INT_OR_STRING and not _fits(value, "int32"):
+            # IntOrString decodes a number into its int32 ``IntVal``; Go's decoder names the
+            # holding field and int32 (not the wrapper type) when it does not fit.
+            found.append(TypeMismatch(struct, path, "int32", f"number {value}"))
+        return
+    kind = schema.get("type")
+    got = _json_kind(value)
+    wanted = {"integer": "number", "number": "number", "string": "string", "boolean": "bool",
+              "array": "array", "object": "object"}.get(str(kind))  # fmt: skip
+    if wanted is None:
+        return  # free-form (no type): anything decodes
+    integral = kind != "integer" or (isinstance(value, int) and not isinstance(value, bool))
+    fits = kind != "integer" or _fits(value, str(schema.get("format", "")))
+    if got != wanted or not integral or not fits:
+        # Go names the literal only for a number that does not fit a numeric field.
+        shown = f"number {value}" if got == wanted == "number" else got
+        found.append(TypeMismatch(struct, path, _go_type(name, schema), shown))
+        return
+    if kind == "array":
+        items = schema.get("items")
+        if isinstance(items, Mapping):
+            for index, child in enumerate(value):
+                _check(child, items, struct, f"{path}[{index}]", found)
+    elif kind == "object":
+        holder = name.rpartition(".")[2] if name is not None else struct
+        properties = schema.get("properties")
+        additional = schema.get("additionalProperties")
+        for key, child in value.items():
+            child_path = f"{path}.{key}" if path else key
+            if isinstance(properties, Mapping) and key in properties:
+                _check(child, properties[key], holder, child_path, found)
+            elif isinstance(additional, Mapping):
+                _check(child, additional, holder, child_path, found)

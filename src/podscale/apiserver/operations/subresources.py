@@ -1,0 +1,240 @@
+"""The ``status`` and ``scale`` subresources without HTTP (``subresources`` is their shell).
+
+``status``: get returns the object; update/patch go through the kind's status strategy
+(``strategy.prepare_for_status_update``: the stored spec and generation are kept, and per kind
+some metadata, e.g. a Deployment's labels; annotations such as the Deployment revision do
+change), validated with ``validate(..., subresource="status")``.
+
+``scale``: an autoscaling/v1 ``Scale`` view of a ReplicaSet, Deployment or StatefulSet
+(``spec.replicas``; ``status.replicas``; ``status.selector`` as a selector string).
+Update/patch write ``spec.replicas`` back to the parent under optimistic concurrency on the
+parent's resourceVersion (a stale one is upstream's 409 on the parent resource), after
+validating the Scale (``validate(scale, subresource="scale")``); a changed size bumps the
+parent's generation, as the parent's own update strategy does upstream.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from podscale.api import invalid_status, label_selector_to_string, validate
+from podscale.api.kinds import KindInfo
+from podscale.apiserver import extensions
+from podscale.apiserver.errors import ApiError, bad_request, from_store_error
+from podscale.apiserver.openapi.types import type_mismatches
+from podscale.apiserver.operations.types import EncodedBody, Payload, Written, decode_object_payload
+from podscale.apiserver.operations.verbs import check_namespace, check_object_name, get_object
+from podscale.apiserver.registry import admission, namespace_lifecycle, strategy
+from podscale.apiserver.resources import storage_resource, to_served, to_storage
+from podscale.apiserver.state import ServerState
+from podscale.store.interface import StoreError
+
+__all__ = [
+    "get_scale",
+    "patch_scale",
+    "patch_status",
+    "scale_of",
+    "update_scale",
+    "update_status",
+]
+
+JSON = dict[str, Any]
+
+
+def _save(state: ServerState, info: KindInfo, obj: JSON, name: str) -> JSON:
+    resource = storage_resource(info)
+    try:
+        return to_served(state.store.update(resource, to_storage(obj, info)), info)
+    except StoreError as err:
+        raise from_store_error(err, resource, name) from None
+
+
+def _write_status(
+    state: ServerState,
+    info: KindInfo,
+    namespace: str | None,
+    name: str,
+    old: JSON,
+    obj: JSON,
+    options: admission.WriteOptions,
+    *,
+    patched: bool,
+) -> Written:
+    admission.check_type(obj, info)
+    check_object_name(obj, name)
+    check_namespace(obj, info, namespace)
+    warnings = admission.check_unknown_fields(obj, options)
+    namespace_lifecycle.admit(state, info, "update", namespace, name)
+    strategy.prepare_for_status_update(obj, old)
+    if patched and not obj["metadata"].get("resourceVersion"):
+        obj["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion", "")
+    obj = admission.default_and_validate(
+        obj, info, old=old, subresource="status", feature_gates=state.feature_gates
+    )
+    saved = obj if options.dry_run else _save(state, info, obj, name)
+    return Written(saved, warnings)
+
+
+def update_status(
+    state: ServerState,
+    info: KindInfo,
+    namespace: str | None,
+    name: str,
+    body: Payload,
+    options: admission.WriteOptions,
+) -> Written:
+    old = get_object(state, info, namespace, name)
+    obj = decode_object_payload(body, info.api_version, info.kind)
+    return _write_status(state, info, namespace, name, old, obj, options, patched=False)
+
+
+def patch_status(
+    state: ServerState,
+    info: KindInfo,
+    namespace: str | None,
+    name: str,
+    patch: EncodedBody,
+    options: admission.WriteOptions,
+) -> Written:
+    old = get_object(state, info, namespace, name)
+    obj = extensions.apply_patch(
+        patch.media_type,
+        copy.deepcopy(old),
+        patch.data,
+        kind=info.kind,
+        api_version=info.api_version,
+    )
+    return _write_status(state, info, namespace, name, old, obj, options, patched=True)
+
+
+def scale_of(parent: JSON) -> JSON:
+    """The autoscaling/v1 Scale of a workload (as upstream's ``scaleFromReplicaSet`` etc.)."""
+    meta = parent.get("metadata") or {}
+    spec = parent.get("spec") or {}
+    status = parent.get("status") or {}
+    scale_meta = {
+        key: meta[key]
+        for key in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+        if key in meta
+    }
+    return {
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": scale_meta,
+        "spec": {"replicas": spec.get("replicas", 0)},
+        "status": {
+            "replicas": status.get("replicas", 0),
+            "selector": label_selector_to_string(spec.get("selector")),
+        },
+    }
+
+
+def get_scale(state: ServerState, info: KindInfo, namespace: str | None, name: str) -> JSON:
+    return scale_of(get_object(state, info, namespace, name))
+
+
+def _write_scale(
+    state: ServerState,
+    info: KindInfo,
+    name: str,
+    parent: JSON,
+    scale: JSON,
+    options: admission.WriteOptions,
+) -> Written:
+    api_version = scale.get("apiVersion") or "autoscaling/v1"
+    kind = scale.get("kind") or "Scale"
+    if (api_version, kind) != ("autoscaling/v1", "Scale"):
+        raise bad_request(
+            f"the API version in the data ({api_version}) does not match the expected API "
+            "version (autoscaling/v1)"
+        )
+    scale.update({"apiVersion": "autoscaling/v1", "kind": "Scale"})
+    if not isinstance(scale.get("metadata"), dict):
+        scale["metadata"] = {}
+    _check_scale_types(scale)
+    check_object_name(scale, name)
+    try:
+        errors = validate(scale, subresource="scale", feature_gates=state.feature_gates)
+    except (TypeError, AttributeError, ValueError, KeyError):
+        raise bad_request("the object provided is unrecognized (must be of type Scale)") from None
+    if errors:
+        raise ApiError(invalid_status("Scale", "autoscaling", name, errors))
+    replicas = (scale.get("spec") or {}).get("replicas", 0)
+    old_parent = copy.deepcopy(parent)
+    # The parent is this call's own fresh read: changing it in place is safe.
+    parent.setdefault("spec", {})["replicas"] = replicas
+    strategy.update_generation(parent, old_parent)
+    requested_rv = scale["metadata"].get("resourceVersion") or ""
+    # The Scale's resourceVersion is the parent's: a stale one must fail like a stale PUT.
+    if requested_rv:
+        parent["metadata"]["resourceVersion"] = requested_rv
+    if options.dry_run:
+        return Written(scale_of(parent))
+    return Written(scale_of(_save(state, info, parent, name)))
+
+
+def _go_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "number"
+
+
+def _check_scale_types(scale: JSON) -> None:
+    """Reject what Go's decoder of ``autoscaling/v1.Scale`` would (400), before validation.
+
+    A Scale body or a patched Scale must have object ``spec``/``status`` and an integer
+    ``spec.replicas``; anything else never reaches validation upstream.
+    """
+    handled = 'Scale in version "v1" cannot be handled as a Scale'
+    prefix = f"{handled}: json: cannot unmarshal"
+    for field, struct in (("spec", "ScaleSpec"), ("status", "ScaleStatus")):
+        value = scale.get(field)
+        if value is not None and not isinstance(value, dict):
+            raise bad_request(
+                f"{prefix} {_go_type(value)} into Go struct field Scale.{field} of type v1.{struct}"
+            )
+    replicas = (scale.get("spec") or {}).get("replicas")
+    if replicas is not None and (isinstance(replicas, bool) or not isinstance(replicas, int)):
+        got = f"number {replicas}" if isinstance(replicas, float) else _go_type(replicas)
+        raise bad_request(
+            f"{prefix} {got} into Go struct field ScaleSpec.spec.replicas of type int32"
+        )
+    # What is left for the decoder to refuse is a value out of its field's range (2^31).
+    mismatches = type_mismatches("autoscaling/v1", "Scale", scale)
+    if mismatches:
+        raise bad_request(f"{handled}: {mismatches[0].message()}")
+
+
+def update_scale(
+    state: ServerState,
+    info: KindInfo,
+    namespace: str | None,
+    name: str,
+    body: Payload,
+    options: admission.WriteOptions,
+) -> Written:
+    parent = get_object(state, info, namespace, name)
+    scale = decode_object_payload(body, "autoscaling/v1", "Scale")
+    return _write_scale(state, info, name, parent, scale, options)
+
+
+def patch_scale(
+    state: ServerState,
+    info: KindInfo,
+    namespace: str | None,
+    name: str,
+    patch: EncodedBody,
+    options: admission.WriteOptions,
+) -> Written:
+    parent = get_object(state, info, namespace, name)
+    scale = extensions.apply_patch(
+        patch.media_type, scale_of(parent), patch.data, kind="Scale", api_version="autoscaling/v1"
+    )
+    return _write_scale(state, info, name, parent, scale, options)

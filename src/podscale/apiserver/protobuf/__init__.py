@@ -1,0 +1,3 @@
+"""Kubernetes protobuf request bodies: the wire format, message schemas per group, decoding to
+JSON.
+"""

@@ -1,0 +1,136 @@
+"""``podscale up``'s controller and simulation flags, named and defaulted as upstream's.
+
+``hpa_flags`` adds kube-controller-manager's ``--horizontal-pod-autoscaler-*`` flags (and
+metrics-server's ``--metric-resolution``) to a click command, durations in Go's syntax;
+``hpa_settings`` turns their values into the HPA ``Config`` and periods that
+``podscale.plane.serve.UpOptions`` carries. ``node_status_flag`` is the simulated kubelets'
+hidden heartbeat period.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any, Final, TypeVar
+
+import click
+
+from podscale.controllers.hpa import DEFAULT_SYNC_PERIOD
+from podscale.hpa import Config
+from podscale.metrics.server import DEFAULT_RESOLUTION
+from podscale.scenario.durations import DurationError, parse_go_duration
+
+__all__ = ["hpa_flags", "hpa_settings", "node_status_flag"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+_DEFAULTS: Final = Config()
+_HEARTBEAT_FLAG: Final = "node_status_report_frequency"
+
+
+def _parse_duration(_ctx: click.Context, param: click.Parameter, value: str) -> timedelta:
+    try:
+        parsed = parse_go_duration(value)
+    except DurationError as err:
+        raise click.BadParameter(str(err)) from None
+    if parsed < timedelta(0):
+        raise click.BadParameter(f"must not be negative, got {value}")
+    positive = ("horizontal_pod_autoscaler_sync_period", "metric_resolution", _HEARTBEAT_FLAG)
+    if param.name in positive and (parsed == timedelta(0)):
+        raise click.BadParameter(f"must be positive, got {value}")
+    return parsed
+
+
+def _duration_option(flag: str, default: str, help_text: str) -> Callable[[F], F]:
+    return click.option(
+        flag,
+        default=default,
+        show_default=True,
+        callback=_parse_duration,
+        help=f"{help_text} (a Go duration).",
+    )
+
+
+def hpa_flags(command: F) -> F:
+    """The HPA controller's and the metrics server's flags, with upstream's defaults."""
+    options = [
+        _duration_option(
+            "--horizontal-pod-autoscaler-sync-period",
+            "15s",
+            "The period for syncing the number of pods in horizontal pod autoscaler",
+        ),
+        click.option(
+            "--horizontal-pod-autoscaler-tolerance",
+            type=click.FloatRange(0.0),
+            default=_DEFAULTS.tolerance,
+            show_default=True,
+            help="The minimum change (from 1.0) in the desired-to-actual metrics ratio for "
+            "the horizontal pod autoscaler to consider scaling.",
+        ),
+        _duration_option(
+            "--horizontal-pod-autoscaler-downscale-stabilization",
+            "5m0s",
+            "The period for which autoscaler will look backwards and not scale down below "
+            "any recommendation it made during that period",
+        ),
+        _duration_option(
+            "--horizontal-pod-autoscaler-cpu-initialization-period",
+            "5m0s",
+            "The period after pod start when CPU samples might be skipped",
+        ),
+        _duration_option(
+            "--horizontal-pod-autoscaler-initial-readiness-delay",
+            "30s",
+            "The period after pod start during which readiness changes will be treated as "
+            "initial readiness",
+        ),
+        click.option(
+            "--concurrent-horizontal-pod-autoscaler-syncs",
+            type=click.IntRange(1),
+            default=None,
+            help="Horizontal pod autoscalers synced concurrently [default: 5].",
+        ),
+        _duration_option(
+            "--metric-resolution",
+            "15s",
+            "The interval at which the metrics server scrapes the simulated kubelets",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def node_status_flag(command: F) -> F:
+    """The simulated kubelets' status report period (the kubelet's
+    ``nodeStatusReportFrequency``, 5m0s); hidden: tests shorten it to see heartbeats."""
+    option = click.option(
+        "--node-status-report-frequency",
+        _HEARTBEAT_FLAG,
+        default="5m0s",
+        callback=_parse_duration,
+        hidden=True,
+    )
+    return option(command)
+
+
+def hpa_settings(values: dict[str, Any]) -> tuple[Config, timedelta, timedelta]:
+    """Pop the ``hpa_flags`` values (not the worker count) from a command's keyword
+    arguments: the HPA ``Config``, its sync period and the metric resolution."""
+    config = Config(
+        tolerance=float(values.pop("horizontal_pod_autoscaler_tolerance", _DEFAULTS.tolerance)),
+        downscale_stabilization=values.pop(
+            "horizontal_pod_autoscaler_downscale_stabilization",
+            _DEFAULTS.downscale_stabilization,
+        ),
+        cpu_initialization_period=values.pop(
+            "horizontal_pod_autoscaler_cpu_initialization_period",
+            _DEFAULTS.cpu_initialization_period,
+        ),
+        initial_readiness_delay=values.pop(
+            "horizontal_pod_autoscaler_initial_readiness_delay",
+            _DEFAULTS.initial_readiness_delay,
+        ),
+    )
+    sync_period = values.pop("horizontal_pod_autoscaler_sync_period", DEFAULT_SYNC_PERIOD)
+    resolution = values.pop("metric_resolution", DEFAULT_RESOLUTION)
+    return config, sync_period, resolution

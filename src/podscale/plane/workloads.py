@@ -1,0 +1,139 @@
+"""The controllers and simulated nodes ``podscale up`` runs next to its API server.
+
+``build_workloads`` makes an ``EmbeddedControlPlane`` (``podscale.plane.embedded``) over
+the server's own in-process API and clock: the controllers ``--controllers`` enables
+(ReplicaSet, Deployment, StatefulSet, garbage collector, HPA) and, unless ``--no-simulate``,
+the simulated nodes, scheduler and kubelets that give pods a life, with the metrics pipeline
+(simulated usage scraped by a metrics server, so ``kubectl top`` works and the HPA controller
+has metrics; with no load set, pods idle at their baseline). ``serve_with_workloads`` runs
+it and uvicorn on one event loop (``serve.run_control_plane`` calls it): the plane's parts
+run supervised (a part that fails is restarted with backoff and shown failed on
+``/readyz``), so only an error that escapes supervision stops the server with the error;
+the server stopping stops the controllers.
+
+Its flags (``--controllers``, ``--horizontal-pod-autoscaler-*``, ...) are parsed by
+``podscale.cli.up_flags``.
+
+With ``--prometheus-url`` (``prometheus_up``), the plane serves custom.metrics.k8s.io and
+external.metrics.k8s.io from a real Prometheus through the adapter, whose relist loop
+``prometheus_up.run_workloads`` runs next to the controllers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import socket
+from collections.abc import Awaitable, Callable
+from typing import Final
+
+import uvicorn
+
+from podscale.controllers.registry import select_controllers
+from podscale.metrics.prometheus import AdapterConfig
+from podscale.metrics.push_journal import SqlitePushJournal
+from podscale.plane.embedded import EmbeddedControlPlane, controllers_from_flag
+from podscale.plane.options import ControlPlane
+from podscale.plane.prometheus import prometheus_provider, run_workloads
+from podscale.runtime.simulated import default_node_specs
+
+__all__ = [
+    "BuildWorkloads",
+    "DriveWorkloads",
+    "build_workloads",
+    "serve_with_workloads",
+]
+
+PUSH_JOURNAL_FILE: Final = "pushed-metrics.db"
+
+
+def build_workloads(plane: ControlPlane) -> EmbeddedControlPlane | None:
+    """The controllers (and simulated nodes) ``podscale up`` runs next to its API server,
+    over the server's own in-process API and clock, with the Prometheus adapter when asked
+    for; None when nothing is asked for."""
+    options = plane.options
+    factory = controllers_from_flag(options.controllers)
+    prometheus = options.prometheus
+    idle = not options.simulate and not select_controllers(options.controllers)
+    if plane.api is None or (idle and prometheus is None):
+        return None
+    clock = plane.api.state.clock
+    rules = prometheus.config if prometheus else AdapterConfig()
+    provider = (
+        prometheus_provider(prometheus, plane.api, clock)
+        if prometheus and (rules.rules or rules.external_rules)
+        else None
+    )
+    return EmbeddedControlPlane(
+        clock,
+        api=plane.api,
+        nodes=default_node_specs(options.nodes) if options.simulate else (),
+        seed=options.seed,
+        workers=options.workers,
+        simulate=options.simulate,
+        controllers=factory,
+        hpa_config=dataclasses.replace(
+            options.hpa_config, feature_gates=plane.api.state.feature_gates
+        ),
+        hpa_sync_period=options.hpa_sync_period,
+        metric_resolution=options.metric_resolution,
+        heartbeat=options.node_status_report_frequency,
+        custom_metrics_provider=provider if rules.rules else None,
+        external_metrics_provider=provider if rules.external_rules else None,
+        # Pushed metric values outlive a restart, until their ttl (``push_journal``).
+        push_journal=(
+            SqlitePushJournal(options.data_dir / PUSH_JOURNAL_FILE) if options.simulate else None
+        ),
+    )
+
+
+# What runs next to the server: build the embedded plane, then (optionally) drive it.
+BuildWorkloads = Callable[["ControlPlane"], EmbeddedControlPlane | None]
+DriveWorkloads = Callable[[EmbeddedControlPlane], Awaitable[None]]
+
+
+async def serve_with_workloads(
+    server: uvicorn.Server,
+    sock: socket.socket,
+    plane: ControlPlane,
+    failures: list[str],
+    *,
+    build: BuildWorkloads = build_workloads,
+    drive: DriveWorkloads | None = None,
+) -> None:
+    """uvicorn and the embedded controllers on one event loop; a controller failure stops
+    the server (with the error), the server stopping stops the controllers. ``drive``,
+    when given, runs against the started plane (``podscale demo --real-time`` plays its
+    scenario there); the server stops when it returns."""
+    workloads = build(plane)
+    tasks: list[asyncio.Task[None]] = []
+
+    def on_done(done: asyncio.Task[None]) -> None:
+        if not done.cancelled() and done.exception() is not None:
+            failures.append(f"the controllers stopped: {done.exception()}")
+        if done.get_name() == "podscale-drive" or failures:
+            server.should_exit = True
+
+    if workloads is not None:
+        tasks.append(asyncio.create_task(run_workloads(workloads), name="podscale-controllers"))
+        if drive is not None:
+            tasks.append(asyncio.create_task(_drive(drive, workloads), name="podscale-drive"))
+        for task in tasks:
+            task.add_done_callback(on_done)
+    try:
+        await server.serve(sockets=[sock])
+    finally:
+        if workloads is not None:
+            workloads.stop()
+        for task in reversed(tasks):
+            task.remove_done_callback(on_done)
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if workloads is not None and workloads.push is not None:
+            workloads.push.close()  # after every task that could still push has ended
+
+
+async def _drive(drive: DriveWorkloads, workloads: EmbeddedControlPlane) -> None:
+    await drive(workloads)

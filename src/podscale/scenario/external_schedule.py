@@ -1,0 +1,97 @@
+"""When a scenario's external metric values are (re)published, as a pure schedule.
+
+A scenario's ``externalMetrics`` (``podscale.scenario.external_metrics``) are step-hold series:
+each value holds from its ``at`` until the next. ``podscale.scenario.run`` publishes
+them through the embedded plane's ``PushMetricsProvider``, which forgets a value ``ttl``
+(2 minutes) after it was written, like a real adapter whose source stopped. So a held value
+is republished every ``REPUBLISH_EVERY`` (30 s, as the external-metric example's README
+tells a human pusher to do), and a new value is published at its own ``at``: a series is
+never missing between its first ``at`` and the end of the run, and never served stale for
+longer than one republish period. Each publication also refreshes the sample's timestamp,
+as a real exporter's would.
+
+``ExternalMetricFeed`` only computes the schedule (offsets after the run's start); the run
+does the writing. Series are read through the structural ``SeriesLike`` protocol, since
+``podscale.scenario`` sits above the runtime.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from typing import Final, NamedTuple, Protocol
+
+from podscale.api.quantity import Quantity
+
+__all__ = ["REPUBLISH_EVERY", "ExternalMetricFeed", "Publication", "SeriesLike"]
+
+REPUBLISH_EVERY: Final = timedelta(seconds=30)
+
+
+class ValueLike(Protocol):
+    @property
+    def at(self) -> timedelta: ...
+    @property
+    def value(self) -> Quantity: ...
+
+
+class SeriesLike(Protocol):
+    """The fields of ``podscale.scenario.model.ExternalMetricSeries`` a run reads."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def namespace(self) -> str: ...
+    @property
+    def labels(self) -> Mapping[str, str]: ...
+    @property
+    def values(self) -> Sequence[ValueLike]: ...
+
+
+class Publication(NamedTuple):
+    """What to write: ``series`` now reads ``value``."""
+
+    series: SeriesLike
+    value: Quantity
+
+
+class ExternalMetricFeed:
+    """The publication schedule of several series; ``due`` advances it."""
+
+    def __init__(
+        self, series: Sequence[SeriesLike], republish_every: timedelta = REPUBLISH_EVERY
+    ) -> None:
+        if republish_every <= timedelta(0):
+            raise ValueError("republish_every must be positive")
+        self._series = [s for s in series if s.values]
+        self._every = republish_every
+        # Per series: the offset of its next publication (its first value's ``at`` to begin).
+        self._next = [min(v.at for v in s.values) for s in self._series]
+
+    def next_at(self) -> timedelta | None:
+        """The offset of the next publication (None: no series)."""
+        return min(self._next, default=None)
+
+    @staticmethod
+    def _held(series: SeriesLike, offset: timedelta) -> tuple[Quantity, timedelta | None]:
+        """The value held at ``offset`` (not before the first ``at``) and the ``at`` of the
+        value after it."""
+        steps = sorted(series.values, key=lambda v: v.at)
+        held = steps[0].value
+        for step in steps:
+            if step.at > offset:
+                return held, step.at
+            held = step.value
+        return held, None
+
+    def due(self, offset: timedelta) -> list[Publication]:
+        """Every publication due at ``offset`` (in series order), and the schedule moved on."""
+        result: list[Publication] = []
+        for i, series in enumerate(self._series):
+            if self._next[i] > offset:
+                continue
+            value, change_at = self._held(series, offset)
+            result.append(Publication(series, value))
+            following = offset + self._every
+            self._next[i] = following if change_at is None else min(following, change_at)
+        return result

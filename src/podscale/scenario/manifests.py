@@ -1,0 +1,96 @@
+"""The ``spec.manifests`` part of a scenario: ordinary Kubernetes objects to create first.
+
+Called by ``podscale.scenario.loader`` with its ``FieldReader``. Each entry is either a path
+(relative to the scenario file) to a YAML or JSON file, possibly multi-document, possibly
+a ``kind: List``, or a directory whose ``.yaml``/``.yml``/``.json`` files are read in name
+order as ``kubectl apply -f <dir>`` does; or an inline object. Objects are kept as plain
+JSON dicts (their own validation happens when the API server receives them); here only
+``apiVersion``, ``kind`` and ``metadata.name`` are checked, because nothing can be created
+without them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+
+from podscale.api.field_errors import FieldPath, invalid, not_found, required
+from podscale.scenario.fields import FieldReader
+from podscale.scenario.model import Manifest
+
+__all__ = ["read_manifests"]
+
+_MANIFEST_SUFFIXES: Final = (".yaml", ".yml", ".json")
+
+
+def _missing_parts(obj: dict[str, Any]) -> list[str]:
+    missing = [key for key in ("apiVersion", "kind") if not isinstance(obj.get(key), str)]
+    name = (
+        (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None
+    )
+    if not isinstance(name, str) or not name:
+        missing.append("metadata.name")
+    return missing
+
+
+def _expand(document: Any) -> list[Any]:
+    if isinstance(document, dict) and document.get("kind") == "List":
+        return list(document.get("items") or [])
+    return [document]
+
+
+def _read_file(r: FieldReader, file: Path, entry: str, path: FieldPath) -> list[Manifest]:
+    try:
+        documents = list(yaml.safe_load_all(file.read_text(encoding="utf-8")))
+    except yaml.YAMLError as err:
+        r.errors.append(invalid(path, entry, f"error parsing {file}: {err}"))
+        return []
+    except (OSError, UnicodeDecodeError) as err:
+        r.errors.append(invalid(path, entry, f"cannot read {file}: {err}"))
+        return []
+    found: list[Manifest] = []
+    objects = [obj for document in documents if document is not None for obj in _expand(document)]
+    for number, obj in enumerate(objects, start=1):
+        if not isinstance(obj, dict):
+            r.errors.append(invalid(path, entry, f"{file}: object {number} is not a mapping"))
+            continue
+        missing = _missing_parts(obj)
+        if missing:
+            detail = f"{file}: object {number}: missing {', '.join(missing)}"
+            r.errors.append(invalid(path, entry, detail))
+            continue
+        found.append(Manifest(str(file), obj))
+    return found
+
+
+def _read_path(r: FieldReader, entry: str, path: FieldPath, base: Path) -> list[Manifest]:
+    target = base / entry
+    if target.is_dir():
+        files = sorted(p for p in target.iterdir() if p.suffix in _MANIFEST_SUFFIXES)
+        return [m for file in files for m in _read_file(r, file, entry, path)]
+    if not target.is_file():
+        r.errors.append(not_found(path, entry))
+        return []
+    return _read_file(r, target, entry, path)
+
+
+def read_manifests(
+    r: FieldReader, spec: dict[str, Any], path: FieldPath, base: Path
+) -> list[Manifest]:
+    """``spec.manifests`` in order; ``path`` is the ``spec`` path."""
+    manifests: list[Manifest] = []
+    for i, entry in enumerate(r.sequence(spec, "manifests", path)):
+        entry_path = path.child("manifests").index(i)
+        if isinstance(entry, str):
+            manifests.extend(_read_path(r, entry, entry_path, base))
+        elif isinstance(entry, dict):
+            missing = _missing_parts(entry)
+            for part in missing:
+                r.errors.append(required(entry_path.child(part)))
+            if not missing:
+                manifests.append(Manifest(str(entry_path), entry))
+        else:
+            r.type_error(entry_path, entry, "string or object")
+    return manifests

@@ -1,0 +1,308 @@
+"""Running a scenario: apply it to an embedded control plane and play it out on virtual time.
+
+A scenario (``podscale.scenario.loader`` loads one from YAML) is read here only through the
+structural ``ScenarioLike`` protocols, because ``podscale.scenario`` sits above the runtime:
+anything with the same fields runs. ``ScenarioRun`` applies one to a started
+``EmbeddedControlPlane``: its manifests in order (each created through the API as its
+``apiVersion``/``kind`` says, so an HPA may be autoscaling/v2 or v1), its workloads' loads
+(``SimulatedUsage.set_load``, with the run's start as the rate sources' origin), and its
+timeline events at their offsets (``scale`` through the target's ``scale`` subresource,
+``crash`` of the first ``count`` running pods of the target by name, ``loseNode``,
+``restoreNode``), and its external metric series (``externalMetrics``) through the plane's
+push provider, each value from its offset on and republished before the provider's TTL
+forgets it (``scenario_external``). ``plane_for`` builds the plane a scenario asks for (its
+nodes, pod timing and seed).
+
+``run_scenario`` does all of it on a fresh virtual-time loop for the scenario's duration and
+returns every ``ScenarioSnapshot`` (``scenario_snapshot``), taken every ``tick`` and handed to
+``on_tick`` as it is taken: the ``podscale demo`` driver builds on it. Events fire before the
+snapshot of the same instant. Same scenario, same seed, same options: the same run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Final, Protocol
+
+from podscale.api.kinds import kind_for
+from podscale.api.selectors import selector_from_label_selector
+from podscale.plane.embedded import EmbeddedControlPlane
+from podscale.runtime.clocks import VirtualClock
+from podscale.runtime.kernel import run_virtual
+from podscale.runtime.load import LoadProfile, RateSource, is_running
+from podscale.runtime.simulated.kubelet_state import StartupProfile
+from podscale.runtime.simulated.nodes import NodeSpec
+from podscale.runtime.simulated.usage import WORKLOAD_KINDS
+from podscale.runtime.virtual_time import DEFAULT_START
+from podscale.scenario.external_schedule import ExternalMetricFeed, SeriesLike
+from podscale.scenario.snapshot import POD, EventCursor, ScenarioSnapshot, TargetRef, read_snapshot
+
+__all__ = [
+    "DEFAULT_TICK",
+    "ScenarioLike",
+    "ScenarioResult",
+    "ScenarioRun",
+    "node_specs",
+    "plane_for",
+    "play",
+    "run_scenario",
+]
+
+JSON = dict[str, Any]
+DEFAULT_TICK: Final = timedelta(seconds=5)
+
+
+class NodeLike(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def cpu(self) -> object: ...
+    @property
+    def memory(self) -> object: ...
+    @property
+    def pods(self) -> int: ...
+    @property
+    def labels(self) -> Mapping[str, str]: ...
+
+
+class ManifestLike(Protocol):
+    @property
+    def object(self) -> dict[str, Any]: ...
+
+
+class WorkloadLike(Protocol):
+    @property
+    def target(self) -> TargetRef: ...
+    @property
+    def load(self) -> RateSource: ...
+    @property
+    def profile(self) -> LoadProfile: ...
+
+
+class EventLike(Protocol):
+    @property
+    def at(self) -> timedelta: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def target(self) -> TargetRef | None: ...
+    @property
+    def replicas(self) -> int | None: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def node(self) -> str | None: ...
+
+
+class ScenarioLike(Protocol):
+    """The fields of ``podscale.scenario.Scenario`` a run reads."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def duration(self) -> timedelta: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def nodes(self) -> Sequence[NodeLike]: ...
+    @property
+    def pods(self) -> StartupProfile: ...
+    @property
+    def manifests(self) -> Sequence[ManifestLike]: ...
+    @property
+    def workloads(self) -> Sequence[WorkloadLike]: ...
+    @property
+    def events(self) -> Sequence[EventLike]: ...
+    @property
+    def external_metrics(self) -> Sequence[SeriesLike]: ...
+
+
+def node_specs(scenario: ScenarioLike) -> tuple[NodeSpec, ...]:
+    """The simulated cluster's node specs for the scenario's nodes."""
+    return tuple(
+        NodeSpec(n.name, str(n.cpu), str(n.memory), n.pods, dict(n.labels)) for n in scenario.nodes
+    )
+
+
+def plane_for(scenario: ScenarioLike, clock: VirtualClock, **options: Any) -> EmbeddedControlPlane:
+    """An embedded plane with the scenario's nodes (default nodes when it names none), pod
+    timing and seed; ``options`` go to ``EmbeddedControlPlane`` and win."""
+    settings: dict[str, Any] = {
+        "nodes": node_specs(scenario) or None,
+        "seed": scenario.seed,
+        "profile": scenario.pods,
+        **options,
+    }
+    return EmbeddedControlPlane(clock, **settings)
+
+
+class ScenarioRun:
+    """One scenario on one started plane: ``start`` it, then ``fire_due`` and ``snapshot``
+    as virtual time goes by (``run_scenario`` does the stepping)."""
+
+    def __init__(self, plane: EmbeddedControlPlane, scenario: ScenarioLike) -> None:
+        self.plane = plane
+        self.scenario = scenario
+        self.started_at: datetime = plane.clock.now()
+        self._pending = sorted(scenario.events, key=lambda e: e.at)
+        self._cursor = EventCursor()
+        self._external = ExternalMetricFeed(scenario.external_metrics)
+
+    @property
+    def targets(self) -> list[TargetRef]:
+        return [w.target for w in self.scenario.workloads]
+
+    async def start(self) -> None:
+        """Create the manifests in order and set the loads; ``t = 0`` is now."""
+        self.started_at = self.plane.clock.now()
+        for manifest in self.scenario.manifests:
+            obj = manifest.object
+            kind = kind_for(str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
+            namespace = (obj.get("metadata") or {}).get("namespace") or "default"
+            await self.plane.api.create(kind, namespace if kind.namespaced else None, obj)
+        usage = self.plane.usage
+        usage.set_origin(self.started_at)
+        for workload in self.scenario.workloads:
+            t = workload.target
+            usage.set_load(t.kind, t.namespace, t.name, workload.load, workload.profile)
+
+    def offset(self) -> timedelta:
+        return self.plane.clock.now() - self.started_at
+
+    def next_event_at(self) -> timedelta | None:
+        """The offset of the next event or external metric publication."""
+        times = [self._pending[0].at] if self._pending else []
+        if (publish_at := self._external.next_at()) is not None:
+            times.append(publish_at)
+        return min(times, default=None)
+
+    async def fire_due(self) -> None:
+        """Publish the external metric values due, then fire every event whose offset has
+        come, in order."""
+        self._publish_due()
+        while self._pending and self._pending[0].at <= self.offset():
+            await self._fire(self._pending.pop(0))
+
+    def _publish_due(self) -> None:
+        due = self._external.due(self.offset())
+        push = self.plane.push
+        if due and push is None:
+            raise ValueError("the scenario has externalMetrics but the plane has no metrics")
+        for series, value in due:
+            assert push is not None  # checked above
+            push.set_external_metric(
+                series.namespace, series.name, value, labels=dict(series.labels)
+            )
+
+    async def _fire(self, event: EventLike) -> None:
+        cluster = self.plane.cluster
+        if event.type == "scale" and event.target is not None and event.replicas is not None:
+            t = event.target
+            body = {"spec": {"replicas": event.replicas}}
+            await self.plane.api.patch(
+                WORKLOAD_KINDS[t.kind], t.namespace, t.name, body, subresource="scale"
+            )
+        elif event.type == "crash" and event.target is not None and cluster is not None:
+            for name in (await self._running_pods(event.target))[: event.count]:
+                await cluster.crash_pod(event.target.namespace, name)
+        elif event.type == "loseNode" and event.node is not None and cluster is not None:
+            await cluster.lose_node(event.node)
+        elif event.type == "restoreNode" and event.node is not None and cluster is not None:
+            await cluster.restore_node(event.node)
+        else:
+            raise ValueError(f"cannot fire a {event.type!r} event")
+
+    async def _running_pods(self, target: TargetRef) -> list[str]:
+        obj = await self.plane.api.get(WORKLOAD_KINDS[target.kind], target.namespace, target.name)
+        selector = selector_from_label_selector((obj.get("spec") or {}).get("selector"))
+        listed = await self.plane.api.list(POD, target.namespace, label_selector=str(selector))
+        pods: list[JSON] = [p for p in listed.get("items") or [] if is_running(p)]
+        return sorted(str(p["metadata"]["name"]) for p in pods)
+
+    async def snapshot(self) -> ScenarioSnapshot:
+        return await read_snapshot(self.plane, self.targets, self.offset(), self._cursor)
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioResult:
+    """Every snapshot of a run, in order."""
+
+    name: str
+    snapshots: tuple[ScenarioSnapshot, ...]
+
+    def replicas_of(self, workload: str) -> list[int]:
+        """The workload's ``spec.replicas`` at each snapshot."""
+        return [s.workload(workload).replicas for s in self.snapshots]
+
+
+async def play(
+    run: ScenarioRun,
+    *,
+    tick: timedelta = DEFAULT_TICK,
+    on_tick: Callable[[ScenarioSnapshot], None] | None = None,
+) -> list[ScenarioSnapshot]:
+    """Start ``run`` and play it to the scenario's end: events at their offsets, a snapshot
+    every ``tick`` (the first at 0, the last at the duration)."""
+    if tick <= timedelta(0):
+        raise ValueError("tick must be positive")
+    await run.start()
+    snapshots: list[ScenarioSnapshot] = []
+    due = timedelta(0)
+    duration = run.scenario.duration
+    while due <= duration:
+        event_at = run.next_event_at()
+        wake = due if event_at is None else min(due, event_at)
+        await asyncio.sleep(max((wake - run.offset()).total_seconds(), 0.0))
+        await run.fire_due()
+        if run.offset() >= due:
+            snapshot = await run.snapshot()
+            snapshots.append(snapshot)
+            if on_tick is not None:
+                on_tick(snapshot)
+            due += tick
+    return snapshots
+
+
+async def _play_when_started(
+    plane: EmbeddedControlPlane,
+    scenario: ScenarioLike,
+    tick: timedelta,
+    on_tick: Callable[[ScenarioSnapshot], None] | None,
+) -> list[ScenarioSnapshot]:
+    await plane.wait_started()
+    return await play(ScenarioRun(plane, scenario), tick=tick, on_tick=on_tick)
+
+
+def run_scenario(
+    scenario: ScenarioLike,
+    *,
+    on_tick: Callable[[ScenarioSnapshot], None] | None = None,
+    tick: timedelta = DEFAULT_TICK,
+    start: datetime = DEFAULT_START,
+    **options: Any,
+) -> ScenarioResult:
+    """Run ``scenario`` on a fresh virtual-time loop (see the module docstring); ``options``
+    go to ``EmbeddedControlPlane`` (e.g. ``hpa_config``, ``metric_resolution``)."""
+    clock = VirtualClock(start)
+
+    async def main() -> list[ScenarioSnapshot]:
+        plane = plane_for(scenario, clock, **options)
+        task = asyncio.create_task(plane.run(), name="embedded-control-plane")
+        player = asyncio.create_task(_play_when_started(plane, scenario, tick, on_tick))
+        try:
+            await asyncio.wait({task, player}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            plane.stop()
+            if not player.done():
+                player.cancel()
+            await asyncio.wait({task, player})
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]  # the plane failed: its error wins
+        return player.result()
+
+    snapshots = run_virtual(main(), start=start)
+    assert snapshots is not None  # no deadline was given
+    return ScenarioResult(scenario.name, tuple(snapshots))

@@ -1,0 +1,258 @@
+"""What a running scenario looks like at one instant: workloads, HPAs and new Events.
+
+``read_snapshot`` reads it from an ``EmbeddedControlPlane`` the way an onlooker with kubectl
+would: through the API (workloads, pods, HPAs, Events) and the metrics server's PodMetrics
+(``kubectl top``), never from the controllers' memory. ``EventCursor`` remembers which
+Events were already seen, so each snapshot carries only the new ones (a repeated Event, whose
+``count`` grew, counts as new again). ``podscale.scenario.run`` takes a snapshot
+every tick; the demo driver (``podscale demo``) renders them.
+
+Utilization is computed as the HPA does for a Resource target: the summed CPU usage of the
+ready pods that have metrics over the sum of their CPU requests, as a percentage (None when
+no ready pod has both).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Final, Protocol
+
+from podscale.api.kinds import kind_for
+from podscale.api.quantity import parse_quantity
+from podscale.api.selectors import SelectorError, selector_from_label_selector
+from podscale.client.http import ApiError
+from podscale.plane.embedded import EmbeddedControlPlane
+from podscale.runtime.load import is_pod_ready
+from podscale.runtime.simulated.usage import WORKLOAD_KINDS
+
+__all__ = [
+    "EventCursor",
+    "HpaSnapshot",
+    "ScenarioSnapshot",
+    "SeenEvent",
+    "TargetRef",
+    "WorkloadSnapshot",
+    "read_snapshot",
+]
+
+JSON = dict[str, Any]
+POD: Final = kind_for("v1", "Pod")
+EVENT: Final = kind_for("v1", "Event")
+HPA: Final = kind_for("autoscaling/v2", "HorizontalPodAutoscaler")
+
+
+class TargetRef(Protocol):
+    """A workload by kind, namespace and name (a scenario's ``WorkloadTarget``)."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def namespace(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadSnapshot:
+    """One workload: the load it is offered (requests/s), its ``spec.replicas``, its ready
+    pods and their average CPU utilization (percent of request; None without metrics)."""
+
+    kind: str
+    namespace: str
+    name: str
+    offered_load: float
+    replicas: int
+    ready_pods: int
+    utilization: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class HpaSnapshot:
+    """One HPA's status: current and desired replicas, and its first CPU Utilization
+    target (None when it has none), with its bounds."""
+
+    namespace: str
+    name: str
+    target_kind: str
+    target_name: str
+    current_replicas: int
+    desired_replicas: int
+    target_utilization: int | None
+    min_replicas: int
+    max_replicas: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeenEvent:
+    """A Kubernetes Event as first seen, ``offset`` being the snapshot's."""
+
+    offset: timedelta
+    kind: str
+    name: str
+    type: str
+    reason: str
+    message: str
+    count: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioSnapshot:
+    offset: timedelta
+    workloads: tuple[WorkloadSnapshot, ...]
+    hpas: tuple[HpaSnapshot, ...]
+    events: tuple[SeenEvent, ...]
+
+    def workload(self, name: str) -> WorkloadSnapshot:
+        return next(w for w in self.workloads if w.name == name)
+
+    def hpa(self, name: str) -> HpaSnapshot:
+        return next(h for h in self.hpas if h.name == name)
+
+
+class EventCursor:
+    """The Events not seen before (by uid and count), oldest first."""
+
+    def __init__(self) -> None:
+        self._seen: set[tuple[str, int]] = set()
+
+    def new_events(self, items: Iterable[JSON], offset: timedelta) -> list[SeenEvent]:
+        fresh: list[tuple[str, str, SeenEvent]] = []
+        for item in items:
+            metadata = item.get("metadata") or {}
+            count = int(item.get("count") or 1)
+            mark = (str(metadata.get("uid") or metadata.get("name")), count)
+            if mark in self._seen:
+                continue
+            self._seen.add(mark)
+            involved = item.get("involvedObject") or {}
+            when = str(item.get("lastTimestamp") or item.get("eventTime") or "")
+            event = SeenEvent(
+                offset=offset,
+                kind=str(involved.get("kind") or ""),
+                name=str(involved.get("name") or ""),
+                type=str(item.get("type") or "Normal"),
+                reason=str(item.get("reason") or ""),
+                message=str(item.get("message") or ""),
+                count=count,
+            )
+            fresh.append((when, str(metadata.get("name") or ""), event))
+        return [event for _, _, event in sorted(fresh, key=lambda entry: entry[:2])]
+
+
+def _milli(value: Any) -> int:
+    return parse_quantity(value).milli_value() if value is not None else 0
+
+
+def _cpu_request(pod: JSON) -> int:
+    containers = (pod.get("spec") or {}).get("containers") or []
+    return sum(
+        _milli(((c.get("resources") or {}).get("requests") or {}).get("cpu")) for c in containers
+    )
+
+
+def _utilization(ready: Sequence[JSON], usage: Mapping[str, int]) -> float | None:
+    used = requested = 0
+    for pod in ready:
+        name = str((pod.get("metadata") or {}).get("name") or "")
+        request = _cpu_request(pod)
+        if name in usage and request > 0:
+            used += usage[name]
+            requested += request
+    return 100.0 * used / requested if requested else None
+
+
+def _pod_cpu(plane: EmbeddedControlPlane, namespace: str) -> dict[str, int]:
+    server = plane.metrics_server
+    if server is None:
+        return {}
+    return {
+        str(item["metadata"]["name"]): sum(
+            _milli((c.get("usage") or {}).get("cpu")) for c in item.get("containers") or []
+        )
+        for item in server.pod_metrics(namespace)
+    }
+
+
+async def _workload(
+    plane: EmbeddedControlPlane, target: TargetRef, now: datetime
+) -> WorkloadSnapshot:
+    try:
+        obj = await plane.api.get(WORKLOAD_KINDS[target.kind], target.namespace, target.name)
+    except ApiError as err:
+        if err.status != 404:
+            raise
+        obj = {"spec": {"replicas": 0}}  # deleted meanwhile: nothing runs
+    spec = obj.get("spec") or {}
+    try:
+        selector = selector_from_label_selector(spec.get("selector"))
+    except SelectorError:
+        selector = None
+    pods: list[JSON] = []
+    if selector is not None and not selector.empty():
+        listed = await plane.api.list(POD, target.namespace, label_selector=str(selector))
+        pods = list(listed.get("items") or [])
+    ready = [pod for pod in pods if is_pod_ready(pod)]
+    offered = (
+        plane.usage.offered_rate(target.kind, target.namespace, target.name, now)
+        if plane.cluster is not None
+        else 0.0
+    )
+    return WorkloadSnapshot(
+        kind=target.kind,
+        namespace=target.namespace,
+        name=target.name,
+        offered_load=offered,
+        replicas=int(spec.get("replicas", 1)),
+        ready_pods=len(ready),
+        utilization=_utilization(ready, _pod_cpu(plane, target.namespace)),
+    )
+
+
+def _cpu_target(spec: Mapping[str, Any]) -> int | None:
+    for metric in spec.get("metrics") or []:
+        resource = metric.get("resource") or {}
+        target = resource.get("target") or {}
+        cpu = metric.get("type") == "Resource" and resource.get("name") == "cpu"
+        if cpu and target.get("type") == "Utilization":
+            return int(target.get("averageUtilization", 0))
+    return None
+
+
+def _hpa(obj: JSON) -> HpaSnapshot:
+    metadata, spec = obj.get("metadata") or {}, obj.get("spec") or {}
+    status = obj.get("status") or {}
+    ref = spec.get("scaleTargetRef") or {}
+    return HpaSnapshot(
+        namespace=str(metadata.get("namespace") or ""),
+        name=str(metadata.get("name") or ""),
+        target_kind=str(ref.get("kind") or ""),
+        target_name=str(ref.get("name") or ""),
+        current_replicas=int(status.get("currentReplicas") or 0),
+        desired_replicas=int(status.get("desiredReplicas") or 0),
+        target_utilization=_cpu_target(spec),
+        min_replicas=int(spec.get("minReplicas") or 1),
+        max_replicas=int(spec.get("maxReplicas") or 0),
+    )
+
+
+async def read_snapshot(
+    plane: EmbeddedControlPlane,
+    targets: Sequence[TargetRef],
+    offset: timedelta,
+    cursor: EventCursor,
+) -> ScenarioSnapshot:
+    """The workloads of ``targets``, every HPA, and the Events ``cursor`` has not seen."""
+    now = plane.clock.now()
+    workloads = [await _workload(plane, target, now) for target in targets]
+    hpas = (await plane.api.list(HPA)).get("items") or []
+    events = (await plane.api.list(EVENT)).get("items") or []
+    return ScenarioSnapshot(
+        offset=offset,
+        workloads=tuple(workloads),
+        hpas=tuple(_hpa(item) for item in hpas),
+        events=tuple(cursor.new_events(events, offset)),
+    )

@@ -1,0 +1,235 @@
+"""The ``spec.workloads[*]`` part of a scenario: targets, load sources and container costs.
+
+Called by ``podscale.scenario.loader`` with a ``FieldReader`` (``podscale.scenario.fields``)
+that collects every error; builds the runtime's own types (``podscale.runtime.load``).
+
+Schema of one workload::
+
+    target: {kind: Deployment, name: php-apache, namespace: default}
+    load: {type: step, steps: [{at: 0s, rate: 10}, {at: 5m, rate: 80}]}
+    containers:
+      - name: php-apache
+        baseline: {cpu: 1m, memory: 12Mi}     # usage at no load
+        perRequest: {cpu: 2m, memory: 64Ki}   # extra usage per request/s
+    noise: {stddev: 0.05}                     # multiplicative, N(1, stddev); default 0.05
+
+Load types and their fields: ``constant`` (rate), ``step`` (steps: [{at, rate}], strictly
+increasing ``at``; 0 before the first step), ``ramp`` (from, to, over, start), ``sine``
+(base, amplitude, period, phase) and ``trace`` (path relative to the scenario file,
+requestType, timeScale, offset, loop, rateScale). Rates are requests per second, times Go
+durations. Containers not listed cost nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Final
+
+from podscale.api.field_errors import (
+    FieldPath,
+    duplicate,
+    invalid,
+    not_found,
+    not_supported,
+    required,
+)
+from podscale.api.quantity import Quantity
+from podscale.runtime.load import (
+    ConstantRate,
+    ContainerCost,
+    LoadProfile,
+    RampRate,
+    RateSource,
+    RateStep,
+    SineRate,
+    StepRate,
+    TraceRate,
+)
+from podscale.scenario.fields import FieldReader
+from podscale.scenario.model import TARGET_API_VERSIONS, Workload, WorkloadTarget
+
+__all__ = ["DEFAULT_NOISE_STDDEV", "LOAD_TYPES", "read_rate_source", "read_target", "read_workload"]
+
+DEFAULT_NOISE_STDDEV: Final = 0.05
+
+_Reader = Callable[[FieldReader, dict[str, Any], FieldPath, Path], RateSource | None]
+
+
+def _constant(r: FieldReader, obj: dict[str, Any], path: FieldPath, _: Path) -> RateSource | None:
+    rate = r.number(obj, "rate", path, need=True)
+    return ConstantRate(rate) if rate is not None else None
+
+
+def _step(r: FieldReader, obj: dict[str, Any], path: FieldPath, _: Path) -> RateSource | None:
+    steps: list[RateStep] = []
+    ok = True
+    for i, item in enumerate(r.sequence(obj, "steps", path, need=True)):
+        step_path = path.child("steps").index(i)
+        fields = r.mapping(item, step_path, ("at", "rate"))
+        if fields is None:
+            ok = False
+            continue
+        at = r.duration(fields, "at", step_path, need=True)
+        rate = r.number(fields, "rate", step_path, need=True)
+        if at is None or rate is None:
+            ok = False
+            continue
+        if steps and at <= steps[-1].at:
+            detail = f"must be later than steps[{i - 1}].at"
+            r.errors.append(invalid(step_path.child("at"), fields["at"], detail))
+            ok = False
+            continue
+        steps.append(RateStep(at, rate))
+    return StepRate(tuple(steps)) if ok and steps else None
+
+
+def _ramp(r: FieldReader, obj: dict[str, Any], path: FieldPath, _: Path) -> RateSource | None:
+    start_rate = r.number(obj, "from", path, need=True)
+    end_rate = r.number(obj, "to", path, need=True)
+    over = r.duration(obj, "over", path, need=True, positive=True)
+    begin = r.duration(obj, "start", path)
+    if start_rate is None or end_rate is None or over is None:
+        return None
+    return RampRate(start_rate, end_rate, over, begin or timedelta(0))
+
+
+def _sine(r: FieldReader, obj: dict[str, Any], path: FieldPath, _: Path) -> RateSource | None:
+    base = r.number(obj, "base", path, need=True)
+    amplitude = r.number(obj, "amplitude", path, need=True)
+    period = r.duration(obj, "period", path, need=True, positive=True)
+    phase = r.duration(obj, "phase", path)
+    if base is None or amplitude is None or period is None:
+        return None
+    return SineRate(base, amplitude, period, phase or timedelta(0))
+
+
+def _trace(r: FieldReader, obj: dict[str, Any], path: FieldPath, base: Path) -> RateSource | None:
+    file = r.string(obj, "path", path, need=True)
+    request_type = r.string(obj, "requestType", path)
+    time_scale = r.number(obj, "timeScale", path, positive=True)
+    offset = r.duration(obj, "offset", path)
+    loop = r.boolean(obj, "loop", path)
+    rate_scale = r.number(obj, "rateScale", path)
+    if file is None:
+        return None
+    resolved = (base / file).resolve()
+    if not resolved.is_file():
+        r.errors.append(not_found(path.child("path"), file))
+        return None
+    return TraceRate(
+        resolved,
+        request_type=request_type,
+        time_scale=1.0 if time_scale is None else time_scale,
+        offset=offset or timedelta(0),
+        loop=bool(loop),
+        rate_scale=1.0 if rate_scale is None else rate_scale,
+    )
+
+
+_LOAD_TYPES: Final[dict[str, tuple[tuple[str, ...], _Reader]]] = {
+    "constant": (("rate",), _constant),
+    "step": (("steps",), _step),
+    "ramp": (("from", "to", "over", "start"), _ramp),
+    "sine": (("base", "amplitude", "period", "phase"), _sine),
+    "trace": (("path", "requestType", "timeScale", "offset", "loop", "rateScale"), _trace),
+}
+LOAD_TYPES: Final = tuple(sorted(_LOAD_TYPES))
+
+
+def read_rate_source(r: FieldReader, value: Any, path: FieldPath, base: Path) -> RateSource | None:
+    """A ``load:`` object; ``base`` is the directory trace paths are relative to."""
+    if not isinstance(value, dict):
+        r.type_error(path, value, "object")
+        return None
+    kind = r.string(value, "type", path, need=True)
+    if kind is None:
+        return None
+    if kind not in _LOAD_TYPES:
+        r.errors.append(not_supported(path.child("type"), kind, LOAD_TYPES))
+        return None
+    fields, reader = _LOAD_TYPES[kind]
+    obj = r.mapping(value, path, ("type", *fields))
+    return reader(r, obj, path, base) if obj is not None else None
+
+
+def read_target(r: FieldReader, value: Any, path: FieldPath) -> WorkloadTarget | None:
+    """``{kind, name, namespace}`` naming a Deployment, ReplicaSet or StatefulSet."""
+    obj = r.mapping(value, path, ("kind", "name", "namespace"))
+    if obj is None:
+        return None
+    kind = r.string(obj, "kind", path, need=True)
+    name = r.string(obj, "name", path, need=True)
+    namespace = r.string(obj, "namespace", path) or "default"
+    if kind is not None and kind not in TARGET_API_VERSIONS:
+        r.errors.append(not_supported(path.child("kind"), kind, TARGET_API_VERSIONS))
+        return None
+    if kind is None or name is None:
+        return None
+    return WorkloadTarget(kind, name, namespace)
+
+
+def _millicores(q: Quantity | None) -> float:
+    return float(q.as_fraction() * 1000) if q is not None else 0.0
+
+
+def _bytes(q: Quantity | None) -> float:
+    return float(q.as_fraction()) if q is not None else 0.0
+
+
+def _resource_pair(
+    r: FieldReader, obj: dict[str, Any], key: str, path: FieldPath
+) -> tuple[float, float]:
+    fields = r.child_mapping(obj, key, path, ("cpu", "memory"))
+    if fields is None:
+        return 0.0, 0.0
+    inner = path.child(key)
+    return _millicores(r.quantity(fields, "cpu", inner)), _bytes(
+        r.quantity(fields, "memory", inner)
+    )
+
+
+def _read_costs(r: FieldReader, obj: dict[str, Any], path: FieldPath) -> dict[str, ContainerCost]:
+    costs: dict[str, ContainerCost] = {}
+    for i, item in enumerate(r.sequence(obj, "containers", path)):
+        item_path = path.child("containers").index(i)
+        fields = r.mapping(item, item_path, ("name", "baseline", "perRequest"))
+        if fields is None:
+            continue
+        name = r.string(fields, "name", item_path, need=True)
+        baseline_cpu, baseline_memory = _resource_pair(r, fields, "baseline", item_path)
+        cpu_per_rps, memory_per_rps = _resource_pair(r, fields, "perRequest", item_path)
+        if name is None:
+            continue
+        if name in costs:
+            r.errors.append(duplicate(item_path.child("name"), name))
+            continue
+        costs[name] = ContainerCost(baseline_cpu, baseline_memory, cpu_per_rps, memory_per_rps)
+    return costs
+
+
+def read_workload(r: FieldReader, value: Any, path: FieldPath, base: Path) -> Workload | None:
+    """One ``spec.workloads[i]`` entry."""
+    obj = r.mapping(value, path, ("target", "load", "containers", "noise"))
+    if obj is None:
+        return None
+    target = None
+    if obj.get("target") is None:
+        r.errors.append(required(path.child("target")))
+    else:
+        target = read_target(r, obj["target"], path.child("target"))
+    load = None
+    if obj.get("load") is None:
+        r.errors.append(required(path.child("load")))
+    else:
+        load = read_rate_source(r, obj["load"], path.child("load"), base)
+    costs = _read_costs(r, obj, path)
+    noise = r.child_mapping(obj, "noise", path, ("stddev",))
+    stddev = r.number(noise, "stddev", path.child("noise")) if noise is not None else None
+    if target is None or load is None:
+        return None
+    profile = LoadProfile(
+        costs=costs, noise_stddev=DEFAULT_NOISE_STDDEV if stddev is None else stddev
+    )
+    return Workload(target, load, profile)
