@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+import podscale.hpa.conditions as c
 from podscale.api.selectors import SelectorError, parse_selector
-from podscale.hpa import conditions as c
 from podscale.hpa.metric_status import MetricOutcome, compute_metric
 from podscale.hpa.sync import SyncRecorder
 from podscale.hpa.trace import MetricTrace

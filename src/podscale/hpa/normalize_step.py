@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from podscale.hpa import conditions as c
+import podscale.hpa.conditions as c
 from podscale.hpa.normalize import (
     LIMIT_MESSAGES,
     STABILIZATION_MESSAGES,

@@ -14,7 +14,7 @@ import dataclasses
 from datetime import datetime
 from typing import Any
 
-from podscale.hpa import conditions as c
+import podscale.hpa.conditions as c
 from podscale.hpa.decide import Decision
 from podscale.hpa.status import build_status, target_reference
 from podscale.hpa.trace import DecisionTrace

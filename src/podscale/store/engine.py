@@ -25,7 +25,8 @@ from typing import Any, Protocol
 
 import orjson
 
-from podscale.store import listing, objects
+import podscale.store.listing as listing
+import podscale.store.objects as objects
 from podscale.store.errors import TooLargeResourceVersionError
 from podscale.store.freshness import RevisionWaiters
 from podscale.store.interface import (

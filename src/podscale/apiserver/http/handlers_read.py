@@ -20,8 +20,8 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
+import podscale.apiserver.extensions as extensions
 from podscale.api.kinds import KindInfo
-from podscale.apiserver import extensions
 from podscale.apiserver.errors import bad_request
 from podscale.apiserver.operations import verbs as operations
 from podscale.apiserver.resources import Target

@@ -22,8 +22,8 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+import podscale.apiserver.extensions as extensions
 from podscale.api.kinds import KindInfo
-from podscale.apiserver import extensions
 from podscale.apiserver.errors import ApiError, bad_request
 from podscale.apiserver.http.fairness import REPLAY_BATCH
 from podscale.apiserver.http.handlers_read import include_object_mode

@@ -18,9 +18,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import podscale.apiserver.extensions as extensions
 from podscale.api import invalid_status, label_selector_to_string, validate
 from podscale.api.kinds import KindInfo
-from podscale.apiserver import extensions
 from podscale.apiserver.errors import ApiError, bad_request, from_store_error
 from podscale.apiserver.openapi.types import type_mismatches
 from podscale.apiserver.operations.types import EncodedBody, Payload, Written, decode_object_payload

@@ -18,11 +18,11 @@ import secrets
 from collections.abc import Callable
 from typing import Any, Final
 
+import podscale.apiserver.extensions as extensions
 from podscale.api import invalid_status
 from podscale.api.field_errors import required
 from podscale.api.kinds import KindInfo
 from podscale.api.warnings import warnings_for
-from podscale.apiserver import extensions
 from podscale.apiserver.errors import ApiError, bad_request, from_store_error, method_not_allowed
 from podscale.apiserver.operations import list_options
 from podscale.apiserver.operations.selectors import build_predicate

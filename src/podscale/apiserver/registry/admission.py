@@ -15,10 +15,10 @@ from typing import Any, Final
 
 from starlette.requests import Request
 
+import podscale.apiserver.extensions as extensions
 from podscale.api import apply_defaults, invalid_status, validate
 from podscale.api.core_data import DataError, normalize_data_maps
 from podscale.api.kinds import KindInfo
-from podscale.apiserver import extensions
 from podscale.apiserver.errors import ApiError, bad_request, conflict, status_body
 from podscale.apiserver.openapi.types import type_mismatches
 

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
 
+import podscale.runtime.simulated.kubelet_state as kubelet
 from podscale.api.kinds import KindInfo
 from podscale.client.cache import Lister, object_key
 from podscale.client.http import ApiError
@@ -38,7 +39,6 @@ from podscale.client.informer import EventHandler
 from podscale.client.workqueue import WorkQueue
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
-from podscale.runtime.simulated import kubelet_state as kubelet
 from podscale.runtime.simulated.cluster_api import (
     NODE,
     POD,
