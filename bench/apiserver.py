@@ -5,7 +5,7 @@ The server runs in a subprocess (``--serve``, the real ``create_app`` on a durab
 each get a core of the 2-core machines. Clients are asyncio + httpx with keep-alive
 connections and several concurrent workers; the GET and PUT phases spread their workers over
 ``--clients`` processes, since httpx spends more CPU per request than the server does.
-Measured, as issue #3 asks:
+Measured:
   - single-object GET and PUT (each PUT commits a SQLite transaction) throughput, p50/p99;
   - LIST of 1,000 pods;
   - watch delivery latency with 100 watchers while a writer PATCHes at 200 writes/s (from

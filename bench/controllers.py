@@ -1,4 +1,4 @@
-"""Workload controllers on the simulated cluster, on virtual time (issue #4's benchmark).
+"""Workload controllers on the simulated cluster, on virtual time.
 
 The whole embedded control plane (``podscale.plane.embedded.EmbeddedControlPlane``:
 MemoryStore, in-process API, ReplicaSet/Deployment/StatefulSet/garbage-collector and HPA

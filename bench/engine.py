@@ -1,6 +1,6 @@
 """Decision-engine throughput: how many ``decide()`` calls per second on one core.
 
-Workloads, as issue #2 asks:
+Workloads:
   (a) a 10-pod HPA on one CPU utilization metric with upstream's default behavior, spelled
       out (``behavior: {}``, defaulted to upstream's policies: the behavior path);
   (a') the same HPA with no ``behavior`` at all (upstream's legacy normalization path);

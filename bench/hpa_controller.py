@@ -1,4 +1,4 @@
-"""The HPA controller at scale, on the embedded control plane (issue #5's benchmark).
+"""The HPA controller at scale, on the embedded control plane.
 
 ``--hpas`` HPAs (1,000 by default; the goal is 10,000), each on a ReplicaSet of ``--pods``
 (10) simulated pods with one CPU utilization metric, in ``EmbeddedControlPlane`` on one

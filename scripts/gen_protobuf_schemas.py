@@ -4,12 +4,12 @@ kubectl (like every Go program built from k8s.io/api) embeds each API package's 
 ``generated.proto`` as a gzipped ``FileDescriptorProto``, gogo options included: field
 numbers, wire types, Go field names (``customname``) and whether a field is a pointer
 (``nullable``). This script finds them, walks the messages reachable from the kinds podscale
-decodes, and writes ``src/podscale/apiserver/protobuf_schemas_*.py`` in the compact notation
+decodes, and writes ``src/podscale/apiserver/protobuf/schemas_*.py`` in the compact notation
 ``protobuf_schema`` reads. Usage::
 
     python3 scripts/gen_protobuf_schemas.py [/path/to/kubectl.1.33]
 
-tests/unit/apiserver/test_protobuf_tables.py checks the committed tables against the same
+tests/unit/apiserver/protobuf/test_tables.py checks the committed tables against the same
 descriptors, so a hand edit that drifts from upstream fails there.
 """
 
@@ -332,7 +332,7 @@ def generate(binary: Path) -> dict[str, str]:
 def main() -> None:
     binary = Path(sys.argv[1] if len(sys.argv) > 1 else DEFAULT_KUBECTL)
     for module, text in generate(binary).items():
-        path = ROOT / "src" / "podscale" / "apiserver" / f"protobuf_schemas_{module}.py"
+        path = ROOT / "src" / "podscale" / "apiserver" / "protobuf" / f"schemas_{module}.py"
         path.write_text(text)
         print(f"{path.relative_to(ROOT)}: {text.count(chr(10))} lines")
 

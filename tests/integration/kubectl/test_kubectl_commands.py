@@ -1,6 +1,6 @@
 """Real kubectl (bundled minors 1.29, 1.32 and 1.33) against a real ``podscale up`` process.
 
-Issue 3 §6: get (table, wide, yaml, json, -w), describe, create -f, apply -f twice with
+The commands: get (table, wide, yaml, json, -w), describe, create -f, apply -f twice with
 removals, autoscale, scale (incl. the --current-replicas conflict), delete with each cascade,
 api-resources, explain and top pods. Assertions are on kubectl's own output and exit codes.
 One server per minor (module scope); every test uses its own object names.

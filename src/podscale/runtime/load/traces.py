@@ -2,7 +2,7 @@
 
 The third kind of ``RateSource`` next to the shapes in ``podscale.runtime.load.rates``;
 scenarios (``podscale.scenario.loader``) name a trace file and these options. Readable files
-(see ``/work/shared/traces/README.md`` for the ones shipped with the project):
+(``examples/traces/README.md`` describes the ones shipped with the project):
 
 * ``minute,requests`` CSV: requests per minute, one row per minute index; converted to
   requests per second. A minute missing from the file had no requests (rate 0).

@@ -13,8 +13,10 @@ import pytest
 
 from podscale.runtime.load import TraceError, TraceRate, load_trace
 
-SHARED = Path("/work/shared/traces")
-EXAMPLE_TRACES = Path(__file__).resolve().parents[4] / "examples" / "traces"
+REPO = Path(__file__).resolve().parents[4]
+EXAMPLE_TRACES = REPO / "examples" / "traces"
+# The full-resolution traces sit in the shared folder next to the repository, when present.
+SHARED = REPO.parent / "shared" / "traces"
 S = timedelta(seconds=1)
 M = timedelta(minutes=1)
 

@@ -16,7 +16,7 @@ import pytest
 
 from podscale.apiserver.protobuf.schema import MESSAGES, MessageSpec, parse_tables
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 GENERATOR = ROOT / "scripts" / "gen_protobuf_schemas.py"
 
 

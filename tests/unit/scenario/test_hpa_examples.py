@@ -1,4 +1,4 @@
-"""The issue 5 examples: behavior-policies, multiple-metrics, container-resource-sidecar and
+"""The HPA examples: behavior-policies, multiple-metrics, container-resource-sidecar and
 external-metric under ``examples/``.
 
 Each scenario loads; each manifest is valid as the API server would store it (namespace
