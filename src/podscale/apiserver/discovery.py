@@ -5,7 +5,7 @@ Legacy discovery (``/api``, ``/apis``, ``/api/v1``, ``/apis/<g>/<v>``) and aggre
 from the Content-Type alone, so the aggregated form goes out only to a client that asked for it
 and with the exact media type (kubectl-wire.md §1). ``routes`` serves these; the optional
 metrics.k8s.io group appears only when the app has a metrics provider (``metrics``). Groups
-served outside the kind registry (the custom and external metrics APIs, ``metrics_apis``) come
+served outside the kind registry (the custom and external metrics APIs, ``metricsapis.apis``) come
 in ready-made as ``ExtraGroupVersion`` values through the ``extra`` keyword.
 """
 

@@ -2,7 +2,7 @@
 
 ``app.create_app`` (or ``podscale.client.inprocess``) builds one ``ServerState``; the
 ``operations*`` modules, their HTTP shells (``handlers_*``, ``subresources``), ``watch`` and
-``metrics`` receive it; the custom/external metrics providers (``metrics_providers``) hang off
+``metrics`` receive it; the custom/external metrics providers (``metricsapis.providers``) hang off
 it too. ``json_response`` is the one JSON encoder of the server (compact, UTF-8,
 ``application/json``), so every body, Status included, is rendered the same way.
 """

@@ -2,7 +2,7 @@
 
 ``InProcessApi`` has ``HttpApi``'s methods (``podscale.client.http``) and its failure
 contract (``http.ApiError`` with the server's ``Status``; ``informer.Gone`` when a watch's
-resourceVersion expired) but calls ``podscale.apiserver.operations.verbs*`` on a ``ServerState``:
+resourceVersion expired) but calls ``podscale.apiserver.operations`` on a ``ServerState``:
 the same admission path (defaulting, validation, strategies, conversion) without HTTP or
 JSON. ``InProcessListWatcher`` feeds an ``Informer``. ``InProcessApi.for_store`` builds a
 whole control plane over a ``Store`` in one process (controllers, simulations, tests).

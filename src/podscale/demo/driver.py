@@ -3,9 +3,9 @@
 The driver between ``podscale.scenario.run`` (which applies a scenario to an
 ``EmbeddedControlPlane`` and hands back a ``ScenarioSnapshot`` every tick) and the demo's
 presentation: each snapshot of the scenario's first HPA becomes a ``Sample`` of the
-``Timeline`` (``demo_timeline``) and its new Events become ``TimelineEvent``s; ``LiveView``
-(``demo_view``) prints them; at the end ``write_plot`` (``demo_plot``), the timeline JSON
-(``demo_timeline_json``) and ``summarize`` (``demo_summary``) report the run.
+``Timeline`` (``demo.timeline``) and its new Events become ``TimelineEvent``s; ``LiveView``
+(``demo.view``) prints them; at the end ``write_plot`` (``demo.plot``), the timeline JSON
+(``demo.timeline_json``) and ``summarize`` (``demo.summary``) report the run.
 
 Two clocks, one code path: ``run_demo`` plays the scenario on virtual time (a 20 minute
 scenario in seconds); ``run_demo_real_time`` plays the same scenario at wall speed on a

@@ -2,8 +2,8 @@
 
 The demo driver appends a ``Sample`` every few virtual seconds and a ``TimelineEvent`` for
 each Kubernetes Event about the HPA as the run goes. The presentation modules only read
-it: ``demo_view`` (the live terminal lines), ``demo_plot`` (the PNG) and ``demo_summary``
-(the closing lines). ``demo_timeline_json`` exports a timeline to a versioned JSON document
+it: ``demo.view`` (the live terminal lines), ``demo.plot`` (the PNG) and ``demo.summary``
+(the closing lines). ``demo.timeline_json`` exports a timeline to a versioned JSON document
 and loads it back, so a run can be plotted or summarized again later.
 
 Times are offsets from the start of the run (virtual time), never wall-clock readings.

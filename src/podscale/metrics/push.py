@@ -20,7 +20,7 @@ Contract:
   pods itself).
 - Unknown metric: the adapters' 404s (``metric_not_found*``); known metric with no matching
   object or series: an empty list.
-- Values must be finite as a double (``metrics_samples.is_finite``): the setters raise
+- Values must be finite as a double (``metricsapis.samples.is_finite``): the setters raise
   ``ValueError`` otherwise, as the push extension answers 400.
 - With a ``journal`` (``push_journal``), every change is recorded there before the write
   returns, and a new provider over it serves what was pushed until ``ttl`` after the push

@@ -2,7 +2,7 @@
 
 Plain functions the CLI (``podscale.cli.main``) calls after parsing arguments:
 ``assemble_control_plane`` prepares the private data directory and the bearer token
-(``controlplane``), opens the SQLite store, builds the API server app
+(``plane.files``), opens the SQLite store, builds the API server app
 (``podscale.apiserver.create_app``) and wraps it in the ``AccessGuard`` (``access``);
 ``run_control_plane`` runs uvicorn and the embedded controllers (``workloads``) on one
 event loop, writes the kubeconfig once

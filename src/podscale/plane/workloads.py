@@ -14,9 +14,9 @@ the server stopping stops the controllers.
 Its flags (``--controllers``, ``--horizontal-pod-autoscaler-*``, ...) are parsed by
 ``podscale.cli.up_flags``.
 
-With ``--prometheus-url`` (``prometheus_up``), the plane serves custom.metrics.k8s.io and
+With ``--prometheus-url`` (``plane.prometheus``), the plane serves custom.metrics.k8s.io and
 external.metrics.k8s.io from a real Prometheus through the adapter, whose relist loop
-``prometheus_up.run_workloads`` runs next to the controllers.
+``plane.prometheus.run_workloads`` runs next to the controllers.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 ``load_scenario(path)`` reads and validates one file into a ``Scenario``
 (``podscale.scenario.model``); ``parse_scenario`` does the same for an already decoded
-document. The parts are read by ``scenario_cluster`` (nodes, pod timing, events),
-``scenario_manifests`` (the Kubernetes objects), ``scenario_load`` (workloads and their
-load) and ``scenario_metrics`` (external metric values), all through one ``FieldReader``
+document. The parts are read by ``scenario.cluster`` (nodes, pod timing, events),
+``scenario.manifests`` (the Kubernetes objects), ``scenario.workloads`` (workloads and their
+load) and ``scenario.external_metrics`` (external metric values), all through one ``FieldReader``
 so every problem is reported at once::
 
     apiVersion: podscale.dev/v1alpha1

@@ -10,11 +10,11 @@ timeline events at their offsets (``scale`` through the target's ``scale`` subre
 ``crash`` of the first ``count`` running pods of the target by name, ``loseNode``,
 ``restoreNode``), and its external metric series (``externalMetrics``) through the plane's
 push provider, each value from its offset on and republished before the provider's TTL
-forgets it (``scenario_external``). ``plane_for`` builds the plane a scenario asks for (its
+forgets it (``scenario.external_schedule``). ``plane_for`` builds the plane a scenario asks for (its
 nodes, pod timing and seed).
 
 ``run_scenario`` does all of it on a fresh virtual-time loop for the scenario's duration and
-returns every ``ScenarioSnapshot`` (``scenario_snapshot``), taken every ``tick`` and handed to
+returns every ``ScenarioSnapshot`` (``scenario.snapshot``), taken every ``tick`` and handed to
 ``on_tick`` as it is taken: the ``podscale demo`` driver builds on it. Events fire before the
 snapshot of the same instant. Same scenario, same seed, same options: the same run.
 """

@@ -1,6 +1,6 @@
 """DELETE of one object and of a collection (deletecollection) over HTTP.
 
-Shells over ``operations_delete``: ``DeleteOptions`` come from a JSON body or the query
+Shells over ``operations.delete``: ``DeleteOptions`` come from a JSON body or the query
 (``propagationPolicy``, ``orphanDependents``, ``dryRun``, ``gracePeriodSeconds``); the body
 also carries ``preconditions``. The operation validates the policy and answers with the body
 and code (200, or 202 while finalizers keep the object; kubectl-wire.md §5 accepts every

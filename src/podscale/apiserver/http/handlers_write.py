@@ -1,7 +1,7 @@
 """POST (create), PUT (update) and PATCH of a whole object over HTTP, and POST pods/binding.
 
 Shells over ``operations.create_object``/``update_object``/``patch_object`` (which run the
-``admission`` pipeline and write through the store) and ``operations_binding.create_binding``:
+``admission`` pipeline and write through the store) and ``operations.binding.create_binding``:
 read the options and the body (413 for a too-large one), call the operation, answer 201/200
 with the object (a Success ``Status`` for a binding) and one ``Warning`` header per warning
 (unknown fields under ``fieldValidation=Warn``).

@@ -60,7 +60,7 @@ async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
                 raise too_large(limit)
             chunks.append(chunk)
     except ClientDisconnect:
-        # The client went away or ``http_deadlines`` cut a trickling body (it has answered
+        # The client went away or ``http.deadlines`` cut a trickling body (it has answered
         # 408 already): end the handler quietly; this answer reaches no one.
         raise ApiError(status_body(408, "the request body was not received", "Timeout")) from None
     return b"".join(chunks)

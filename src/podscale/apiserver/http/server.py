@@ -11,7 +11,7 @@ for ``exec``, ``attach`` and ``portforward``; uvicorn without a websocket librar
 "Unsupported upgrade request" on the user's terminal and pass the request on anyway. Here
 the request goes to the app as plain HTTP at once, which answers it with a Status
 (``pod_logs``), and the client sees its upgrade refused as from kube-apiserver. It also has
-the read deadlines of ``http_deadlines``.
+the read deadlines of ``http.deadlines``.
 """
 
 from __future__ import annotations

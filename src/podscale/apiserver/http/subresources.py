@@ -1,6 +1,6 @@
 """The ``status``, ``scale`` and ``finalize`` subresources over HTTP.
 
-Shells over ``operations_subresources`` (which holds the semantics: status writes keep the
+Shells over ``operations.subresources`` (which holds the semantics: status writes keep the
 spec and the protected metadata; scale writes set the parent's ``spec.replicas`` under
 optimistic concurrency). GET answers the object or its Scale; PUT sends the body, PATCH the
 patch in its Content-Type's format; writes answer 200 with ``Warning`` headers.

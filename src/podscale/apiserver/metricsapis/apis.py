@@ -2,10 +2,10 @@
 
 ``routes.dispatch_resource`` asks ``serve_metric_api`` first: a request under
 ``/apis/custom.metrics.k8s.io/v1beta2/`` or ``/apis/external.metrics.k8s.io/v1beta1/`` goes to
-``metrics_custom`` / ``metrics_external`` when the app has that provider (otherwise the path is
-not served, like any unknown group). ``app`` adds ``metric_group_versions`` to every discovery
-document, so each group appears exactly when its provider is configured, with the provider's
-current metrics as resources.
+``metricsapis.custom`` / ``metricsapis.external`` when the app has that provider (otherwise the path
+is not served, like any unknown group). ``app`` adds ``metric_group_versions`` to every discovery
+document, so each group appears exactly when its provider is configured, with the provider's current
+metrics as resources.
 """
 
 from __future__ import annotations

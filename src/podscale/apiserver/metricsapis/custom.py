@@ -12,7 +12,7 @@ installs, under ``/apis/custom.metrics.k8s.io/v1beta2``:
 ``{resource}`` is a GroupResource string (``pods``, ``deployments.apps``). Every answer is a
 ``MetricValueList``; ``?metricLabelSelector=`` is handed to the provider. A bad selector is a
 400; an unknown metric is the provider's 404. PUT/POST are the push extension
-(``metrics_push``), for providers that implement ``CustomMetricsWriter``; other verbs are 405.
+(``metricsapis.push``), for providers that implement ``CustomMetricsWriter``; other verbs are 405.
 Discovery lists ``{resource}/{metric}`` per metric, as custom-metrics-apiserver's lister.
 """
 

@@ -5,7 +5,7 @@ One URL shape, the one upstream's external metrics client requests
 ``/apis/external.metrics.k8s.io/v1beta1/namespaces/{ns}/{metric}?labelSelector=...``, where the
 label selector filters the metric's series (the HPA sums what comes back). The answer is an
 ``ExternalMetricValueList``; a bad selector is a 400, an unknown metric the provider's 404.
-PUT/POST are the push extension (``metrics_push``) for providers that implement
+PUT/POST are the push extension (``metricsapis.push``) for providers that implement
 ``ExternalMetricsWriter``. Discovery lists each metric as a namespaced resource of kind
 ``ExternalMetricValueList``, as custom-metrics-apiserver's external lister does.
 """

@@ -1,16 +1,16 @@
 """The custom and external metrics provider contract, and the errors providers raise.
 
 ``create_app(custom_metrics_provider=..., external_metrics_provider=...)`` serves
-custom.metrics.k8s.io/v1beta2 (``metrics_custom``) and external.metrics.k8s.io/v1beta1
-(``metrics_external``) from these protocols, shaped like sigs.k8s.io/custom-metrics-apiserver's
+custom.metrics.k8s.io/v1beta2 (``metricsapis.custom``) and external.metrics.k8s.io/v1beta1
+(``metricsapis.external``) from these protocols, shaped like sigs.k8s.io/custom-metrics-apiserver's
 ``provider.CustomMetricsProvider`` / ``ExternalMetricsProvider``: a cheap, synchronous listing
 for discovery, and async reads (an adapter may query Prometheus over HTTP; the handlers await
 them on the event loop). Reads return upstream JSON (``MetricValue`` / ``ExternalMetricValue``
-dicts; ``metrics_samples`` renders them) and fail by raising ``ApiError``: the
+dicts; ``metricsapis.samples`` renders them) and fail by raising ``ApiError``: the
 ``metric_not_found*`` constructors below carry the adapters' exact 404 texts.
 
 A provider that also implements a ``*MetricsWriter`` protocol accepts podscale's push
-extension (PUT/POST of a value list at the URL a GET reads, decoded by ``metrics_push``);
+extension (PUT/POST of a value list at the URL a GET reads, decoded by ``metricsapis.push``);
 ``podscale.metrics.push.PushMetricsProvider`` implements all four.
 """
 

@@ -1,7 +1,7 @@
 """Decoding pushed metric values: podscale's write extension of the metrics APIs.
 
 Upstream's metrics APIs are read-only. podscale lets tests and simulations feed a provider
-that implements a ``*MetricsWriter`` (``metrics_providers``) through the API itself: PUT or
+that implements a ``*MetricsWriter`` (``metricsapis.providers``) through the API itself: PUT or
 POST a ``MetricValueList`` / ``ExternalMetricValueList`` at the very URL a GET reads.
 
 - custom: ``.../namespaces/{ns}/{resource}/*/{metric}`` (every item names its object in
@@ -14,8 +14,8 @@ POST a ``MetricValueList`` / ``ExternalMetricValueList`` at the very URL a GET r
   names in the body, when given, must agree with the URL.
 
 PUT replaces every value the URL names; POST upserts series by series. Any problem is a 400
-naming the item (``items[1].value: ...``), and nothing is written. ``metrics_custom`` and
-``metrics_external`` call these after ``limits`` has read the body.
+naming the item (``items[1].value: ...``), and nothing is written. ``metricsapis.custom`` and
+``metricsapis.external`` call these after ``limits`` has read the body.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A sample is one value of one series: for custom metrics, of one described object (plus the
 series' own labels, which ``metricLabelSelector`` filters on); for external metrics, of one
-label set. ``metrics_push`` decodes pushed bodies into samples, providers
+label set. ``metricsapis.push`` decodes pushed bodies into samples, providers
 (``podscale.metrics.push``) keep them, and the ``render_*`` functions here give the JSON of
 custom_metrics/v1beta2 ``MetricValue`` and external_metrics/v1beta1 ``ExternalMetricValue``
 (``staging/src/k8s.io/metrics/pkg/apis/*/types.go``): ``windowSeconds``/``window`` are

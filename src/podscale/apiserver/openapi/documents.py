@@ -1,11 +1,11 @@
 """The ``/openapi/v3`` documents: the root index and one document per served group-version.
 
-Generated from the kind registry (``podscale.api.kinds``) for the paths (``openapi_paths``) and
-from podscale's own schemas (``openapi_schemas``). kubectl >= 1.29 reads them to decide it may
+Generated from the kind registry (``podscale.api.kinds``) for the paths (``openapi.paths``) and
+from podscale's own schemas (``openapi.schemas``). kubectl >= 1.29 reads them to decide it may
 leave field validation to the server (a PATCH operation per kind listing ``fieldValidation``) and
 for ``kubectl explain``. Documents are serialized with sorted keys, so ``document_hash`` is stable
 and changes exactly when a document does; it is the ``?hash=`` cache key kubectl uses. The app
-serves the documents; ``unknown_fields`` (from ``openapi_fields``) backs ``fieldValidation``.
+serves the documents; ``unknown_fields`` (from ``openapi.fields``) backs ``fieldValidation``.
 Pure: no I/O, everything is computed once and cached.
 """
 

@@ -1,7 +1,7 @@
 """A tiny vocabulary for writing OpenAPI v3 schema fragments the way the Kubernetes apiserver does.
 
 The ``openapi_schemas_*`` modules describe podscale's types with these builders; ``openapi``
-assembles them into per group-version documents and ``openapi_fields`` walks objects against
+assembles them into per group-version documents and ``openapi.fields`` walks objects against
 them. Keeping the shapes in one place guarantees the details kubectl relies on are uniform:
 named types are referenced as ``{"allOf": [{"$ref": ...}]}`` (the form ``kubectl explain`` follows),
 top-level kinds carry a ``x-kubernetes-group-version-kind`` list, and lists carry the

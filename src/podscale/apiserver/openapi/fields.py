@@ -3,7 +3,7 @@
 Upstream's strict JSON decoding rejects fields the Go types do not have and names them by their
 path, e.g. ``unknown field "spec.template.spec.containers[0].imagee"``; the API server turns
 the list into a 400 (``Strict``) or ``Warning`` headers (``Warn``). podscale keeps objects as
-plain JSON, so the Go types' role is played by the OpenAPI schemas of ``openapi_schemas``:
+plain JSON, so the Go types' role is played by the OpenAPI schemas of ``openapi.schemas``:
 whatever those do not describe is unknown. Pure functions; wrong value types are not this
 module's concern (validation reports those).
 """

@@ -3,7 +3,7 @@
 Merges the ``openapi_schemas_*`` modules (meta, container, probes, pod, pod_status, volume
 with volume_legacy, claim, core, apps, autoscaling, autoscaling_status, autoscaling_v1, events)
 into ``components.schemas`` form. ``openapi`` cuts per group-version documents out of it
-(``reachable_schemas``); ``openapi_fields`` finds a kind's schema (``schema_for_kind``) to
+(``reachable_schemas``); ``openapi.fields`` finds a kind's schema (``schema_for_kind``) to
 check objects against. The table is built once and is read-only.
 """
 

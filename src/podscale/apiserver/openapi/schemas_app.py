@@ -4,7 +4,7 @@ PodDisruptionBudget (policy/v1) and Lease (coordination.k8s.io/v1), with their p
 Every field upstream's types have is listed, so strict field validation (``kubectl apply``
 sends ``fieldValidation=Strict``) accepts any manifest a cluster accepts and ``kubectl explain``
 can describe them; list markers follow upstream's (Service ports merge on ``port`` and are keyed
-by port and protocol). ``openapi_schemas`` merges this table with the others.
+by port and protocol). ``openapi.schemas`` merges this table with the others.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """OpenAPI schemas of the apps/v1 workloads: Deployment, ReplicaSet and StatefulSet.
 
-They embed core/v1 PodTemplateSpec (``openapi_schemas_core``) and, for StatefulSet, core/v1
-PersistentVolumeClaim (``openapi_schemas_volume``); ``openapi`` pulls those into the apps/v1
+They embed core/v1 PodTemplateSpec (``openapi.schemas_core``) and, for StatefulSet, core/v1
+PersistentVolumeClaim (``openapi.schemas_volume``); ``openapi`` pulls those into the apps/v1
 document by following references.
 """
 

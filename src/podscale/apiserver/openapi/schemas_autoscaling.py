@@ -2,8 +2,8 @@
 
 Every metric source type (Object, Pods, Resource, ContainerResource, External), the metric
 target, and behavior with policies, selectPolicy, stabilization windows and the configurable
-tolerance. Status is in ``openapi_schemas_autoscaling_status``; the CPU-only v1 form and Scale
-are in ``openapi_schemas_autoscaling_v1``, reusing ``hpa_kind`` and ``cross_version_reference``.
+tolerance. Status is in ``openapi.schemas_autoscaling_status``; the CPU-only v1 form and Scale
+are in ``openapi.schemas_autoscaling_v1``, reusing ``hpa_kind`` and ``cross_version_reference``.
 Descriptions are podscale's own, short but informative: ``kubectl explain hpa.spec`` prints them.
 """
 

@@ -1,7 +1,7 @@
 """OpenAPI schemas of autoscaling/v2 HorizontalPodAutoscaler status.
 
 The last observed metric values (one status type per metric source, mirroring the spec side in
-``openapi_schemas_autoscaling``), the replica counts and the AbleToScale / ScalingActive /
+``openapi.schemas_autoscaling``), the replica counts and the AbleToScale / ScalingActive /
 ScalingLimited conditions that ``kubectl describe hpa`` prints.
 """
 

@@ -1,7 +1,7 @@
 """OpenAPI schemas of autoscaling/v1: the CPU-only HorizontalPodAutoscaler, and Scale.
 
 Scale is the body of every ``/scale`` subresource, whatever the parent's group. The v1 HPA keeps
-its kind and reference shapes in step with v2 by reusing ``openapi_schemas_autoscaling``.
+its kind and reference shapes in step with v2 by reusing ``openapi.schemas_autoscaling``.
 """
 
 from __future__ import annotations

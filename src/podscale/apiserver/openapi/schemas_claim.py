@@ -1,8 +1,8 @@
 """OpenAPI schemas of core/v1 PersistentVolumeClaim.
 
 Not a kind podscale serves: it is here because StatefulSet's ``volumeClaimTemplates`` embed
-whole claims (``openapi_schemas_apps``) and ephemeral volumes embed a claim spec
-(``openapi_schemas_volume``).
+whole claims (``openapi.schemas_apps``) and ephemeral volumes embed a claim spec
+(``openapi.schemas_volume``).
 """
 
 from __future__ import annotations

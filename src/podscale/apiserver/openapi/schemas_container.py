@@ -1,8 +1,8 @@
 """OpenAPI schemas of core/v1 Container and everything hanging off it.
 
 Env vars, ports, resources and volume mounts: the fields real manifests set, so that strict
-field validation (``openapi_fields``) accepts them. Probes, lifecycle hooks and security
-contexts are in ``openapi_schemas_probes``; ``openapi_schemas_pod`` builds PodSpec on top of
+field validation (``openapi.fields``) accepts them. Probes, lifecycle hooks and security
+contexts are in ``openapi.schemas_probes``; ``openapi.schemas_pod`` builds PodSpec on top of
 both. Descriptions are ours.
 """
 

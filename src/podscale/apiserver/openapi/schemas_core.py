@@ -1,8 +1,8 @@
 """OpenAPI schemas of the core/v1 kinds podscale serves: Pod, Node, Namespace and Event.
 
-Also Binding, the body of the ``pods/binding`` subresource (``operations_binding``).
+Also Binding, the body of the ``pods/binding`` subresource (``operations.binding``).
 
-Pod's spec and status come from ``openapi_schemas_pod`` and ``openapi_schemas_pod_status``;
+Pod's spec and status come from ``openapi.schemas_pod`` and ``openapi.schemas_pod_status``;
 this module adds the kinds themselves, their lists, PodTemplateSpec (embedded by the apps/v1
 workloads) and the node and namespace status types.
 """

@@ -1,9 +1,9 @@
 """OpenAPI schemas of events.k8s.io/v1: Event, EventList and EventSeries.
 
-The same stored events as core/v1 Event (``openapi_schemas_core``), in the newer shape
+The same stored events as core/v1 Event (``openapi.schemas_core``), in the newer shape
 (``podscale.api.conversion_events``): ``regarding``, ``note``, ``reportingController`` and
 the ``deprecated*`` legacy fields. Object references and the legacy source reuse the core
-schemas, as upstream's do. ``openapi_schemas`` merges these into the shared table.
+schemas, as upstream's do. ``openapi.schemas`` merges these into the shared table.
 """
 
 from __future__ import annotations

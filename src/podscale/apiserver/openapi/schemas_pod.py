@@ -1,7 +1,7 @@
 """OpenAPI schemas of core/v1 PodSpec: scheduling, pod security, DNS and the container lists.
 
-Builds on ``openapi_schemas_container`` (Container) and ``openapi_schemas_volume`` (Volume);
-``openapi_schemas_core`` wraps PodSpec into Pod and PodTemplateSpec.
+Builds on ``openapi.schemas_container`` (Container) and ``openapi.schemas_volume`` (Volume);
+``openapi.schemas_core`` wraps PodSpec into Pod and PodTemplateSpec.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 What the kubelet reports about a pod: phase, conditions, IPs and per-container state. Exported
 pods (``kubectl get pod -o json``) carry all of it, so strict validation must know it too.
-``openapi_schemas_core`` uses ``condition`` for node and namespace conditions as well.
+``openapi.schemas_core`` uses ``condition`` for node and namespace conditions as well.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """OpenAPI schemas of core/v1 probes, lifecycle hooks and security contexts.
 
-The parts of a Container (``openapi_schemas_container``) that describe how the kubelet checks
-and stops it and under which identity it runs; PodSecurityContext (``openapi_schemas_pod``)
+The parts of a Container (``openapi.schemas_container``) that describe how the kubelet checks
+and stops it and under which identity it runs; PodSecurityContext (``openapi.schemas_pod``)
 reuses the SELinux, seccomp and AppArmor types defined here.
 """
 

@@ -2,8 +2,8 @@
 
 Covers the volume sources manifests use today (emptyDir, configMap, secret, projected,
 downwardAPI, persistentVolumeClaim, hostPath, nfs, csi, ephemeral, image); the deprecated in-tree
-plugins come from ``openapi_schemas_volume_legacy``.
-PersistentVolumeClaim itself is in ``openapi_schemas_claim``.
+plugins come from ``openapi.schemas_volume_legacy``.
+PersistentVolumeClaim itself is in ``openapi.schemas_claim``.
 """
 
 from __future__ import annotations

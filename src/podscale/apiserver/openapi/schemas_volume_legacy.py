@@ -3,7 +3,7 @@
 The API still carries them, so old manifests using ``gcePersistentDisk``, ``awsElasticBlockStore``,
 ``nfs``-era ``iscsi``, ``cephfs``... must pass strict field validation. podscale never mounts
 anything: these exist only to be known. Written as a table, since they are all flat records of
-strings, integers, booleans and an optional secret reference. ``openapi_schemas_volume`` lists
+strings, integers, booleans and an optional secret reference. ``openapi.schemas_volume`` lists
 them on Volume via ``legacy_volume_members``.
 """
 

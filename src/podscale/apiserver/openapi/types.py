@@ -4,8 +4,8 @@ Upstream decodes every body into Go structs before anything else, so ``"replicas
 ``"metrics": "x"`` is a 400 (``... cannot be handled as a ReplicaSet: json: cannot unmarshal
 string into Go struct field ReplicaSetSpec.spec.replicas of type int32``) and never stored.
 podscale keeps objects as JSON, so ``admission`` checks the value types here, against the
-same schemas ``openapi_fields`` uses for unknown fields. ``null`` is always accepted (Go
-decodes it to the zero value); unknown fields are ``openapi_fields``' concern, not this one's.
+same schemas ``openapi.fields`` uses for unknown fields. ``null`` is always accepted (Go
+decodes it to the zero value); unknown fields are ``openapi.fields``' concern, not this one's.
 Integers must also fit their ``format`` (int32, else int64), as Go refuses rather than wraps
 ``replicas: 2147483648``; ``admission`` runs this on every write, whatever the wire format.
 """

@@ -9,7 +9,7 @@ shapes as upstream publishes them: ``#/definitions/`` references (a described re
 ``$ref`` with a sibling description, not v3's ``allOf`` wrapper), Quantity and IntOrString as
 strings (the latter ``format: int-or-string``), typed query parameters instead of v3's
 parameter schemas, a ``body`` parameter instead of ``requestBody``, and ``consumes`` /
-``produces`` from the v3 media types. ``openapi_v2_proto`` encodes the same document as the
+``produces`` from the v3 media types. ``openapi.v2_proto`` encodes the same document as the
 protobuf kubectl 1.27 asks for. Pure and cached.
 """
 

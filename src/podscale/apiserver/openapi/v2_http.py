@@ -1,8 +1,8 @@
 """GET ``/openapi/v2``: the Swagger document in the representation the client accepts.
 
-JSON (``application/json``, or no preference) comes from ``openapi_v2``; kubectl and
+JSON (``application/json``, or no preference) comes from ``openapi.v2``; kubectl and
 client-go up to 1.28 ask for ``application/com.github.proto-openapi.spec.v2@v1.0+protobuf``
-(the gnostic ``openapi_v2.Document`` message), which ``openapi_v2_proto`` encodes from the
+(the gnostic ``openapi.v2.Document`` message), which ``openapi.v2_proto`` encodes from the
 same document. Upstream serves both with an ETag of the content's hash and answers a
 matching ``If-None-Match`` with 304; a client that accepts neither gets 406.
 """

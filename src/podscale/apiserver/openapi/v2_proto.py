@@ -4,7 +4,7 @@ kubectl and client-go up to 1.28 fetch ``/openapi/v2`` with only
 ``application/com.github.proto-openapi.spec.v2@v1.0+protobuf`` acceptable, and parse it with
 gnostic's generated code (``explain``, client-side validation and the ``fieldValidation``
 query-parameter check all read this message). This module writes that message from the
-Swagger JSON of ``openapi_v2``; field numbers are those of gnostic's ``OpenAPIv2.proto``.
+Swagger JSON of ``openapi.v2``; field numbers are those of gnostic's ``OpenAPIv2.proto``.
 Vendor extensions (``x-kubernetes-*``) are ``NamedAny`` values whose ``yaml`` holds the
 value; JSON is YAML, so the value's JSON is written, which is what kube-openapi's readers
 unmarshal. Keys the message has no field for are left out, as gnostic's compiler drops them.

@@ -7,7 +7,7 @@ store write (upstream's ``BindingREST.Create``, ``assignPod``, ``setPodNodeAndMe
 pkg/registry/core/pod/storage/storage.go). The reply is a bare ``Status`` Success, which
 the create handler answers with 201. Shells: ``handlers_write.create_binding`` (HTTP) and
 ``podscale.client.inprocess`` (``create(..., subresource="binding")``); inputs and results
-are ``operations_types``'.
+are ``operations.types``'.
 
 Failures keep upstream v1.35's codes and texts: a name other than the URL's is a 400; a bad
 ``target`` is the aggregate of ``ValidatePodBinding``'s field errors, which upstream returns

@@ -1,14 +1,14 @@
 """The delete verbs without HTTP: delete of one object and deletecollection.
 
-Takes parsed ``DeleteOptions`` (``operations_types``); ``handlers_delete`` reads them from the
+Takes parsed ``DeleteOptions`` (``operations.types``); ``handlers_delete`` reads them from the
 body and query, the in-process client builds them. The propagation policy maps to the
 finalizer upstream's deletion strategy adds (Orphan -> ``orphan``, Foreground ->
 ``foregroundDeletion``; Background or unset -> none; the garbage collector acts on them later).
 Replies as kube-apiserver: 202 with the object while finalizers keep it, else the deleted
 object for pods and a ``Status`` Success (``details`` name/group/kind/uid) for the rest.
-Pods are deleted gracefully (``operations_graceful``): a bound pod is marked with a
+Pods are deleted gracefully (``operations.graceful``): a bound pod is marked with a
 ``deletionTimestamp`` and the reply is the marked pod (200) until its kubelet deletes it.
-Namespaces have their own delete (``operations_namespace``: Terminating, then finalized).
+Namespaces have their own delete (``operations.namespace``: Terminating, then finalized).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Graceful deletion of pods, as upstream's pod strategy and generic registry decide it.
 
-``operations_delete`` asks ``plan_graceful_delete`` before it deletes a Pod. Upstream
+``operations.delete`` asks ``plan_graceful_delete`` before it deletes a Pod. Upstream
 (``pkg/registry/core/pod/strategy.go`` ``CheckGracefulDelete`` and apiserver
 ``rest.BeforeDelete``): the grace period is ``DeleteOptions.gracePeriodSeconds``, else
 ``spec.terminationGracePeriodSeconds`` (defaulted to 30), 0 for a pod not bound to a node or

@@ -17,7 +17,7 @@ Upstream's namespace REST storage (``pkg/registry/core/namespace/storage``):
 
 ``finalize`` (PUT only) writes ``spec.finalizers`` and metadata; the status is kept
 (``strategy.prepare_for_finalize``); finalizer names are validated as on create.
-Called by ``operations_delete`` and ``subresources`` (HTTP) and the in-process client.
+Called by ``operations.delete`` and ``subresources`` (HTTP) and the in-process client.
 """
 
 from __future__ import annotations

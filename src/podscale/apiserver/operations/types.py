@@ -1,5 +1,5 @@
-"""Inputs and results of the API operations (``operations``, ``operations_delete``,
-``operations_subresources``), shared by the HTTP handlers and the in-process client.
+"""Inputs and results of the API operations (``operations``, ``operations.delete``,
+``operations.subresources``), shared by the HTTP handlers and the in-process client.
 
 A ``Payload`` is a decoded dict (in-process callers) or an ``EncodedBody`` as it arrived over
 HTTP; ``decode_payload`` turns the latter into a dict with the HTTP server's limits and

@@ -4,8 +4,8 @@ Each operation takes parsed inputs (a ``KindInfo``, namespace, name, body, optio
 the served object in the kind's version, or raises ``ApiError`` carrying upstream's ``Status``.
 This is the one admission path: the HTTP handlers (``handlers_read``, ``handlers_write``) are
 shells that parse a Request, call these and format the response; the in-process client
-(``podscale.client.inprocess``) calls them directly. Siblings: ``operations_delete``,
-``operations_subresources``, ``operations_watch``; shared inputs live in ``operations_types``.
+(``podscale.client.inprocess``) calls them directly. Siblings: ``operations.delete``,
+``operations.subresources``, ``operations.watch``; shared inputs live in ``operations.types``.
 
 A body is either a decoded dict (in-process: the caller's copy, which these functions may
 mutate) or an ``EncodedBody`` decoded here, at the point upstream decodes it, so the order of

@@ -6,7 +6,7 @@ ADDED; both match -> MODIFIED; old matched and new does not -> DELETED, carrying
 state at the event's resourceVersion; neither -> nothing. A DELETED event's "new state"
 never matches. This makes the filter exact and stateless: a client that listed at revision
 R and watches from R sees an object leave its selector even if the change happened before
-the watch opened. ``watch`` (HTTP) and ``operations_watch`` (in-process) both use it.
+the watch opened. ``watch`` (HTTP) and ``operations.watch`` (in-process) both use it.
 """
 
 from __future__ import annotations

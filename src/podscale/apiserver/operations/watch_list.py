@@ -6,12 +6,12 @@ client allows bookmarks, a BOOKMARK at the state's resourceVersion whose metadat
 the ``k8s.io/initial-events-end: "true"`` annotation (client-go's reflector waits for it
 before it considers its store synced), then the changes after that state.
 ``sendInitialEvents=false`` starts at the given resourceVersion, or now when none is given
-(no replay). Without the parameter a watch keeps its legacy meaning (``operations_watch``).
+(no replay). Without the parameter a watch keeps its legacy meaning (``operations.watch``).
 
 ``validate_watch_options`` is upstream's watch half of ListOptions validation, with its
 ``ListOptions.meta.k8s.io "" is invalid`` 422; ``open_watch`` opens the store watch for the
 chosen start and returns the initial objects to send. Both ``watch`` (the HTTP stream) and
-``operations_watch`` (the in-process client) use them.
+``operations.watch`` (the in-process client) use them.
 """
 
 from __future__ import annotations

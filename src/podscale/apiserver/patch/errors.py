@@ -1,11 +1,11 @@
 """``PatchError``: how every PATCH format reports a rejected patch.
 
 Raised by ``patch`` (content-type dispatch and body decoding) and by the three format engines
-``patch_json`` (RFC 6902), ``patch_merge`` (RFC 7386) and ``patch_strategic`` (strategic merge);
-the Starlette app turns it into a ``Status`` with ``to_status()``. Codes and messages follow
-``apiserver/pkg/endpoints/handlers/patch.go``: a bad body is 400 BadRequest, an unknown content
-type 415, too many JSON-patch operations 413, a JSON patch that does not apply 422 with
-apimachinery's generic message, and a patch whose result is no object 422 Invalid on ``patch``.
+``patch.json_patch`` (RFC 6902), ``patch.merge`` (RFC 7386) and ``patch.strategic`` (strategic
+merge); the Starlette app turns it into a ``Status`` with ``to_status()``. Codes and messages follow
+``apiserver/pkg/endpoints/handlers/patch.go``: a bad body is 400 BadRequest, an unknown content type
+415, too many JSON-patch operations 413, a JSON patch that does not apply 422 with apimachinery's
+generic message, and a patch whose result is no object 422 Invalid on ``patch``.
 
 Upstream answers a few malformed strategic patches (a list item without its merge key, mixed
 element types...) with a 500 InternalError carrying the raw error text; podscale promises no

@@ -1,6 +1,6 @@
 """Element order of merged lists in a strategic merge patch.
 
-Used by ``patch_strategic`` after it merged a list, and for ``$setElementOrder/<list>``. The
+Used by ``patch.strategic`` after it merged a list, and for ``$setElementOrder/<list>``. The
 rule is upstream's (strategicpatch ``normalizeElementOrder``, from the "preserve order in
 strategic merge patch" design): the items the patch names keep the patch's order, the items
 only the server has keep the server's order, and the two runs are interleaved using the server
@@ -9,7 +9,7 @@ it is reached, so without ``$setElementOrder`` a new list item lands before the 
 that follow it; kubectl's apply always sends ``$setElementOrder`` and gets its manifest order.
 
 Items are identified by their merge-key value for lists of objects, by value for scalars,
-always type-strict (``patch_values.scalar_key``).
+always type-strict (``patch.values.scalar_key``).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def enforce_order(
     *,
     maps: bool,
 ) -> list[Any]:
-    """``merged`` reordered: patch-named items by ``patch_order``, the rest by ``server_order``."""
+    """``merged`` reordered: patch-named items by ``patch.order``, the rest by ``server_order``."""
     if maps:
         for item in (*merged, *patch_order, *server_order):
             check_merge_key(item, merge_key)

@@ -10,8 +10,8 @@ not built in, as upstream does for custom resources. Server-side apply
 kubectl reports as "Server-side apply not available on the server".
 
 The body is decoded with orjson, whose errors (and any nesting deeper than ``MAX_DEPTH``)
-become a 400 instead of a crash; the formats live in ``patch_json``, ``patch_merge`` and
-``patch_strategic``, errors in ``patch_errors``.
+become a 400 instead of a crash; the formats live in ``patch.json_patch``, ``patch.merge`` and
+``patch.strategic``, errors in ``patch.errors``.
 """
 
 from __future__ import annotations

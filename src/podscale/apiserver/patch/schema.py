@@ -1,7 +1,7 @@
 """Strategic-merge metadata: which lists of each built-in kind merge, and by which key.
 
 Upstream reads it from the Go struct tags ``patchStrategy:"merge" patchMergeKey:"..."`` of the
-API types; ``patch_strategic`` asks this table instead. The entries were written from
+API types; ``patch.strategic`` asks this table instead. The entries were written from
 staging/src/k8s.io/api/core/v1/types.go (ObjectMeta in apimachinery's meta/v1/types.go,
 PodSpec, Container, PodStatus, NodeSpec/NodeStatus, NamespaceStatus), apps/v1/types.go and
 autoscaling/v2/types.go. Every list not listed is atomic (replaced whole): tolerations, taints,

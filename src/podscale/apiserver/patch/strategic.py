@@ -1,7 +1,7 @@
 """Strategic merge patch, ``application/strategic-merge-patch+json``, for built-in kinds.
 
-Called by ``patch.apply_patch`` with the decoded body and the kind's ``patch_schema`` tree;
-list order is settled by ``patch_order``. Semantics are upstream's server side of
+Called by ``patch.apply_patch`` with the decoded body and the kind's ``patch.schema`` tree;
+list order is settled by ``patch.order``. Semantics are upstream's server side of
 apimachinery's ``strategicpatch`` (``StrategicMergeMapPatch``):
 
 * objects merge key by key; ``null`` deletes a key; ``{"$patch": "replace"}`` replaces the

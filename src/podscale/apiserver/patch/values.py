@@ -1,6 +1,6 @@
 """Helpers over decoded JSON values shared by the PATCH engines.
 
-``patch_json``, ``patch_merge`` and ``patch_strategic`` compare, hash and print values the way
+``patch.json_patch``, ``patch.merge`` and ``patch.strategic`` compare, hash and print values the way
 Go does after ``encoding/json`` decoding: an integer, a float and a boolean are different
 values even when Python says ``1 == 1.0 == True``. ``go_format`` renders a value like Go's
 ``%v`` so error texts copied from upstream read the same (``map[name:web]``).

@@ -3,8 +3,8 @@
 Names, types, formats and priorities follow pkg/printers/internalversion/printers.go
 (``AddHandlers``); descriptions are the API field docs upstream takes from ``SwaggerDoc()``.
 The server always prints wide (every column, priority 1 included): kubectl hides the
-priority-1 columns unless ``-o wide``. The row printers in ``printing_pods``,
-``printing_rows`` and ``printing_hpa`` fill cells in exactly this order; ``printing`` pairs
+priority-1 columns unless ``-o wide``. The row printers in ``printing.pods``,
+``printing.rows`` and ``printing.hpa`` fill cells in exactly this order; ``printing`` pairs
 each kind with its columns.
 """
 

@@ -1,6 +1,6 @@
 """Cell formatting shared by the server-side printers: ages, quantities, container lists.
 
-The printers (``printing_pods``, ``printing_rows``, ``printing_hpa``) read objects as plain
+The printers (``printing.pods``, ``printing.rows``, ``printing.hpa``) read objects as plain
 Kubernetes JSON, which may be partial or malformed: every accessor here tolerates a missing or
 mistyped field and answers the zero value upstream's typed structs would hold. Ages follow
 apimachinery's ``duration.HumanDuration`` and the printers' ``translateTimestampSince``;

@@ -6,7 +6,7 @@ index (upstream pairs by position, not by name): ``cpu: 75%/50%``, ``memory: 100
 value yet. Two metrics at most, then ``+ N more...``. Quantities print canonicalised, as
 upstream's ``Quantity.String()`` would. autoscaling/v1 objects are converted to v2 first with
 ``podscale.api.conversion.hpa_v1_to_v2``, just as upstream prints from its internal (v2-shaped)
-type whatever version was requested. Columns are ``printing_columns.HPA_COLUMNS``.
+type whatever version was requested. Columns are ``printing.columns.HPA_COLUMNS``.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ first unfinished init container (``Init:1/3``, ``Init:CrashLoopBackOff``, ``Init
 then by the last container with a waiting or terminated reason (``CrashLoopBackOff``,
 ``Completed``, ``Error``), then by deletion (``Terminating``, ``Unknown`` for a lost node).
 Restartable init containers (sidecars, ``restartPolicy: Always``) count towards READY and
-RESTARTS. Columns are ``printing_columns.POD_COLUMNS``; ``printing`` calls ``print_pod``.
+RESTARTS. Columns are ``printing.columns.POD_COLUMNS``; ``printing`` calls ``print_pod``.
 """
 
 from __future__ import annotations

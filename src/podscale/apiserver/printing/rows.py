@@ -4,8 +4,8 @@ Each follows its ``printXxx`` in upstream's pkg/printers/internalversion/printer
 in wide mode (the API server prints every column). Integer columns carry JSON integers, as
 upstream's ``int64`` cells. Objects went through defaulting on write, but a missing
 ``spec.replicas`` still prints 1, the value upstream's decoder would default it to.
-Pods and HPAs have their own modules (``printing_pods``, ``printing_hpa``); columns live in
-``printing_columns``; ``printing`` dispatches here.
+Pods and HPAs have their own modules (``printing.pods``, ``printing.hpa``); columns live in
+``printing.columns``; ``printing`` dispatches here.
 """
 
 from __future__ import annotations

@@ -8,9 +8,9 @@ does. Rows carry ``object`` per ``includeObject``: ``Metadata`` (the default) a
 PartialObjectMetadata, ``Object`` the full object (``kubectl --sort-by``), ``None`` nothing.
 
 The returned dicts share sub-dicts (metadata, objects) with the inputs: serialize them, do not
-mutate them. Per-kind printers live in ``printing_pods``, ``printing_hpa`` and
-``printing_rows``, their columns in ``printing_columns``, shared formatting in
-``printing_format``. Pure code: ``now`` is injected for the Age columns.
+mutate them. Per-kind printers live in ``printing.pods``, ``printing.hpa`` and
+``printing.rows``, their columns in ``printing.columns``, shared formatting in
+``printing.format``. Pure code: ``now`` is injected for the Age columns.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ kubectl 1.32 and 1.33 send the objects their generators build (``create deployme
 ``create namespace``, ``run``, ``autoscale``, ...) as protobuf only (kubectl-wire.md §5); the
 API server decodes them here and carries on exactly as for a JSON body (check_type,
 defaulting, validation), answering in JSON, which kubectl accepts. Every kind the server
-serves has a schema (``protobuf_schema.ROOTS``).
+serves has a schema (``protobuf.schema.ROOTS``).
 
 Hand-written rather than on the ``protobuf`` library: upstream's errors are gogo's texts and
 its JSON needs Kubernetes' own mapping (Quantity, Time, IntOrString, pointers), which a walk
@@ -14,8 +14,8 @@ The envelope, as upstream's ``runtime/serializer/protobuf`` writes it: the magic
 ``k8s\\x00`` then a ``runtime.Unknown`` message ``{1: typeMeta{1: apiVersion, 2: kind},
 2: raw, 3: contentEncoding, 4: contentType}`` whose ``raw`` is the object's own message.
 Errors are worded as upstream's create and update handlers word them (``transformDecodeError``
-around the serializer's and gogo's texts). Neighbours: ``protobuf_wire`` (bytes),
-``protobuf_decode`` (schema-driven decoding), ``protobuf_schema`` (the tables).
+around the serializer's and gogo's texts). Neighbours: ``protobuf.wire`` (bytes),
+``protobuf.decode`` (schema-driven decoding), ``protobuf.schema`` (the tables).
 """
 
 from __future__ import annotations

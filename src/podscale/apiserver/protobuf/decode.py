@@ -1,6 +1,6 @@
-"""Protobuf messages to Kubernetes JSON, driven by the message schemas of ``protobuf_schema``.
+"""Protobuf messages to Kubernetes JSON, driven by the message schemas of ``protobuf.schema``.
 
-Sits between ``protobuf_wire`` (the byte reader) and ``protobuf`` (the envelope). The JSON is
+Sits between ``protobuf.wire`` (the byte reader) and ``protobuf`` (the envelope). The JSON is
 what Go's encoder would print for the struct gogo decodes the message into, so a protobuf
 body is handled exactly like the same object sent as JSON:
 

@@ -2,7 +2,7 @@
 
 The tables are compact strings (one per message, generated from upstream's descriptors by
 scripts/gen_protobuf_schemas.py); this module parses them once, at import, into linked
-``MessageSpec`` objects that ``protobuf_decode`` walks, and names the message of each kind
+``MessageSpec`` objects that ``protobuf.decode`` walks, and names the message of each kind
 the API server decodes (``ROOTS``). A table naming an unknown type code or message fails
 the import, so a regenerated table cannot silently lose fields.
 """

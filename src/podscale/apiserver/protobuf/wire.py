@@ -1,6 +1,6 @@
 """The protobuf wire format, read: tags, varints, length-delimited payloads, skipping.
 
-The lowest layer of podscale's protobuf request decoding. ``protobuf_decode`` walks a message
+The lowest layer of podscale's protobuf request decoding. ``protobuf.decode`` walks a message
 schema with a ``WireReader``; ``protobuf`` unwraps the Kubernetes envelope. No protobuf
 library: the handful of wire types Kubernetes' gogo-generated code emits is small.
 

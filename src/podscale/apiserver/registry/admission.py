@@ -4,7 +4,7 @@ Order as kube-apiserver: decode -> type and namespace checks -> unknown-field ch
 (``fieldValidation``) -> strategy preparation (``strategy``: status is not writable through the
 main resource) -> defaulting (``podscale.api.apply_defaults``)
 -> validation (``podscale.api.validate``; a 422 built by ``invalid_status``). The handlers in
-``operations`` and ``operations_subresources`` call these steps; nothing here touches the store.
+``operations`` and ``operations.subresources`` call these steps; nothing here touches the store.
 """
 
 from __future__ import annotations

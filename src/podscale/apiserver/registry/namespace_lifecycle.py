@@ -12,8 +12,8 @@ lifecycle``), which runs on every create, update and delete before validation:
 - deletes of namespaced objects, and every write to Namespaces themselves, pass.
 
 ``decide`` is the pure rule over the namespace as stored (or None); ``admit`` reads it from
-the store. ``operations`` (create/update/patch), ``operations_subresources`` (status),
-``operations_binding`` and ``operations_namespace`` (namespace delete) call ``admit``.
+the store. ``operations`` (create/update/patch), ``operations.subresources`` (status),
+``operations.binding`` and ``operations.namespace`` (namespace delete) call ``admit``.
 """
 
 from __future__ import annotations

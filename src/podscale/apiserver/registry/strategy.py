@@ -17,7 +17,7 @@ kube-apiserver's per-kind ``PrepareForCreate``/``PrepareForUpdate`` of the main 
   drops it). ``keep_equal_timestamps`` treats a re-rendered instant (``+00:00`` for ``Z``)
   as the same value for callers that compare timestamps themselves.
 
-Called by ``operations`` (create/update/patch) and ``operations_subresources`` (status and
+Called by ``operations`` (create/update/patch) and ``operations.subresources`` (status and
 scale writes); ``admission`` does the rest of the write pipeline.
 """
 

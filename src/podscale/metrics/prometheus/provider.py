@@ -1,18 +1,18 @@
 """The Prometheus adapter behind the API server's custom and external metrics groups.
 
 ``PrometheusMetricsProvider`` implements ``podscale.apiserver.metricsapis.providers``'
-``CustomMetricsProvider`` and ``ExternalMetricsProvider`` on top of ``PrometheusAdapter``:
-listings come from the last discovery (never blocking), reads query Prometheus at
-``clock.now()`` and return ``MetricValue`` / ``ExternalMetricValue`` JSON rendered by
-``metrics_samples``. Errors become what custom-metrics-apiserver adapters answer: unknown
-metric or object -> 404 with the adapters' texts; anything else (Prometheus down, timeout,
-oversized body, NaN, a selector PromQL cannot express) -> 500
-``Internal error occurred: unable to fetch metrics`` as prometheus-adapter says, with the
-precise cause kept in ``details.causes`` instead of being dropped.
+``CustomMetricsProvider`` and ``ExternalMetricsProvider`` on top of ``PrometheusAdapter``: listings
+come from the last discovery (never blocking), reads query Prometheus at ``clock.now()`` and return
+``MetricValue`` / ``ExternalMetricValue`` JSON rendered by
+``podscale.apiserver.metricsapis.samples``. Errors become what custom-metrics-apiserver adapters
+answer: unknown metric or object -> 404 with the adapters' texts; anything else (Prometheus down,
+timeout, oversized body, NaN, a selector PromQL cannot express) -> 500 ``Internal error occurred:
+unable to fetch metrics`` as prometheus-adapter says, with the precise cause kept in
+``details.causes`` instead of being dropped.
 
 A label-selector read (``*``, how the HPA reads a Pods metric) needs the names of matching
 objects: an ``ObjectLister`` supplies them (``ApiObjectLister`` lists through a podscale
-client). Neighbours: ``adapter`` (the core), ``podscale.apiserver.metrics_*`` (the routes).
+client). Neighbours: ``adapter`` (the core), ``podscale.apiserver.metricsapis`` (the routes).
 """
 
 from __future__ import annotations

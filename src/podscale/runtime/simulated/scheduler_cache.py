@@ -5,7 +5,7 @@ after the binding has round-tripped through a watch; a scheduler that waited for
 place the next pod against stale node usage. So a pod is *assumed* on its node as soon as the
 scheduler decides (before the Binding is posted) and the assumption is dropped when the
 informer shows the pod bound, when the pod goes away, or when the binding fails
-(``forget``). Per node it keeps running totals (``sim_resources.NodeUsage``, upstream's
+(``forget``). Per node it keeps running totals (``simulated.resources.NodeUsage``, upstream's
 ``NodeInfo``), so a decision costs per node, not per pod. Used by ``scheduler``; pure
 bookkeeping, no I/O.
 """

@@ -88,7 +88,7 @@ def _effective_taints(node: dict[str, Any]) -> list[dict[str, Any]]:
     return taints
 
 
-# The pods on a node, or their running totals (``sim_resources.NodeUsage``): a caller that
+# The pods on a node, or their running totals (``simulated.resources.NodeUsage``): a caller that
 # keeps totals up to date avoids re-reading every pod's requests for every decision.
 PodsOnNode = list[dict[str, Any]] | NodeUsage
 
