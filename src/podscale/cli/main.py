@@ -1,8 +1,9 @@
 """The ``podscale`` command line: argument parsing only, the work happens in the core.
 
-Commands so far: ``explain-scale FILE`` (read a ScaleInput document, run the decision
-engine, print the decision trace) and ``up`` (run the embedded control plane, assembled in
-``podscale.plane.serve``). Later issues add the controllers and the demo here.
+Commands: ``explain-scale FILE`` (read a ScaleInput document, run the decision engine,
+print the decision trace), ``up`` (run the embedded control plane, assembled in
+``podscale.plane.serve``), ``demo`` (``demo_command``) and the kubectl-like resource
+commands (``resources``).
 """
 
 from __future__ import annotations

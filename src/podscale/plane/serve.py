@@ -2,8 +2,9 @@
 
 Plain functions the CLI (``podscale.cli.main``) calls after parsing arguments:
 ``assemble_control_plane`` prepares the private data directory and the bearer token
-(``plane.files``), opens the SQLite store, builds the API server app
-(``podscale.apiserver.create_app``) and wraps it in the ``AccessGuard`` (``access``);
+(``files``), opens the SQLite store, builds the API server app
+(``podscale.apiserver.create_app``) and wraps it in the ``AccessGuard``
+(``podscale.apiserver.auth.access``); ``UpOptions`` and ``ControlPlane`` are in ``options``;
 ``run_control_plane`` runs uvicorn and the embedded controllers (``workloads``) on one
 event loop, writes the kubeconfig once
 uvicorn accepts connections, tells the user how to point kubectl at it, serves until

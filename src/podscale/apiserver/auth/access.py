@@ -5,7 +5,7 @@ Security defaults for a local control plane (``../shared/reference/upstream-beha
 ``Host`` must name this machine (blocks DNS rebinding) and be well formed, ``host[:port]``
 and nothing else (``127.0.0.1:6443@evil.example`` is a 400, as Go's server answers a
 malformed Host); a browser ``Origin`` from elsewhere is refused (no CORS). ``AccessGuard``
-is an ASGI middleware wrapped around the API server app by ``podscale.plane.files``.
+is an ASGI middleware wrapped around the API server app by ``podscale.plane.serve``.
 Tokens are compared in constant time and never logged. A request whose token matched
 carries ``identity.ADMIN_USER`` in its scope (``kubectl auth whoami``).
 """
