@@ -1,11 +1,11 @@
 """A test ``MetricsProvider`` that reports fixed usage for the pods and nodes in a store.
 
 ``podscale.apiserver.state.MetricsProvider`` is the seam metrics-server
-(``podscale.metrics.server``) fills; ``test_top`` plugs this one into ``create_app`` to drive real ``kubectl top``. Like
-metrics-server, it reports only what it has measured: a stored pod or node without a usage
-entry has no metrics, and usage for an object that is not stored is never reported. Metadata
-(name, namespace, labels, creationTimestamp) comes from the stored object, so the API server's
-``labelSelector`` filtering sees the pod's real labels. Shapes follow kubectl-wire.md §5.
+(``podscale.metrics.server``) fills; ``test_top`` plugs this one into ``create_app`` to drive real
+``kubectl top``. Like metrics-server, it reports only what it has measured: a stored pod or node
+without a usage entry has no metrics, and usage for an object that is not stored is never reported.
+Metadata (name, namespace, labels, creationTimestamp) comes from the stored object, so the API
+server's ``labelSelector`` filtering sees the pod's real labels. Shapes follow kubectl-wire.md §5.
 """
 
 from __future__ import annotations
