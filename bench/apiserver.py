@@ -90,6 +90,17 @@ def pods_path(namespace: str, name: str | None = None) -> str:
     return f"{path}/{name}" if name else path
 
 
+NAMESPACES = ("get", "put", "list", "watch", "big")
+
+
+def create_namespaces(url: str) -> None:
+    """The namespaces the phases write into (creates in a missing namespace are 404)."""
+    with httpx.Client(base_url=url, timeout=60) as http:
+        for name in NAMESPACES:
+            namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+            expect(http.post("/api/v1/namespaces", json=namespace), 201)
+
+
 # -- the server side ----------------------------------------------------------------------
 def serve(data_dir: Path, synchronous: str) -> None:
     """Run the API server until stdin closes; print its port first."""
@@ -453,17 +464,15 @@ async def load_clients(url: str, load: str, concurrency: int) -> JSON:
 
 async def probe(url: str, seconds: float, fresh_connections: bool) -> list[float]:
     """GET one small pod back to back for ``seconds``; a new connection each time when
-    ``fresh_connections`` (the accept and the first read then also wait for the loop)."""
+    ``fresh_connections`` (``Connection: close``: the accept and the first read then also
+    wait for the server's loop)."""
     latencies: list[float] = []
     stop = time.perf_counter() + seconds
-    async with httpx.AsyncClient(base_url=url, timeout=60) as kept:
+    headers = {"Connection": "close"} if fresh_connections else {}
+    async with httpx.AsyncClient(base_url=url, timeout=60, headers=headers) as http:
         while time.perf_counter() < stop:
             began = time.perf_counter()
-            if fresh_connections:
-                async with httpx.AsyncClient(base_url=url, timeout=60) as fresh:
-                    expect(await fresh.get(pods_path("big", "probe")), 200)
-            else:
-                expect(await kept.get(pods_path("big", "probe")), 200)
+            expect(await http.get(pods_path("big", "probe")), 200)
             latencies.append(time.perf_counter() - began)
     return latencies
 
@@ -518,6 +527,8 @@ async def bench_inprocess(args: Any) -> Result | None:
         store = SqliteStore(Path(scratch) / "data" / "store.db", clock)
         try:
             api = InProcessApi.for_store(store, clock)
+            namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "get"}}
+            await api.create(kind_for("v1", "Namespace"), None, namespace)
             await api.create(pod, "get", make_pod("web", "get"))
             latencies: list[float] = []
             wall = time.perf_counter()
@@ -640,6 +651,7 @@ def main() -> None:
         print(json.dumps(output))
         return
     with server_process(args.synchronous) as server:
+        create_namespaces(server.url)
         results = run_fairness(server, args) if args.only else run_all(server, args)
     if args.json:
         raw = {

@@ -39,23 +39,34 @@ def _v1_resource_spec(source: JSON, container: bool) -> JSON:
     return out
 
 
+def _v1_object(source: JSON, side: str) -> JSON:
+    """An Object source's spec (``side`` "target") or status ("current"): v1 spells both
+    alike, with the value under ``<side>Value`` and the average under ``averageValue``."""
+    values, ident = fold_keys(source.get(side)), fold_keys(source.get("metric"))
+    out: JSON = {"target": encode_object_ref(source.get("describedObject"))}
+    out["metricName"] = ident.get("name", "")
+    out[f"{side}Value"] = encode_quantity(values.get("value")) or ZERO_QUANTITY
+    put_omitempty(out, "selector", encode_selector(ident.get("selector")))
+    put_omitempty(out, "averageValue", encode_quantity(values.get("averagevalue")))
+    return out
+
+
+def _v1_pods(source: JSON, side: str) -> JSON:
+    """A Pods source's spec or status: the average under ``<side>AverageValue``."""
+    values, ident = fold_keys(source.get(side)), fold_keys(source.get("metric"))
+    out: JSON = {"metricName": ident.get("name", "")}
+    out[f"{side}AverageValue"] = encode_quantity(values.get("averagevalue")) or ZERO_QUANTITY
+    put_omitempty(out, "selector", encode_selector(ident.get("selector")))
+    return out
+
+
 def convert_metric_spec_to_v1(metric: JSON) -> JSON:
     """One v2 MetricSpec in v1's old-style shape (for the metrics annotation)."""
     out: JSON = {"type": metric.get("type", "")}
     if isinstance(obj := metric.get("object"), dict):
-        target, ident = fold_keys(obj.get("target")), fold_keys(obj.get("metric"))
-        source: JSON = {"target": encode_object_ref(obj.get("describedObject"))}
-        source["metricName"] = ident.get("name", "")
-        source["targetValue"] = encode_quantity(target.get("value")) or ZERO_QUANTITY
-        put_omitempty(source, "selector", encode_selector(ident.get("selector")))
-        put_omitempty(source, "averageValue", encode_quantity(target.get("averagevalue")))
-        out["object"] = source
+        out["object"] = _v1_object(obj, "target")
     if isinstance(pods := metric.get("pods"), dict):
-        target, ident = fold_keys(pods.get("target")), fold_keys(pods.get("metric"))
-        source = {"metricName": ident.get("name", "")}
-        source["targetAverageValue"] = encode_quantity(target.get("averagevalue")) or ZERO_QUANTITY
-        put_omitempty(source, "selector", encode_selector(ident.get("selector")))
-        out["pods"] = source
+        out["pods"] = _v1_pods(pods, "target")
     if isinstance(resource := metric.get("resource"), dict):
         out["resource"] = _v1_resource_spec(resource, container=False)
     if isinstance(container := metric.get("containerResource"), dict):
@@ -84,21 +95,9 @@ def convert_metric_status_to_v1(metric: JSON) -> JSON:
     """One v2 MetricStatus in v1's old-style shape (for the current-metrics annotation)."""
     out: JSON = {"type": metric.get("type", "")}
     if isinstance(obj := metric.get("object"), dict):
-        current, ident = fold_keys(obj.get("current")), fold_keys(obj.get("metric"))
-        source: JSON = {"target": encode_object_ref(obj.get("describedObject"))}
-        source["metricName"] = ident.get("name", "")
-        source["currentValue"] = encode_quantity(current.get("value")) or ZERO_QUANTITY
-        put_omitempty(source, "selector", encode_selector(ident.get("selector")))
-        put_omitempty(source, "averageValue", encode_quantity(current.get("averagevalue")))
-        out["object"] = source
+        out["object"] = _v1_object(obj, "current")
     if isinstance(pods := metric.get("pods"), dict):
-        current, ident = fold_keys(pods.get("current")), fold_keys(pods.get("metric"))
-        source = {"metricName": ident.get("name", "")}
-        source["currentAverageValue"] = (
-            encode_quantity(current.get("averagevalue")) or ZERO_QUANTITY
-        )
-        put_omitempty(source, "selector", encode_selector(ident.get("selector")))
-        out["pods"] = source
+        out["pods"] = _v1_pods(pods, "current")
     if isinstance(resource := metric.get("resource"), dict):
         out["resource"] = _v1_resource_status(resource, container=False)
     if isinstance(container := metric.get("containerResource"), dict):

@@ -109,35 +109,78 @@ _BINDING: Final = Subresource("binding", "", "v1", "Binding", verbs=("create",))
 _FINALIZE: Final = Subresource("finalize", "", "v1", "Namespace", verbs=("update",))
 
 
-def _workload(kind: str, plural: str, short: str) -> KindInfo:
+def _kind(
+    group: str,
+    version: str,
+    kind: str,
+    plural: str,
+    *,
+    short_names: tuple[str, ...] = (),
+    namespaced: bool = True,
+    verbs: tuple[str, ...] = ALL_VERBS,
+    subresources: tuple[Subresource, ...] = (),
+    categories: tuple[str, ...] = (),
+    preferred: bool = True,
+) -> KindInfo:
+    """A top-level kind; its singular is the lower-cased kind and its list kind ``<Kind>List``,
+    which holds for every kind podscale serves."""
     return KindInfo(
-        group="apps",
-        version="v1",
+        group=group,
+        version=version,
         kind=kind,
         plural=plural,
         singular=kind.lower(),
-        short_names=(short,),
+        short_names=short_names,
+        namespaced=namespaced,
+        verbs=verbs,
+        subresources=subresources,
+        categories=categories,
+        list_kind=f"{kind}List",
+        preferred=preferred,
+    )
+
+
+def _subresource_kind(group: str, kind: str) -> KindInfo:
+    """A v1 kind that only exists as a subresource's body: no resource, verbs or list."""
+    return KindInfo(
+        group=group,
+        version="v1",
+        kind=kind,
+        plural="",
+        singular="",
+        short_names=(),
         namespaced=True,
-        verbs=ALL_VERBS,
+        verbs=(),
+        subresources=(),
+        categories=(),
+        list_kind="",
+        preferred=False,
+        top_level=False,
+    )
+
+
+def _workload(kind: str, plural: str, short: str) -> KindInfo:
+    return _kind(
+        "apps",
+        "v1",
+        kind,
+        plural,
+        short_names=(short,),
         subresources=(_status("apps", "v1", kind), _SCALE),
         categories=("all",),
-        list_kind=f"{kind}List",
     )
 
 
 def _hpa(version: str, preferred: bool) -> KindInfo:
-    return KindInfo(
-        group="autoscaling",
-        version=version,
-        kind="HorizontalPodAutoscaler",
-        plural="horizontalpodautoscalers",
-        singular="horizontalpodautoscaler",
+    kind = "HorizontalPodAutoscaler"
+    return _kind(
+        "autoscaling",
+        version,
+        kind,
+        "horizontalpodautoscalers",
         short_names=("hpa",),
-        namespaced=True,
-        verbs=ALL_VERBS,
-        subresources=(_status("autoscaling", version, "HorizontalPodAutoscaler"),),
+        subresources=(_status("autoscaling", version, kind),),
         categories=("all",),
-        list_kind="HorizontalPodAutoscalerList",
         preferred=preferred,
     )
 
@@ -152,111 +195,56 @@ def _app_kind(
     status: bool = False,
 ) -> KindInfo:
     """A namespaced v1 kind with every verb and, when ``status``, a status subresource."""
-    return KindInfo(
-        group=group,
-        version="v1",
-        kind=kind,
-        plural=plural,
-        singular=kind.lower(),
+    return _kind(
+        group,
+        "v1",
+        kind,
+        plural,
         short_names=short_names,
-        namespaced=True,
-        verbs=ALL_VERBS,
         subresources=(_status(group, "v1", kind),) if status else (),
         categories=categories,
-        list_kind=f"{kind}List",
     )
 
 
 # Discovery order: the core group first, then named groups in the apiserver's priority order
 # (apps before autoscaling); within a group the preferred version comes first.
 _KINDS: Final[tuple[KindInfo, ...]] = (
-    KindInfo(
-        group="",
-        version="v1",
-        kind="Event",
-        plural="events",
-        singular="event",
-        short_names=("ev",),
-        namespaced=True,
-        verbs=ALL_VERBS,
-        subresources=(),
-        categories=(),
-        list_kind="EventList",
-    ),
-    KindInfo(
-        group="",
-        version="v1",
-        kind="Namespace",
-        plural="namespaces",
-        singular="namespace",
+    _kind("", "v1", "Event", "events", short_names=("ev",)),
+    _kind(
+        "",
+        "v1",
+        "Namespace",
+        "namespaces",
         short_names=("ns",),
         namespaced=False,
         verbs=_NAMESPACE_VERBS,
         subresources=(_status("", "v1", "Namespace"), _FINALIZE),
-        categories=(),
-        list_kind="NamespaceList",
     ),
-    KindInfo(
-        group="",
-        version="v1",
-        kind="Node",
-        plural="nodes",
-        singular="node",
+    _kind(
+        "",
+        "v1",
+        "Node",
+        "nodes",
         short_names=("no",),
         namespaced=False,
-        verbs=ALL_VERBS,
         subresources=(_status("", "v1", "Node"),),
-        categories=(),
-        list_kind="NodeList",
     ),
-    KindInfo(
-        group="",
-        version="v1",
-        kind="Pod",
-        plural="pods",
-        singular="pod",
+    _kind(
+        "",
+        "v1",
+        "Pod",
+        "pods",
         short_names=("po",),
-        namespaced=True,
-        verbs=ALL_VERBS,
         subresources=(_BINDING, _status("", "v1", "Pod")),
         categories=("all",),
-        list_kind="PodList",
     ),
     _workload("Deployment", "deployments", "deploy"),
     _workload("ReplicaSet", "replicasets", "rs"),
     _workload("StatefulSet", "statefulsets", "sts"),
     _hpa("v2", preferred=True),
     _hpa("v1", preferred=False),
-    KindInfo(
-        group="",
-        version="v1",
-        kind="Binding",
-        plural="",
-        singular="",
-        short_names=(),
-        namespaced=True,
-        verbs=(),
-        subresources=(),
-        categories=(),
-        list_kind="",
-        preferred=False,
-        top_level=False,
-    ),
-    KindInfo(
-        group="autoscaling",
-        version="v1",
-        kind="Scale",
-        plural="",
-        singular="",
-        short_names=(),
-        namespaced=True,
-        verbs=(),
-        subresources=(),
-        categories=(),
-        list_kind="",
-        preferred=False,
-        top_level=False,
-    ),
+    _subresource_kind("", "Binding"),
+    _subresource_kind("autoscaling", "Scale"),
     # The kinds an application's manifests carry next to its workloads (Service, ConfigMap,
     # Secret, ServiceAccount, PodDisruptionBudget) and the Lease of leader election.
     _app_kind("", "ConfigMap", "configmaps", ("cm",), ()),
@@ -267,19 +255,7 @@ _KINDS: Final[tuple[KindInfo, ...]] = (
     _app_kind("coordination.k8s.io", "Lease", "leases", (), ()),
     # The same stored events as core/v1 Event, in the events.k8s.io/v1 shape
     # (podscale.api.conversion_events; podscale.apiserver.resources stores both as "events").
-    KindInfo(
-        group="events.k8s.io",
-        version="v1",
-        kind="Event",
-        plural="events",
-        singular="event",
-        short_names=("ev",),
-        namespaced=True,
-        verbs=ALL_VERBS,
-        subresources=(),
-        categories=(),
-        list_kind="EventList",
-    ),
+    _kind("events.k8s.io", "v1", "Event", "events", short_names=("ev",)),
 )
 
 _BY_KIND: Final = {(info.api_version, info.kind): info for info in _KINDS}

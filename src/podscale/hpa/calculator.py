@@ -32,12 +32,18 @@ from podscale.hpa.types import (
     CalculationTrace,
     Config,
     MetricError,
+    MetricInputs,
     MetricProposal,
     MetricsSource,
     MetricsUnavailable,
+    PodMetric,
 )
 
-__all__ = ["calculate_replicas", "format_go_label_selector"]  # the latter re-exported
+__all__ = [
+    "calculate_replicas",
+    "format_go_label_selector",
+    "propose_replicas",
+]  # the latter re-exported
 
 _NEITHER_RESOURCE = (
     "invalid resource metric source: neither an average utilization target nor an average "
@@ -66,33 +72,34 @@ def calculate_replicas(
     ``selector`` matches; ``tolerances`` default to ``config.tolerance`` both ways.
     Raises ``MetricError`` carrying upstream's message when no count can be computed.
     """
-    bands: Tolerances = tolerances or (config.tolerance, config.tolerance)
+    inputs = MetricInputs(
+        current_replicas=current_replicas,
+        status_replicas=current_replicas if status_replicas is None else status_replicas,
+        pods=pods,
+        metrics=metrics,
+        namespace=namespace,
+        selector=selector,
+        now=now,
+        config=config,
+        tolerances=tolerances or (config.tolerance, config.tolerance),
+    )
+    return propose_replicas(metric_spec, inputs)
+
+
+def propose_replicas(metric_spec: dict[str, Any], inputs: MetricInputs) -> MetricProposal:
+    """``calculate_replicas`` over inputs a sync has already gathered for all its metrics."""
     metric_type = metric_spec.get("type")
     if metric_type in ("Resource", "ContainerResource"):
         is_container = metric_type == "ContainerResource"
         source = metric_spec.get("containerResource" if is_container else "resource") or {}
         container = str(source.get("container") or "") if is_container else ""
-        return _resource_proposal(
-            source, container, current_replicas, pods, metrics, namespace, selector, now, config,
-            bands,
-        )  # fmt: skip
+        return _resource_proposal(source, container, inputs)
     if metric_type == "Pods":
-        return _pods_proposal(
-            metric_spec.get("pods") or {}, current_replicas, pods, metrics, namespace, selector,
-            now, config, bands,
-        )  # fmt: skip
-    # Object and External averageValue targets divide by the scale's status.replicas.
-    per_pod_replicas = current_replicas if status_replicas is None else status_replicas
+        return _pods_proposal(metric_spec.get("pods") or {}, inputs)
     if metric_type == "Object":
-        source = metric_spec.get("object") or {}
-        return object_proposal(
-            source, current_replicas, per_pod_replicas, pods, metrics, namespace, bands
-        )
+        return object_proposal(metric_spec.get("object") or {}, inputs)
     if metric_type == "External":
-        source = metric_spec.get("external") or {}
-        return external_proposal(
-            source, current_replicas, per_pod_replicas, pods, metrics, namespace, bands
-        )
+        return external_proposal(metric_spec.get("external") or {}, inputs)
     raise MetricError(f"unknown metric source type {json.dumps(str(metric_type))}")
 
 
@@ -117,16 +124,7 @@ def _pods_trace(
 
 
 def _resource_proposal(
-    source: Mapping[str, Any],
-    container: str,
-    current_replicas: int,
-    pods: list[dict[str, Any]],
-    metrics: MetricsSource,
-    namespace: str,
-    selector: str,
-    now: datetime,
-    config: Config,
-    bands: Tolerances,
+    source: Mapping[str, Any], container: str, inputs: MetricInputs
 ) -> MetricProposal:
     resource = str(source.get("name", ""))
     target = source.get("target") or {}
@@ -140,54 +138,31 @@ def _resource_proposal(
     else:
         raise MetricError(_NEITHER_RESOURCE)
     try:
-        samples, timestamp = metrics.resource_metric(
-            resource, namespace, selector, container or None
+        samples, timestamp = inputs.metrics.resource_metric(
+            resource, inputs.namespace, inputs.selector, container or None
         )
     except MetricsUnavailable as err:
         raise MetricError(f"unable to get metrics for resource {resource}: {err}") from err
     if target_usage is not None:
-        result = calculate_plain_replicas(
-            current_replicas=current_replicas,
-            target_usage=target_usage,
-            resource=resource,
-            pods=pods,
-            metrics=samples,
-            now=now,
-            config=config,
-            tolerances=bands,
+        return _plain_proposal(
+            f"{resource} resource", resource, target_usage, samples, timestamp, inputs
         )
-        trace = _pods_trace(f"{resource} resource", "AverageValue", target_usage, result, bands)
-        return MetricProposal(result.replicas, None, result.raw_average, timestamp, trace)
     result = calculate_utilization_replicas(
-        current_replicas=current_replicas,
+        inputs,
+        samples,
         target_utilization=target_utilization,
         resource=resource,
         container=container,
-        pods=pods,
-        metrics=samples,
-        now=now,
-        config=config,
-        tolerances=bands,
     )
     kind = "container resource" if container else "resource"
     description = f"{resource} {kind} utilization (percentage of request)"
-    trace = _pods_trace(description, "Utilization", target_utilization, result, bands)
+    trace = _pods_trace(description, "Utilization", target_utilization, result, inputs.tolerances)
     return MetricProposal(
         result.replicas, result.current_value, result.raw_average, timestamp, trace
     )
 
 
-def _pods_proposal(
-    source: Mapping[str, Any],
-    current_replicas: int,
-    pods: list[dict[str, Any]],
-    metrics: MetricsSource,
-    namespace: str,
-    selector: str,
-    now: datetime,
-    config: Config,
-    bands: Tolerances,
-) -> MetricProposal:
+def _pods_proposal(source: Mapping[str, Any], inputs: MetricInputs) -> MetricProposal:
     identifier = source.get("metric") or {}
     name = str(identifier.get("name", ""))
     average_value = (source.get("target") or {}).get("averageValue")
@@ -196,20 +171,23 @@ def _pods_proposal(
         raise MetricError("invalid pods metric source: no average value target was set")
     target_usage = quantity_milli(average_value)
     try:
-        samples, timestamp = metrics.pods_metric(
-            name, namespace, selector, identifier.get("selector")
+        samples, timestamp = inputs.metrics.pods_metric(
+            name, inputs.namespace, inputs.selector, identifier.get("selector")
         )
     except MetricsUnavailable as err:
         raise MetricError(f"unable to get metric {name}: {err}") from err
-    result = calculate_plain_replicas(
-        current_replicas=current_replicas,
-        target_usage=target_usage,
-        resource="",
-        pods=pods,
-        metrics=samples,
-        now=now,
-        config=config,
-        tolerances=bands,
-    )
-    trace = _pods_trace(f"pods metric {name}", "AverageValue", target_usage, result, bands)
+    return _plain_proposal(f"pods metric {name}", "", target_usage, samples, timestamp, inputs)
+
+
+def _plain_proposal(
+    metric: str,
+    resource: str,
+    target_usage: int,
+    samples: dict[str, PodMetric],
+    timestamp: datetime,
+    inputs: MetricInputs,
+) -> MetricProposal:
+    """An AverageValue target over per-pod samples (a Resource's or a Pods metric's)."""
+    result = calculate_plain_replicas(inputs, samples, target_usage=target_usage, resource=resource)
+    trace = _pods_trace(metric, "AverageValue", target_usage, result, inputs.tolerances)
     return MetricProposal(result.replicas, None, result.raw_average, timestamp, trace)

@@ -22,7 +22,7 @@ from podscale.hpa.calculator_math import (
 )
 from podscale.hpa.pods import PodGroups, calculate_requests, group_pods
 from podscale.hpa.tolerance import Tolerances, is_within
-from podscale.hpa.types import Config, MetricError, PodMetric
+from podscale.hpa.types import Config, MetricError, MetricInputs, PodMetric
 
 __all__ = ["PodsResult", "calculate_plain_replicas", "calculate_utilization_replicas"]
 
@@ -121,36 +121,33 @@ def _settle(
 
 
 def calculate_utilization_replicas(
+    inputs: MetricInputs,
+    metrics: Mapping[str, PodMetric],
     *,
-    current_replicas: int,
     target_utilization: int,
     resource: str,
     container: str,
-    pods: Sequence[Mapping[str, Any]],
-    metrics: Mapping[str, PodMetric],
-    now: datetime,
-    config: Config,
-    tolerances: Tolerances,
 ) -> PodsResult:
     """Propose a count for a utilization target (percent of the pods' requests).
 
     Missing pods are assumed, when scaling down, to use ``max(100, target)`` percent of
     their request: a pod without a sample is presumed busy, never idle.
     """
-    groups, values = _usable_samples(pods, metrics, resource, now, config)
+    pods = inputs.pods
+    groups, values = _usable_samples(pods, metrics, resource, inputs.now, inputs.config)
     requests = calculate_requests(pods, container, resource)
     ratio, utilization, raw_average = resource_utilization_ratio(
         values, requests, target_utilization
     )
     fallback_percent = max(100, target_utilization)
     replicas, within, rebalanced, outcome = _settle(
-        current_replicas,
+        inputs.current_replicas,
         ratio,
         groups,
         values,
         lambda name: requests[name] * fallback_percent // 100,
         lambda filled: resource_utilization_ratio(filled, requests, target_utilization)[0],
-        tolerances,
+        inputs.tolerances,
     )
     return PodsResult(
         replicas, utilization, raw_average, ratio, groups, within, rebalanced, outcome
@@ -158,15 +155,7 @@ def calculate_utilization_replicas(
 
 
 def calculate_plain_replicas(
-    *,
-    current_replicas: int,
-    target_usage: int,
-    resource: str,
-    pods: Sequence[Mapping[str, Any]],
-    metrics: Mapping[str, PodMetric],
-    now: datetime,
-    config: Config,
-    tolerances: Tolerances,
+    inputs: MetricInputs, metrics: Mapping[str, PodMetric], *, target_usage: int, resource: str
 ) -> PodsResult:
     """Propose a count for an average-value target (milli-units per pod).
 
@@ -174,15 +163,15 @@ def calculate_plain_replicas(
     readiness rules apply) and ``""`` for Pods metrics. Missing pods are assumed, when
     scaling down, to sit exactly at the target.
     """
-    groups, values = _usable_samples(pods, metrics, resource, now, config)
+    groups, values = _usable_samples(inputs.pods, metrics, resource, inputs.now, inputs.config)
     ratio, average = usage_ratio(values, target_usage)
     replicas, within, rebalanced, outcome = _settle(
-        current_replicas,
+        inputs.current_replicas,
         ratio,
         groups,
         values,
         lambda _name: target_usage,
         lambda filled: usage_ratio(filled, target_usage)[0],
-        tolerances,
+        inputs.tolerances,
     )
     return PodsResult(replicas, average, average, ratio, groups, within, rebalanced, outcome)

@@ -10,7 +10,7 @@ metric selector the way upstream's messages and metric names print it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Final
 
@@ -26,8 +26,8 @@ from podscale.hpa.tolerance import Tolerances
 from podscale.hpa.types import (
     CalculationTrace,
     MetricError,
+    MetricInputs,
     MetricProposal,
-    MetricsSource,
     MetricsUnavailable,
 )
 
@@ -89,20 +89,49 @@ def _value_proposal(
     return MetricProposal(result.replicas, None, result.reported_value, timestamp, trace)
 
 
-def object_proposal(
-    source: Mapping[str, Any],
-    spec_replicas: int,
-    status_replicas: int,
-    pods: Sequence[Mapping[str, Any]],
-    metrics: MetricsSource,
-    namespace: str,
-    bands: Tolerances,
-) -> MetricProposal:
+def _target(source: Mapping[str, Any]) -> tuple[str, dict[str, Any] | None, Mapping[str, Any]]:
+    """The metric's name, its metric selector and the target of an Object or External source."""
     identifier = source.get("metric") or {}
-    name = str(identifier.get("name", ""))
-    metric_selector = identifier.get("selector")
+    return str(identifier.get("name", "")), identifier.get("selector"), source.get("target") or {}
+
+
+def _averaged_or_total(
+    per_pod: bool,
+    metric: str,
+    usage: int,
+    target_value: int,
+    timestamp: datetime,
+    inputs: MetricInputs,
+    *,
+    saturated_total_as_is: bool,
+) -> MetricProposal:
+    """An averageValue target divides ``usage`` by the status replicas; a value target
+    compares it with the target as is. Upstream reports a zero timestamp on the latter."""
+    bands = inputs.tolerances
+    if per_pod:
+        per_pod_result = calculate_per_pod_replicas(
+            status_replicas=inputs.status_replicas,
+            usage=usage,
+            target_average=target_value,
+            tolerances=bands,
+            saturated_total_as_is=saturated_total_as_is,
+        )
+        return _value_proposal(
+            metric, "AverageValue", target_value, per_pod_result, timestamp, bands
+        )
+    result = calculate_usage_ratio_replicas(
+        current_replicas=inputs.current_replicas,
+        usage=usage,
+        target_value=target_value,
+        pods=inputs.pods,
+        tolerances=bands,
+    )
+    return _value_proposal(metric, "Value", target_value, result, None, bands)
+
+
+def object_proposal(source: Mapping[str, Any], inputs: MetricInputs) -> MetricProposal:
+    name, metric_selector, target = _target(source)
     described = source.get("describedObject") or {}
-    target = source.get("target") or {}
     target_type = target.get("type")
     if target_type == "Value" and target.get("value") is not None:
         target_value, per_pod = quantity_milli(target["value"]), False
@@ -111,50 +140,28 @@ def object_proposal(
     else:
         raise MetricError(_NEITHER_OBJECT)
     try:
-        usage, timestamp = metrics.object_metric(name, namespace, dict(described), metric_selector)
+        usage, timestamp = inputs.metrics.object_metric(
+            name, inputs.namespace, dict(described), metric_selector
+        )
     except MetricsUnavailable as err:
         # Upstream's Errorf lists kind before the namespace and the error last, so the
         # cause lands after the object's name: "... on Service default web/<cause>".
         kind, object_name = described.get("kind", ""), described.get("name", "")
         raise MetricError(
-            f"unable to get metric {name}: {kind} on {namespace} {object_name}/{err}"
+            f"unable to get metric {name}: {kind} on {inputs.namespace} {object_name}/{err}"
         ) from err
     if per_pod:
-        result = calculate_per_pod_replicas(
-            status_replicas=status_replicas,
-            usage=usage,
-            target_average=target_value,
-            tolerances=bands,
-            saturated_total_as_is=False,
-        )
         # Upstream labels this path "external metric" too.
         metric = f"external metric {name}({format_go_label_selector(metric_selector)})"
-        return _value_proposal(metric, "AverageValue", target_value, result, timestamp, bands)
-    result = calculate_usage_ratio_replicas(
-        current_replicas=spec_replicas,
-        usage=usage,
-        target_value=target_value,
-        pods=pods,
-        tolerances=bands,
+    else:
+        metric = f"{described.get('kind', '')} metric {name}"
+    return _averaged_or_total(
+        per_pod, metric, usage, target_value, timestamp, inputs, saturated_total_as_is=False
     )
-    # Upstream drops the object's timestamp on this path and reports a zero time.
-    metric = f"{described.get('kind', '')} metric {name}"
-    return _value_proposal(metric, "Value", target_value, result, None, bands)
 
 
-def external_proposal(
-    source: Mapping[str, Any],
-    spec_replicas: int,
-    status_replicas: int,
-    pods: Sequence[Mapping[str, Any]],
-    metrics: MetricsSource,
-    namespace: str,
-    bands: Tolerances,
-) -> MetricProposal:
-    identifier = source.get("metric") or {}
-    name = str(identifier.get("name", ""))
-    metric_selector = identifier.get("selector")
-    target = source.get("target") or {}
+def external_proposal(source: Mapping[str, Any], inputs: MetricInputs) -> MetricProposal:
+    name, metric_selector, target = _target(source)
     if target.get("averageValue") is not None:
         target_value, per_pod = quantity_milli(target["averageValue"]), True
     elif target.get("value") is not None:
@@ -163,27 +170,13 @@ def external_proposal(
         raise MetricError(_NEITHER_EXTERNAL)
     selector_text = format_go_label_selector(metric_selector)
     try:
-        values, timestamp = metrics.external_metric(name, namespace, metric_selector)
+        values, timestamp = inputs.metrics.external_metric(name, inputs.namespace, metric_selector)
     except MetricsUnavailable as err:
         raise MetricError(
-            f"unable to get external metric {namespace}/{name}/{selector_text}: {err}"
+            f"unable to get external metric {inputs.namespace}/{name}/{selector_text}: {err}"
         ) from err
+    usage = sum_external_values_per_pod(values) if per_pod else sum_external_values(values)
     metric = f"external metric {name}({selector_text})"
-    if per_pod:
-        result = calculate_per_pod_replicas(
-            status_replicas=status_replicas,
-            usage=sum_external_values_per_pod(values),
-            target_average=target_value,
-            tolerances=bands,
-            saturated_total_as_is=True,
-        )
-        return _value_proposal(metric, "AverageValue", target_value, result, timestamp, bands)
-    result = calculate_usage_ratio_replicas(
-        current_replicas=spec_replicas,
-        usage=sum_external_values(values),
-        target_value=target_value,
-        pods=pods,
-        tolerances=bands,
+    return _averaged_or_total(
+        per_pod, metric, usage, target_value, timestamp, inputs, saturated_total_as_is=True
     )
-    # As for Object values, upstream reports a zero timestamp here.
-    return _value_proposal(metric, "Value", target_value, result, None, bands)

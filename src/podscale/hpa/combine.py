@@ -16,7 +16,7 @@ from podscale.api.selectors import SelectorError, parse_selector
 from podscale.hpa.metric_status import MetricOutcome, compute_metric
 from podscale.hpa.sync import SyncRecorder
 from podscale.hpa.trace import MetricTrace
-from podscale.hpa.types import Config, MetricsSource
+from podscale.hpa.types import Config, MetricInputs, MetricsSource
 
 __all__ = ["MetricsResult", "check_selector", "combine_metrics"]
 
@@ -82,19 +82,19 @@ def combine_metrics(
     traces: list[MetricTrace] = []
     first_failure: MetricOutcome | None = None
     invalid = 0
+    inputs = MetricInputs(
+        current_replicas=current_replicas,
+        status_replicas=status_replicas,
+        pods=pods,
+        metrics=metrics,
+        namespace=namespace,
+        selector=selector,
+        now=sync.now,
+        config=config,
+        tolerances=tolerances,
+    )
     for index, spec in enumerate(metric_specs):
-        outcome = compute_metric(
-            spec,
-            current_replicas=current_replicas,
-            status_replicas=status_replicas,
-            pods=pods,
-            metrics=metrics,
-            namespace=namespace,
-            selector=selector,
-            now=sync.now,
-            config=config,
-            tolerances=tolerances,
-        )
+        outcome = compute_metric(spec, inputs)
         statuses.append(outcome.status)
         calc = outcome.proposal.trace if outcome.proposal is not None else None
         mtype = str(spec.get("type", ""))

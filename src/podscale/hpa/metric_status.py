@@ -15,9 +15,9 @@ from datetime import datetime
 from typing import Any, Final, NamedTuple
 
 from podscale.api.quantity import format_milli
-from podscale.hpa.calculator import calculate_replicas
+from podscale.hpa.calculator import propose_replicas
 from podscale.hpa.conditions import INVALID_METRIC_SOURCE_TYPE
-from podscale.hpa.types import Config, MetricError, MetricProposal, MetricsSource
+from podscale.hpa.types import MetricError, MetricInputs, MetricProposal
 
 __all__ = ["UNABLE_TO_COMPUTE", "MetricOutcome", "compute_metric"]
 
@@ -82,19 +82,7 @@ def _value_status(proposal: MetricProposal, key: str) -> dict[str, Any]:
     return {key: format_milli(proposal.raw_value)}
 
 
-def compute_metric(
-    spec: dict[str, Any],
-    *,
-    current_replicas: int,
-    status_replicas: int,
-    pods: list[dict[str, Any]],
-    metrics: MetricsSource,
-    namespace: str,
-    selector: str,
-    now: datetime,
-    config: Config,
-    tolerances: tuple[float, float],
-) -> MetricOutcome:
+def compute_metric(spec: dict[str, Any], inputs: MetricInputs) -> MetricOutcome:
     """Compute one metric's outcome; never raises for metric failures."""
     metric_type = spec.get("type", "")
     handler = _HANDLERS.get(metric_type)
@@ -103,18 +91,7 @@ def compute_metric(
         return _failure(INVALID_METRIC_SOURCE_TYPE, inner, inner)
 
     def propose() -> MetricProposal:
-        return calculate_replicas(
-            spec,
-            current_replicas=current_replicas,
-            pods=pods,
-            metrics=metrics,
-            namespace=namespace,
-            selector=selector,
-            now=now,
-            config=config,
-            tolerances=tolerances,
-            status_replicas=status_replicas,
-        )
+        return propose_replicas(spec, inputs)
 
     return handler(spec, propose)
 

@@ -24,6 +24,7 @@ __all__ = [
     "Event",
     "History",
     "MetricError",
+    "MetricInputs",
     "MetricProposal",
     "MetricsSource",
     "MetricsUnavailable",
@@ -87,6 +88,26 @@ class MetricsSource(Protocol):
     def external_metric(
         self, metric_name: str, namespace: str, metric_selector: dict[str, Any] | None
     ) -> tuple[list[int], datetime]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class MetricInputs:
+    """What every metric of one HPA sync is calculated against, besides its MetricSpec.
+
+    ``current_replicas`` is the scale's ``spec.replicas`` and ``status_replicas`` its
+    ``status.replicas``, which Object and External ``averageValue`` targets divide by;
+    ``pods`` are the pods ``selector`` matches; ``tolerances`` the (down, up) pair.
+    """
+
+    current_replicas: int
+    status_replicas: int
+    pods: list[dict[str, Any]]
+    metrics: MetricsSource
+    namespace: str
+    selector: str
+    now: datetime
+    config: Config
+    tolerances: tuple[float, float]
 
 
 @dataclass(frozen=True, slots=True)

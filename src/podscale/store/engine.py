@@ -19,7 +19,7 @@ import asyncio
 import builtins
 import threading
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -37,7 +37,7 @@ from podscale.store.interface import (
     Preconditions,
     StoreError,
 )
-from podscale.store.watchhub import EventRecord, HubWatch, WatchHub
+from podscale.store.watchhub import EventRecord, HubWatch, Replay, WatchHub
 
 __all__ = ["LoadedState", "Persistence", "VersionedStore", "new_uid"]
 
@@ -305,6 +305,7 @@ class VersionedStore:
         loop = asyncio.get_running_loop()
         if since is not None and since < 0:
             raise StoreError(f"invalid resource version: {since}")
+        backlog: builtins.list[EventRecord] | Replay
         with self._lock:
             if not since:
                 backlog = self._replay(resource, namespace)
@@ -321,15 +322,12 @@ class VersionedStore:
                 after=since or 0,
             )
 
-    def _replay(self, resource: str, namespace: str | None) -> builtins.list[EventRecord]:
+    def _replay(self, resource: str, namespace: str | None) -> Replay:
+        # A snapshot only: the records are built (and sorted) as the watch is read.
         bucket = self._objects.get(resource, {})
-        keys: Iterable[Key] = sorted(
-            key for key in bucket if namespace is None or key[0] == namespace
-        )
-        return [
-            EventRecord("ADDED", resource, key[0], key[1], bucket[key][0], bucket[key][1])
-            for key in keys
-        ]
+        if namespace is None:
+            return Replay(resource, builtins.list(bucket.items()))
+        return Replay(resource, [item for item in bucket.items() if item[0][0] == namespace])
 
     def close(self) -> None:
         with self._lock:

@@ -208,20 +208,17 @@ def check_preconditions(resource: str, stored: JSON, preconditions: Precondition
         return
     meta = _metadata(stored)
     name = str(meta.get("name", ""))
-    uid = meta.get("uid", "")
-    if preconditions.uid is not None and preconditions.uid != uid:
-        detail = (
-            "Precondition failed: UID in precondition: "
-            f"{preconditions.uid}, UID in object meta: {uid}"
-        )
-        raise error_conflict(resource, name, detail)
-    version = meta.get("resourceVersion", "")
-    if preconditions.resource_version is not None and preconditions.resource_version != version:
-        detail = (
-            "Precondition failed: ResourceVersion in precondition: "
-            f"{preconditions.resource_version}, ResourceVersion in object meta: {version}"
-        )
-        raise error_conflict(resource, name, detail)
+    checks = (
+        ("UID", preconditions.uid, meta.get("uid", "")),
+        ("ResourceVersion", preconditions.resource_version, meta.get("resourceVersion", "")),
+    )
+    for field_name, wanted, actual in checks:
+        if wanted is not None and wanted != actual:
+            detail = (
+                f"Precondition failed: {field_name} in precondition: {wanted}, "
+                f"{field_name} in object meta: {actual}"
+            )
+            raise error_conflict(resource, name, detail)
 
 
 def _merge_finalizers(existing: list[Any], to_add: tuple[str, ...]) -> list[Any]:

@@ -8,6 +8,10 @@ client re-watches from the last revision it saw, as upstream's cacher forces slo
 to do. Events hold serialized bytes and are decoded per delivery, so no two consumers ever
 share a dict.
 
+A watch from "now" first replays the current objects: a ``Replay`` holds a snapshot of
+their (key, stored bytes) and builds the sorted ADDED records only as the consumer reads
+them, so opening a watch over thousands of objects costs a list copy, not their decoding.
+
 Expiry follows upstream's watch cache: a watch from ``since`` needs every event after it;
 ``floor`` is the newest revision whose successors are all kept, and an older ``since``
 gets ``too old resource version: <since> (<floor>)``.
@@ -18,14 +22,15 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import deque
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
+from operator import itemgetter
 
 import orjson
 
 from podscale.store.interface import EventType, ExpiredError, WatchEvent
 
-__all__ = ["EventRecord", "HubWatch", "WatchHub"]
+__all__ = ["EventRecord", "HubWatch", "Replay", "WatchHub"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +59,29 @@ class EventRecord:
             previous_json=self.previous,
             previous_known=self.previous_known,
         )
+
+
+class Replay:
+    """The objects of one resource as of the watch's start, as ADDED records in key order.
+
+    ``entries`` is the engine's snapshot of ``((namespace, name), (revision, data))``; it is
+    sorted and turned into records on first iteration, by whoever consumes the watch (an
+    API server decodes replays on a worker thread)."""
+
+    __slots__ = ("_entries", "_resource")
+
+    def __init__(self, resource: str, entries: list[tuple[tuple[str, str], tuple[int, bytes]]]):
+        self._resource = resource
+        self._entries = entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[EventRecord]:
+        self._entries.sort(key=itemgetter(0))
+        resource = self._resource
+        for (namespace, name), (revision, data) in self._entries:
+            yield EventRecord("ADDED", resource, namespace, name, revision, data)
 
 
 class WatchHub:
@@ -132,7 +160,7 @@ class WatchHub:
         resource: str,
         namespace: str | None,
         *,
-        backlog: list[EventRecord],
+        backlog: list[EventRecord] | Replay,
         revision: int,
         loop: asyncio.AbstractEventLoop,
         after: int = 0,
@@ -171,7 +199,7 @@ class HubWatch:
         resource: str,
         namespace: str | None,
         loop: asyncio.AbstractEventLoop,
-        backlog: list[EventRecord],
+        backlog: list[EventRecord] | Replay,
         revision: int,
         buffer: int,
         after: int = 0,
@@ -180,8 +208,12 @@ class HubWatch:
         self._resource = resource
         self._namespace = namespace
         self._loop = loop
-        self._queue: deque[EventRecord] = deque(backlog)
-        self._limit = buffer + len(backlog)
+        # The backlog (a replay or the history after ``since``) is read before the queue,
+        # which holds only live events: so it alone counts against ``buffer``.
+        self._backlog: Iterator[EventRecord] = iter(backlog)
+        self._backlog_left = len(backlog)
+        self._queue: deque[EventRecord] = deque()
+        self._limit = buffer
         self._seen = revision
         self._after = after  # live events at or below it are not for this watch
         self._ended = False
@@ -233,12 +265,15 @@ class HubWatch:
         """A revision a bookmark may carry now: every event of this watch up to it has been
         returned by ``next``. None while events are still queued."""
         with self._hub._lock:
-            return None if self._queue else self._seen
+            return None if self._queue or self._backlog_left else self._seen
 
     async def next(self, timeout: float | None = None) -> WatchEvent | None:
         while True:
             if self._stopped:
                 raise StopAsyncIteration
+            if self._backlog_left:
+                self._backlog_left -= 1
+                return next(self._backlog).to_event()
             if self._queue:
                 return self._queue.popleft().to_event()
             if self._ended:
@@ -259,12 +294,17 @@ class HubWatch:
                 self._waiter = None
 
     def take_ready(self, limit: int) -> list[WatchEvent]:
+        if self._stopped:
+            return []
+        # The backlog is the consumer's alone; the queue is shared with producers.
+        records: list[EventRecord] = []
+        while self._backlog_left and len(records) < limit:
+            self._backlog_left -= 1
+            records.append(next(self._backlog))
         # The hub lock orders this against producers appending from other threads.
         with self._hub._lock:
-            if self._stopped:
-                return []
-            count = min(limit, len(self._queue))
-            records = [self._queue.popleft() for _ in range(count)]
+            count = min(limit - len(records), len(self._queue))
+            records.extend(self._queue.popleft() for _ in range(count))
         return [record.to_event() for record in records]
 
     def __aiter__(self) -> AsyncIterator[WatchEvent]:
@@ -279,6 +319,7 @@ class HubWatch:
     def close(self) -> None:
         self._stopped = True
         self._hub.detach(self)
+        self._backlog_left = 0
         self._queue.clear()
         self._end()
 

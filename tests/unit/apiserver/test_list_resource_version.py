@@ -28,8 +28,15 @@ RS = "/apis/apps/v1/namespaces/default/replicasets"
 
 
 @pytest.fixture
-def history(client: TestClient, make_rs: Callable[..., JSON]) -> TestClient:
-    """Revision 1: web (2 replicas); 2: web scaled to 5; 3: api created; 4: web deleted."""
+def base(client: TestClient, store: MemoryStore) -> int:
+    """The store's revision once the app is up (it creates the system namespaces)."""
+    return store.revision
+
+
+@pytest.fixture
+def history(client: TestClient, base: int, make_rs: Callable[..., JSON]) -> TestClient:
+    """Revision base+1: web (2 replicas); +2: web scaled to 5; +3: api created; +4: web
+    deleted."""
     assert client.post(RS, json=make_rs("web")).status_code == 201
     patch = {"spec": {"replicas": 5}}
     headers = {"Content-Type": "application/merge-patch+json"}
@@ -39,6 +46,11 @@ def history(client: TestClient, make_rs: Callable[..., JSON]) -> TestClient:
     return client
 
 
+def at(base: int, query: str) -> str:
+    """``query`` with ``{n}`` standing for revision ``base + n``."""
+    return query.format(*(base + n for n in range(6)))
+
+
 def served(body: JSON) -> list[tuple[str, int]]:
     return [(i["metadata"]["name"], i["spec"]["replicas"]) for i in body["items"]]
 
@@ -46,17 +58,17 @@ def served(body: JSON) -> list[tuple[str, int]]:
 @pytest.mark.parametrize(
     ("query", "revision", "items"),
     [
-        ("resourceVersion=1&resourceVersionMatch=Exact", "1", [("web", 2)]),
-        ("resourceVersion=2&resourceVersionMatch=Exact", "2", [("web", 5)]),
-        ("resourceVersion=3&resourceVersionMatch=Exact", "3", [("api", 2), ("web", 5)]),
-        ("resourceVersion=4&resourceVersionMatch=Exact", "4", [("api", 2)]),
-        ("resourceVersion=1&limit=10", "1", [("web", 2)]),
-        ("resourceVersion=1", "4", [("api", 2)]),
-        ("resourceVersion=2&resourceVersionMatch=NotOlderThan", "4", [("api", 2)]),
-        ("resourceVersion=0", "4", [("api", 2)]),
-        ("resourceVersion=0&resourceVersionMatch=NotOlderThan", "4", [("api", 2)]),
-        ("resourceVersion=0&limit=1", "4", [("api", 2)]),
-        ("", "4", [("api", 2)]),
+        ("resourceVersion={1}&resourceVersionMatch=Exact", 1, [("web", 2)]),
+        ("resourceVersion={2}&resourceVersionMatch=Exact", 2, [("web", 5)]),
+        ("resourceVersion={3}&resourceVersionMatch=Exact", 3, [("api", 2), ("web", 5)]),
+        ("resourceVersion={4}&resourceVersionMatch=Exact", 4, [("api", 2)]),
+        ("resourceVersion={1}&limit=10", 1, [("web", 2)]),
+        ("resourceVersion={1}", 4, [("api", 2)]),
+        ("resourceVersion={2}&resourceVersionMatch=NotOlderThan", 4, [("api", 2)]),
+        ("resourceVersion=0", 4, [("api", 2)]),
+        ("resourceVersion=0&resourceVersionMatch=NotOlderThan", 4, [("api", 2)]),
+        ("resourceVersion=0&limit=1", 4, [("api", 2)]),
+        ("", 4, [("api", 2)]),
     ],
     ids=[
         "exact-1",
@@ -73,31 +85,32 @@ def served(body: JSON) -> list[tuple[str, int]]:
     ],
 )
 def test_list_reads_the_requested_snapshot(
-    history: TestClient, query: str, revision: str, items: list[tuple[str, int]]
+    history: TestClient, base: int, query: str, revision: int, items: list[tuple[str, int]]
 ) -> None:
-    response = history.get(f"{RS}?{query}")
+    response = history.get(f"{RS}?{at(base, query)}")
     assert response.status_code == 200, response.text
     body = response.json()
-    assert body["metadata"]["resourceVersion"] == revision
+    assert body["metadata"]["resourceVersion"] == str(base + revision)
     assert served(body) == items
 
 
-def test_exact_pages_stay_on_their_snapshot(history: TestClient) -> None:
-    first = history.get(f"{RS}?resourceVersion=3&resourceVersionMatch=Exact&limit=1").json()
+def test_exact_pages_stay_on_their_snapshot(history: TestClient, base: int) -> None:
+    query = f"resourceVersion={base + 3}&resourceVersionMatch=Exact&limit=1"
+    first = history.get(f"{RS}?{query}").json()
     assert served(first) == [("api", 2)]
     assert first["metadata"]["remainingItemCount"] == 1
     rest = history.get(f"{RS}?limit=1&continue={first['metadata']['continue']}").json()
-    assert rest["metadata"]["resourceVersion"] == "3"
+    assert rest["metadata"]["resourceVersion"] == str(base + 3)
     assert served(rest) == [("web", 5)]
 
 
-def test_exact_list_as_a_table(history: TestClient) -> None:
+def test_exact_list_as_a_table(history: TestClient, base: int) -> None:
     accept = "application/json;as=Table;v=v1;g=meta.k8s.io"
     response = history.get(
-        f"{RS}?resourceVersion=1&resourceVersionMatch=Exact", headers={"Accept": accept}
+        f"{RS}?resourceVersion={base + 1}&resourceVersionMatch=Exact", headers={"Accept": accept}
     )
     table = response.json()
-    assert table["metadata"]["resourceVersion"] == "1"
+    assert table["metadata"]["resourceVersion"] == str(base + 1)
     assert [row["cells"][0] for row in table["rows"]] == ["web"]
 
 
@@ -106,9 +119,10 @@ def test_exact_list_older_than_the_history_is_gone(
 ) -> None:
     store = MemoryStore(clock, history=1)
     client = TestClient(create_app(store, clock=clock), raise_server_exceptions=False)
+    base = store.revision
     for name in ("a", "b", "c"):
         assert client.post(RS, json=make_rs(name)).status_code == 201
-    response = client.get(f"{RS}?resourceVersion=1&resourceVersionMatch=Exact")
+    response = client.get(f"{RS}?resourceVersion={base + 1}&resourceVersionMatch=Exact")
     assert response.status_code == 410
     assert response.json() == {
         "kind": "Status",
@@ -212,8 +226,8 @@ def test_bad_resource_versions_are_400(history: TestClient, query: str, message:
     assert response.json()["reason"] == "BadRequest"
 
 
-def test_continue_with_resource_version_zero_is_allowed(history: TestClient) -> None:
-    first = history.get(f"{RS}?resourceVersion=3&limit=1").json()
+def test_continue_with_resource_version_zero_is_allowed(history: TestClient, base: int) -> None:
+    first = history.get(f"{RS}?resourceVersion={base + 3}&limit=1").json()
     token = first["metadata"]["continue"]
     rest = history.get(f"{RS}?limit=1&resourceVersion=0&continue={token}")
     assert rest.status_code == 200
@@ -262,21 +276,24 @@ _RS_BODY: JSON = {
 @pytest.mark.parametrize(
     "query",
     [
-        "resourceVersion=5",
-        "resourceVersion=5&resourceVersionMatch=NotOlderThan",
-        "resourceVersion=5&resourceVersionMatch=Exact",
-        "resourceVersion=5&limit=3",
+        "resourceVersion={5}",
+        "resourceVersion={5}&resourceVersionMatch=NotOlderThan",
+        "resourceVersion={5}&resourceVersionMatch=Exact",
+        "resourceVersion={5}&limit=3",
     ],
     ids=["legacy", "not-older-than", "exact", "legacy-exact"],
 )
 def test_a_revision_never_reached_is_504_after_three_seconds(query: str) -> None:
-    async def main(client: httpx.AsyncClient, store: MemoryStore) -> tuple[httpx.Response, float]:
+    async def main(
+        client: httpx.AsyncClient, store: MemoryStore
+    ) -> tuple[httpx.Response, float, int]:
+        base = store.revision
         await client.post(RS, json=_RS_BODY)
         started = _loop_time()
-        response = await client.get(f"{RS}?{query}")
-        return response, _loop_time() - started
+        response = await client.get(f"{RS}?{at(base, query)}")
+        return response, _loop_time() - started, base
 
-    response, waited = run_virtual(main)
+    response, waited, base = run_virtual(main)
     assert response.status_code == 504
     assert waited == 3.0
     assert response.headers["Retry-After"] == "1"
@@ -285,7 +302,7 @@ def test_a_revision_never_reached_is_504_after_three_seconds(query: str) -> None
         "apiVersion": "v1",
         "metadata": {},
         "status": "Failure",
-        "message": "Timeout: Too large resource version: 5, current: 1",
+        "message": f"Timeout: Too large resource version: {base + 5}, current: {base + 1}",
         "reason": "Timeout",
         "details": {
             "causes": [
@@ -298,18 +315,19 @@ def test_a_revision_never_reached_is_504_after_three_seconds(query: str) -> None
 
 
 def test_a_list_waits_for_the_revision_and_serves_it() -> None:
-    async def main(client: httpx.AsyncClient, store: MemoryStore) -> tuple[JSON, float]:
+    async def main(client: httpx.AsyncClient, store: MemoryStore) -> tuple[JSON, float, int]:
+        base = store.revision
         started = _loop_time()
-        listing = asyncio.ensure_future(client.get(f"{RS}?resourceVersion=1"))
+        listing = asyncio.ensure_future(client.get(f"{RS}?resourceVersion={base + 1}"))
         await asyncio.sleep(2.0)
         assert not listing.done()  # never older data: it waits
         await client.post(RS, json=_RS_BODY)
         response = await listing
         assert response.status_code == 200
-        return response.json(), _loop_time() - started
+        return response.json(), _loop_time() - started, base
 
-    body, waited = run_virtual(main)
-    assert body["metadata"]["resourceVersion"] == "1"
+    body, waited, base = run_virtual(main)
+    assert body["metadata"]["resourceVersion"] == str(base + 1)
     assert [i["metadata"]["name"] for i in body["items"]] == ["late"]
     assert waited == 2.0
 

@@ -35,12 +35,13 @@ def _seed(store: MemoryStore, make_rs: Callable[..., JSON], *names: str) -> None
 def test_initial_events_then_end_bookmark_then_changes(
     store: MemoryStore, make_rs: Callable[..., JSON], make_app: Callable[..., Any], asgi_stream: Any
 ) -> None:
+    app = make_app()  # creates the system namespaces: the state's revision is after them
     _seed(store, make_rs, "a", "b")
     state_revision = store.revision
 
     async def scenario() -> None:
         query = f"{WATCH_LIST}&allowWatchBookmarks=true"
-        async with asgi_stream(make_app(), RS, query) as stream:
+        async with asgi_stream(app, RS, query) as stream:
             events = [await stream.line() for _ in range(3)]
             assert stream.status == 200
             assert [(e["type"], e["object"]["metadata"].get("name")) for e in events] == [

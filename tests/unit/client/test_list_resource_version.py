@@ -51,18 +51,21 @@ def rs(name: str) -> JSON:
     }
 
 
-def run_with(transport: str, scenario: Callable[[Lists], Coroutine[Any, Any, None]]) -> None:
+def run_with(transport: str, scenario: Callable[[Lists, int], Coroutine[Any, Any, None]]) -> None:
+    """Run ``scenario(api, base)``; ``base`` is the store's revision once the app is up (it
+    creates the system namespaces), so the scenario's writes are revisions base+1, ..."""
     loop = VirtualTimeLoop()
 
     async def main() -> None:
         store = MemoryStore(FixedClock())
         app = create_app(store, clock=FixedClock())
+        base = store.revision
         if transport == "inprocess":
-            await scenario(InProcessApi.for_app(app))
+            await scenario(InProcessApi.for_app(app), base)
             return
         asgi = httpx.ASGITransport(app=app)
         async with HttpApi(Connection(server="http://test"), transport=asgi) as api:
-            await scenario(api)
+            await scenario(api, base)
 
     try:
         loop.run_until_complete(main())
@@ -76,24 +79,28 @@ def names(body: JSON) -> list[str]:
 
 @pytest.mark.parametrize("transport", ["inprocess", "http"])
 def test_exact_snapshot_pages(transport: str) -> None:
-    async def scenario(api: Lists) -> None:
+    async def scenario(api: Lists, base: int) -> None:
         for name in ("a", "b", "c"):
             await api.create(RS, "default", rs(name))
+        second = str(base + 2)
         first = await api.list(
-            RS, "default", resource_version="2", resource_version_match="Exact", limit=1
+            RS, "default", resource_version=second, resource_version_match="Exact", limit=1
         )
-        assert (names(first), first["metadata"]["resourceVersion"]) == (["a"], "2")
+        assert (names(first), first["metadata"]["resourceVersion"]) == (["a"], second)
         rest = await api.list(RS, "default", continue_token=first["metadata"]["continue"])
-        assert (names(rest), rest["metadata"]["resourceVersion"]) == (["b"], "2")
-        newest = await api.list(RS, "default", resource_version="1")
-        assert (names(newest), newest["metadata"]["resourceVersion"]) == (["a", "b", "c"], "3")
+        assert (names(rest), rest["metadata"]["resourceVersion"]) == (["b"], second)
+        newest = await api.list(RS, "default", resource_version=str(base + 1))
+        assert (names(newest), newest["metadata"]["resourceVersion"]) == (
+            ["a", "b", "c"],
+            str(base + 3),
+        )
 
     run_with(transport, scenario)
 
 
 @pytest.mark.parametrize("transport", ["inprocess", "http"])
 def test_invalid_options_are_422(transport: str) -> None:
-    async def scenario(api: Lists) -> None:
+    async def scenario(api: Lists, base: int) -> None:
         with pytest.raises(ApiError) as info:
             await api.list(RS, "default", resource_version="0", resource_version_match="Exact")
         assert info.value.status == 422
@@ -107,15 +114,17 @@ def test_invalid_options_are_422(transport: str) -> None:
 
 @pytest.mark.parametrize("transport", ["inprocess", "http"])
 def test_too_large_after_waiting(transport: str) -> None:
-    async def scenario(api: Lists) -> None:
+    async def scenario(api: Lists, base: int) -> None:
         await api.create(RS, "default", rs("a"))
         loop = asyncio.get_running_loop()
         started = loop.time()
         with pytest.raises(ApiError) as info:
-            await api.list(RS, "default", resource_version="7")
+            await api.list(RS, "default", resource_version=str(base + 7))
         assert loop.time() - started == 3.0
         assert info.value.status == 504
-        assert info.value.body["message"] == "Timeout: Too large resource version: 7, current: 1"
+        assert info.value.body["message"] == (
+            f"Timeout: Too large resource version: {base + 7}, current: {base + 1}"
+        )
         assert info.value.body["details"]["causes"][0]["reason"] == "ResourceVersionTooLarge"
 
     run_with(transport, scenario)

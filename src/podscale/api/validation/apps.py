@@ -30,17 +30,16 @@ from podscale.api.validation.apps_stateful_set import (
 from podscale.api.validation.apps_workload import (
     JSON,
     SPEC,
-    TOO_MANY,
     read_int,
-    validate_not_above,
+    validate_replica_counters,
     validate_replica_set_template,
     validate_selector_and_template,
-    validate_selector_immutable,
     validate_status_counts,
+    validate_workload,
+    validate_workload_update,
 )
 from podscale.api.validation.objectmeta import (
     validate_nonnegative,
-    validate_object_meta,
     validate_object_meta_update,
 )
 
@@ -68,16 +67,11 @@ def _validate_replica_set_spec(spec: JSON) -> list[FieldError]:
 
 
 def validate_replica_set(obj: JSON) -> list[FieldError]:
-    errors = validate_object_meta(obj.get("metadata") or {}, namespaced=True)
-    errors.extend(_validate_replica_set_spec(obj.get("spec") or {}))
-    return errors
+    return validate_workload(obj, _validate_replica_set_spec)
 
 
 def validate_replica_set_update(new: JSON, old: JSON) -> list[FieldError]:
-    errors = validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})
-    errors.extend(_validate_replica_set_spec(new.get("spec") or {}))
-    errors.extend(validate_selector_immutable(new, old))
-    return errors
+    return validate_workload_update(new, old, _validate_replica_set_spec)
 
 
 def validate_replica_set_status_update(new: JSON, old: JSON) -> list[FieldError]:
@@ -96,16 +90,10 @@ def validate_replica_set_status_update(new: JSON, old: JSON) -> list[FieldError]
         )
     )
     errors.extend(
-        validate_not_above(
+        validate_replica_counters(
             status,
             ("fullyLabeledReplicas", "readyReplicas", "availableReplicas"),
-            "replicas",
-            TOO_MANY,
-        )
-    )
-    errors.extend(
-        validate_not_above(
-            status, ("availableReplicas",), "readyReplicas", "cannot be greater than readyReplicas"
+            "cannot be greater than readyReplicas",
         )
     )
     return errors

@@ -19,21 +19,20 @@ from podscale.api.field_errors import FieldError, FieldPath, forbidden, invalid,
 from podscale.api.validation.apps_workload import (
     JSON,
     SPEC,
-    TOO_MANY,
-    is_percent,
     read_int,
     read_int_or_percent,
     validate_collision_count,
     validate_int_or_percent,
-    validate_not_above,
+    validate_percent_at_most_100,
+    validate_replica_counters,
     validate_replica_set_template,
     validate_selector_and_template,
-    validate_selector_immutable,
     validate_status_counts,
+    validate_workload,
+    validate_workload_update,
 )
 from podscale.api.validation.objectmeta import (
     validate_nonnegative,
-    validate_object_meta,
     validate_object_meta_update,
 )
 
@@ -56,10 +55,7 @@ def _validate_rolling_update(rolling: JSON, path: FieldPath) -> list[FieldError]
         errors.append(
             invalid(path.child("maxUnavailable"), unavailable, "may not be 0 when `maxSurge` is 0")
         )
-    if isinstance(unavailable, str) and is_percent(unavailable) and int(unavailable[:-1]) > 100:
-        errors.append(
-            invalid(path.child("maxUnavailable"), unavailable, "must not be greater than 100%")
-        )
+    errors.extend(validate_percent_at_most_100(unavailable, path.child("maxUnavailable")))
     return errors
 
 
@@ -102,16 +98,11 @@ def _validate_deployment_spec(spec: JSON) -> list[FieldError]:
 
 
 def validate_deployment(obj: JSON) -> list[FieldError]:
-    errors = validate_object_meta(obj.get("metadata") or {}, namespaced=True)
-    errors.extend(_validate_deployment_spec(obj.get("spec") or {}))
-    return errors
+    return validate_workload(obj, _validate_deployment_spec)
 
 
 def validate_deployment_update(new: JSON, old: JSON) -> list[FieldError]:
-    errors = validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})
-    errors.extend(_validate_deployment_spec(new.get("spec") or {}))
-    errors.extend(validate_selector_immutable(new, old))
-    return errors
+    return validate_workload_update(new, old, _validate_deployment_spec)
 
 
 def validate_deployment_status_update(new: JSON, old: JSON) -> list[FieldError]:
@@ -123,13 +114,10 @@ def validate_deployment_status_update(new: JSON, old: JSON) -> list[FieldError]:
         counts.append("collisionCount")
     errors.extend(validate_status_counts(status, counts))
     errors.extend(
-        validate_not_above(
-            status, ("updatedReplicas", "readyReplicas", "availableReplicas"), "replicas", TOO_MANY
-        )
-    )
-    errors.extend(
-        validate_not_above(
-            status, ("availableReplicas",), "readyReplicas", "cannot be greater than readyReplicas"
+        validate_replica_counters(
+            status,
+            ("updatedReplicas", "readyReplicas", "availableReplicas"),
+            "cannot be greater than readyReplicas",
         )
     )
     errors.extend(validate_collision_count(new, old))

@@ -18,13 +18,12 @@ from podscale.api.field_errors import FieldError, FieldPath, forbidden, invalid,
 from podscale.api.validation.apps_workload import (
     JSON,
     SPEC,
-    TOO_MANY,
-    is_percent,
     read_int,
     read_int_or_percent,
     validate_collision_count,
     validate_int_or_percent,
-    validate_not_above,
+    validate_percent_at_most_100,
+    validate_replica_counters,
     validate_selector_and_template,
     validate_status_counts,
     validate_workload_template,
@@ -86,8 +85,7 @@ def _validate_stateful_set_strategy(strategy: JSON) -> list[FieldError]:
         errors.extend(validate_int_or_percent(value, max_path))
         if read_int_or_percent(value) == 0:
             errors.append(invalid(max_path, value, "cannot be 0"))
-        if isinstance(value, str) and is_percent(value) and int(value[:-1]) > 100:
-            errors.append(invalid(max_path, value, "must not be greater than 100%"))
+        errors.extend(validate_percent_at_most_100(value, max_path))
     return errors
 
 
@@ -175,18 +173,9 @@ def validate_stateful_set_status_update(new: JSON, old: JSON) -> list[FieldError
             counts.append(optional)
     errors = validate_status_counts(status, counts)
     errors.extend(
-        validate_not_above(
+        validate_replica_counters(
             status,
             ("readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas"),
-            "replicas",
-            TOO_MANY,
-        )
-    )
-    errors.extend(
-        validate_not_above(
-            status,
-            ("availableReplicas",),
-            "readyReplicas",
             "cannot be greater than status.readyReplicas",
         )
     )

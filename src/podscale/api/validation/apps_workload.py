@@ -26,7 +26,12 @@ from podscale.api.field_errors import (
 )
 from podscale.api.selectors import SelectorError, selector_from_label_selector
 from podscale.api.validation.names import validate_label_selector
-from podscale.api.validation.objectmeta import validate_immutable_field, validate_nonnegative
+from podscale.api.validation.objectmeta import (
+    validate_immutable_field,
+    validate_nonnegative,
+    validate_object_meta,
+    validate_object_meta_update,
+)
 from podscale.api.validation.pod_spec import validate_pod_template_spec
 
 __all__ = [
@@ -40,11 +45,15 @@ __all__ = [
     "validate_collision_count",
     "validate_int_or_percent",
     "validate_not_above",
+    "validate_percent_at_most_100",
+    "validate_replica_counters",
     "validate_replica_set_template",
     "validate_selector_and_template",
     "validate_selector_immutable",
     "validate_status_counts",
+    "validate_workload",
     "validate_workload_template",
+    "validate_workload_update",
 ]
 
 JSON = Mapping[str, Any]
@@ -155,6 +164,17 @@ def validate_not_above(
     ]
 
 
+def validate_replica_counters(
+    status: JSON, below_replicas: tuple[str, ...], ready_detail: str
+) -> list[FieldError]:
+    """The counters ``below_replicas`` may not exceed ``status.replicas`` nor
+    ``availableReplicas`` the ready count; ``ready_detail`` words the latter, which upstream
+    words differently per kind."""
+    errors = validate_not_above(status, below_replicas, "replicas", TOO_MANY)
+    errors.extend(validate_not_above(status, ("availableReplicas",), "readyReplicas", ready_detail))
+    return errors
+
+
 def validate_collision_count(new: JSON, old: JSON) -> list[FieldError]:
     """``status.collisionCount`` may grow but never shrink or disappear."""
     new_count = (new.get("status") or {}).get("collisionCount")
@@ -175,6 +195,13 @@ def validate_int_or_percent(value: Any, path: FieldPath) -> list[FieldError]:
     return [] if is_percent(value) else [invalid(path, value, _PERCENT_MSG)]
 
 
+def validate_percent_at_most_100(value: Any, path: FieldPath) -> list[FieldError]:
+    """A ``maxUnavailable`` percentage may not exceed 100% (an integer is not bounded)."""
+    if isinstance(value, str) and is_percent(value) and int(value[:-1]) > 100:
+        return [invalid(path, value, "must not be greater than 100%")]
+    return []
+
+
 def is_percent(text: str) -> bool:
     """Whether ``text`` matches upstream's ``[0-9]+%``."""
     return len(text) > 1 and text.endswith("%") and text[:-1].isascii() and text[:-1].isdigit()
@@ -189,3 +216,22 @@ def read_int_or_percent(value: Any) -> int:
         except ValueError:
             return 0
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def validate_workload(
+    obj: JSON, validate_spec: Callable[[JSON], list[FieldError]]
+) -> list[FieldError]:
+    """A namespaced workload on create: its metadata, then ``validate_spec`` of its spec."""
+    errors = validate_object_meta(obj.get("metadata") or {}, namespaced=True)
+    errors.extend(validate_spec(obj.get("spec") or {}))
+    return errors
+
+
+def validate_workload_update(
+    new: JSON, old: JSON, validate_spec: Callable[[JSON], list[FieldError]]
+) -> list[FieldError]:
+    """A workload update: metadata, the new spec, and the selector kept as it was."""
+    errors = validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})
+    errors.extend(validate_spec(new.get("spec") or {}))
+    errors.extend(validate_selector_immutable(new, old))
+    return errors

@@ -44,6 +44,13 @@ from podscale.controllers.deployment.strategies import (
 from podscale.controllers.deployment.sync import DeploymentSync, wire_status
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
+from podscale.controllers.runtime_owners import (
+    cached_owner,
+    controller_ref_of,
+    meta,
+    namespace_of,
+    selecting_owners,
+)
 from podscale.store.interface import Clock
 
 __all__ = ["COMPONENT", "DeploymentController"]
@@ -59,26 +66,11 @@ _DEADLINE_SLACK: Final = timedelta(seconds=1)
 JSON = dict[str, Any]
 
 
-def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    return obj.get("metadata") or {}
-
-
-def _ns(obj: Mapping[str, Any]) -> str:
-    return str(_meta(obj).get("namespace") or "")
-
-
-def _controller_ref(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    for ref in _meta(obj).get("ownerReferences") or ():
-        if ref.get("controller") is True:
-            return ref  # type: ignore[no-any-return]
-    return None
-
-
 def _claimable(rs: Mapping[str, Any], uid: object, selector: Selector) -> bool:
-    ref = _controller_ref(rs)
+    ref = controller_ref_of(rs)
     if ref is not None:
         return bool(ref.get("uid") == uid)
-    return selector.matches(_meta(rs).get("labels") or {})
+    return selector.matches(meta(rs).get("labels") or {})
 
 
 class DeploymentController:
@@ -130,36 +122,19 @@ class DeploymentController:
 
     def _resolve(self, namespace: str, ref: Mapping[str, Any]) -> JSON | None:
         """The Deployment a controller ref names, if cached with that uid."""
-        if ref.get("kind") != "Deployment":
-            return None
-        deployment = self._bound()[1].get(namespace, str(ref.get("name")))
-        if deployment is None or _meta(deployment).get("uid") != ref.get("uid"):
-            return None
-        return deployment
+        return cached_owner(self._bound()[1], "Deployment", namespace, ref)
 
     def _matching_deployments(self, rs: Mapping[str, Any]) -> list[JSON]:
         """Deployments whose (non-empty) selector matches an orphan ReplicaSet's labels."""
-        labels = _meta(rs).get("labels") or {}
-        if not labels:
-            return []
-        found = []
-        for deployment in self._bound()[1].list(_ns(rs)):
-            raw = (deployment.get("spec") or {}).get("selector")
-            try:
-                selector = selector_from_label_selector(raw)
-            except ValueError:
-                continue
-            if raw and selector.matches(labels):
-                found.append(deployment)
-        return found
+        return selecting_owners(self._bound()[1], rs)
 
     def _add_rs(self, rs: JSON) -> None:
-        if _meta(rs).get("deletionTimestamp"):
+        if meta(rs).get("deletionTimestamp"):
             self._delete_rs(rs)  # seen first while being deleted (e.g. after a restart)
             return
-        ref = _controller_ref(rs)
+        ref = controller_ref_of(rs)
         if ref is not None:
-            deployment = self._resolve(_ns(rs), ref)
+            deployment = self._resolve(namespace_of(rs), ref)
             if deployment is not None:
                 self._enqueue(deployment)
             return
@@ -167,25 +142,25 @@ class DeploymentController:
             self._enqueue(deployment)
 
     def _update_rs(self, old: JSON, cur: JSON) -> None:
-        if _meta(old).get("resourceVersion") == _meta(cur).get("resourceVersion"):
+        if meta(old).get("resourceVersion") == meta(cur).get("resourceVersion"):
             return  # a resync: nothing changed
-        cur_ref, old_ref = _controller_ref(cur), _controller_ref(old)
+        cur_ref, old_ref = controller_ref_of(cur), controller_ref_of(old)
         if cur_ref != old_ref and old_ref is not None:
-            previous = self._resolve(_ns(old), old_ref)
+            previous = self._resolve(namespace_of(old), old_ref)
             if previous is not None:
                 self._enqueue(previous)
         if cur_ref is not None:
-            deployment = self._resolve(_ns(cur), cur_ref)
+            deployment = self._resolve(namespace_of(cur), cur_ref)
             if deployment is not None:
                 self._enqueue(deployment)
             return
-        if cur_ref != old_ref or _meta(old).get("labels") != _meta(cur).get("labels"):
+        if cur_ref != old_ref or meta(old).get("labels") != meta(cur).get("labels"):
             for deployment in self._matching_deployments(cur):
                 self._enqueue(deployment)
 
     def _delete_rs(self, rs: JSON) -> None:
-        ref = _controller_ref(rs)
-        deployment = None if ref is None else self._resolve(_ns(rs), ref)
+        ref = controller_ref_of(rs)
+        deployment = None if ref is None else self._resolve(namespace_of(rs), ref)
         if deployment is not None:
             self._enqueue(deployment)
 
@@ -194,26 +169,28 @@ class DeploymentController:
     def _delete_pod(self, pod: JSON) -> None:
         """A Recreate Deployment waits for its old pods: wake it once none is left."""
         _, _, rs_lister, pod_lister = self._bound()
-        ref = _controller_ref(pod)
+        ref = controller_ref_of(pod)
         if ref is None or ref.get("kind") != "ReplicaSet":
             return
-        rs = rs_lister.get(_ns(pod), str(ref.get("name")))
-        if rs is None or _meta(rs).get("uid") != ref.get("uid"):
+        rs = rs_lister.get(namespace_of(pod), str(ref.get("name")))
+        if rs is None or meta(rs).get("uid") != ref.get("uid"):
             return
-        rs_ref = _controller_ref(rs)
-        deployment = None if rs_ref is None else self._resolve(_ns(pod), rs_ref)
+        rs_ref = controller_ref_of(rs)
+        deployment = None if rs_ref is None else self._resolve(namespace_of(pod), rs_ref)
         if deployment is None:
             return
         strategy = ((deployment.get("spec") or {}).get("strategy") or {}).get("type")
         if strategy != RECREATE:
             return
         owned = {
-            _meta(other).get("uid")
-            for other in rs_lister.list(_ns(pod))
-            if (_controller_ref(other) or {}).get("uid") == _meta(deployment).get("uid")
+            meta(other).get("uid")
+            for other in rs_lister.list(namespace_of(pod))
+            if (controller_ref_of(other) or {}).get("uid") == meta(deployment).get("uid")
         }
         left = [
-            p for p in pod_lister.list(_ns(pod)) if (_controller_ref(p) or {}).get("uid") in owned
+            p
+            for p in pod_lister.list(namespace_of(pod))
+            if (controller_ref_of(p) or {}).get("uid") in owned
         ]
         if not left:
             self._enqueue(deployment)
@@ -241,7 +218,7 @@ class DeploymentController:
         # Only ReplicaSets this Deployment controls or could adopt (orphans its selector
         # matches) matter to the claim: copying every ReplicaSet of the namespace made each
         # sync O(namespace), quadratic over a namespace of many Deployments.
-        uid = _meta(deployment).get("uid")
+        uid = meta(deployment).get("uid")
         candidates = [
             copy.deepcopy(rs) for rs in rs_lister.list(namespace) if _claimable(rs, uid, selector)
         ]
@@ -250,7 +227,7 @@ class DeploymentController:
             self._api, self._recorder, deployment, replica_sets, self._clock.now()
         )
         new_name, old_names = sync.new_and_old_names()
-        if _meta(deployment).get("deletionTimestamp"):
+        if meta(deployment).get("deletionTimestamp"):
             await sync_status_only(sync, new_name)
             return
         await sync.check_paused_conditions()
@@ -262,9 +239,9 @@ class DeploymentController:
         if paused or is_scaling_event(sync.replicas, everything):
             await sync_scaling(sync, new_name, old_names, paused=paused)
         elif strategy_type == RECREATE:
-            uids: dict[str, list[JSON]] = {str(_meta(rs).get("uid")): [] for rs in replica_sets}
+            uids: dict[str, list[JSON]] = {str(meta(rs).get("uid")): [] for rs in replica_sets}
             for pod in pod_lister.list(namespace, selector):
-                owner = str((_controller_ref(pod) or {}).get("uid"))
+                owner = str((controller_ref_of(pod) or {}).get("uid"))
                 if owner in uids:
                     uids[owner].append(pod)
             await rollout_recreate(sync, new_name, old_names, uids)
@@ -287,8 +264,8 @@ class DeploymentController:
             "This deployment is selecting all pods. A non-empty selector is required.",
         )
         status = dict(deployment.get("status") or {})
-        generation = int(_meta(deployment).get("generation") or 0)
+        generation = int(meta(deployment).get("generation") or 0)
         if int(status.get("observedGeneration") or 0) < generation:
             status["observedGeneration"] = generation
             deployment["status"] = wire_status(status)
-            await self._api.update(DEPLOYMENT, _ns(deployment), deployment, "status")
+            await self._api.update(DEPLOYMENT, namespace_of(deployment), deployment, "status")

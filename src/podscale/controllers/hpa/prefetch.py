@@ -45,75 +45,19 @@ class MetricQuery:
         return self.kind, _canonical(list(self.args))
 
 
-@dataclass(slots=True)
-class QueryRecorder:
-    """A ``MetricsSource`` that records each question and cannot answer any."""
+class _ByQuery:
+    """The four ``MetricsSource`` calls, each handed to ``_on`` as its ``MetricQuery`` kind
+    and arguments: the one place the recorder and the replay spell the protocol out."""
 
-    queries: list[MetricQuery] = field(default_factory=list)
+    __slots__ = ()
 
-    def _record(self, kind: str, *args: Any) -> MetricsUnavailable:
-        query = MetricQuery(kind, args)
-        if all(q.key != query.key for q in self.queries):
-            self.queries.append(query)
-        return MetricsUnavailable(_NOT_FETCHED)
+    def _on(self, kind: str, *args: Any) -> Any:
+        raise NotImplementedError
 
     def resource_metric(
         self, resource: str, namespace: str, selector: str, container: str | None
     ) -> tuple[dict[str, PodMetric], datetime]:
-        raise self._record("resource", resource, namespace, selector, container)
-
-    def pods_metric(
-        self,
-        metric_name: str,
-        namespace: str,
-        selector: str,
-        metric_selector: dict[str, Any] | None,
-    ) -> tuple[dict[str, PodMetric], datetime]:
-        raise self._record("pods", metric_name, namespace, selector, metric_selector)
-
-    def object_metric(
-        self,
-        metric_name: str,
-        namespace: str,
-        described_object: dict[str, Any],
-        metric_selector: dict[str, Any] | None,
-    ) -> tuple[int, datetime]:
-        raise self._record("object", metric_name, namespace, described_object, metric_selector)
-
-    def external_metric(
-        self, metric_name: str, namespace: str, metric_selector: dict[str, Any] | None
-    ) -> tuple[list[int], datetime]:
-        raise self._record("external", metric_name, namespace, metric_selector)
-
-
-# An answer: the client's result, or the MetricsUnavailable it raised.
-Answer = tuple[Any, datetime] | MetricsUnavailable
-
-
-@dataclass(frozen=True, slots=True)
-class RecordedMetrics:
-    """A ``MetricsSource`` replaying fetched answers; ``seconds`` is how long each query
-    took to fetch (for the controller's metric computation histogram)."""
-
-    answers: Mapping[tuple[str, str], Answer]
-    seconds: Mapping[tuple[str, str], float] = field(default_factory=dict)
-
-    def _answer(self, kind: str, *args: Any) -> Any:
-        answer = self.answers.get(MetricQuery(kind, args).key)
-        if answer is None:
-            raise MetricsUnavailable(_NOT_FETCHED)
-        if isinstance(answer, MetricsUnavailable):
-            raise MetricsUnavailable(str(answer))
-        value, timestamp = answer
-        # The calculator may add entries to a per-pod answer: hand out a copy.
-        if isinstance(value, dict | list):
-            value = type(value)(value)
-        return value, timestamp
-
-    def resource_metric(
-        self, resource: str, namespace: str, selector: str, container: str | None
-    ) -> tuple[dict[str, PodMetric], datetime]:
-        result: tuple[dict[str, PodMetric], datetime] = self._answer(
+        result: tuple[dict[str, PodMetric], datetime] = self._on(
             "resource", resource, namespace, selector, container
         )
         return result
@@ -125,7 +69,7 @@ class RecordedMetrics:
         selector: str,
         metric_selector: dict[str, Any] | None,
     ) -> tuple[dict[str, PodMetric], datetime]:
-        result: tuple[dict[str, PodMetric], datetime] = self._answer(
+        result: tuple[dict[str, PodMetric], datetime] = self._on(
             "pods", metric_name, namespace, selector, metric_selector
         )
         return result
@@ -137,7 +81,7 @@ class RecordedMetrics:
         described_object: dict[str, Any],
         metric_selector: dict[str, Any] | None,
     ) -> tuple[int, datetime]:
-        result: tuple[int, datetime] = self._answer(
+        result: tuple[int, datetime] = self._on(
             "object", metric_name, namespace, described_object, metric_selector
         )
         return result
@@ -145,10 +89,48 @@ class RecordedMetrics:
     def external_metric(
         self, metric_name: str, namespace: str, metric_selector: dict[str, Any] | None
     ) -> tuple[list[int], datetime]:
-        result: tuple[list[int], datetime] = self._answer(
+        result: tuple[list[int], datetime] = self._on(
             "external", metric_name, namespace, metric_selector
         )
         return result
+
+
+@dataclass(slots=True)
+class QueryRecorder(_ByQuery):
+    """A ``MetricsSource`` that records each question and cannot answer any."""
+
+    queries: list[MetricQuery] = field(default_factory=list)
+
+    def _on(self, kind: str, *args: Any) -> Any:
+        query = MetricQuery(kind, args)
+        if all(q.key != query.key for q in self.queries):
+            self.queries.append(query)
+        raise MetricsUnavailable(_NOT_FETCHED)
+
+
+# An answer: the client's result, or the MetricsUnavailable it raised.
+Answer = tuple[Any, datetime] | MetricsUnavailable
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedMetrics(_ByQuery):
+    """A ``MetricsSource`` replaying fetched answers; ``seconds`` is how long each query
+    took to fetch (for the controller's metric computation histogram)."""
+
+    answers: Mapping[tuple[str, str], Answer]
+    seconds: Mapping[tuple[str, str], float] = field(default_factory=dict)
+
+    def _on(self, kind: str, *args: Any) -> Any:
+        answer = self.answers.get(MetricQuery(kind, args).key)
+        if answer is None:
+            raise MetricsUnavailable(_NOT_FETCHED)
+        if isinstance(answer, MetricsUnavailable):
+            raise MetricsUnavailable(str(answer))
+        value, timestamp = answer
+        # The calculator may add entries to a per-pod answer: hand out a copy.
+        if isinstance(value, dict | list):
+            value = type(value)(value)
+        return value, timestamp
 
 
 async def _ask(client: MetricsClient, query: MetricQuery) -> tuple[Any, datetime]:

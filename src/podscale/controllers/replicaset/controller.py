@@ -51,6 +51,7 @@ from podscale.controllers.replicaset.podstate import (
 from podscale.controllers.replicaset.status import replica_set_status
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
+from podscale.controllers.runtime_owners import cached_owner, controller_ref_of, meta, namespace_of
 from podscale.controllers.runtime_pods import PodControl, claim_pods
 from podscale.store.interface import Clock
 
@@ -64,17 +65,6 @@ COMPONENT: Final = "replicaset-controller"
 _STATUS_UPDATE_RETRIES: Final = 1
 
 JSON = dict[str, Any]
-
-
-def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    return obj.get("metadata") or {}
-
-
-def _controller_ref(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    for ref in _meta(obj).get("ownerReferences") or ():
-        if ref.get("controller") is True:
-            return ref  # type: ignore[no-any-return]
-    return None
 
 
 class ReplicaSetController:
@@ -126,7 +116,7 @@ class ReplicaSetController:
         self._bound()[0].add(object_key(rs))
 
     def _update_rs(self, old: JSON, new: JSON) -> None:
-        if _meta(old).get("uid") != _meta(new).get("uid"):
+        if meta(old).get("uid") != meta(new).get("uid"):
             self._delete_rs(old)  # recreated under the same name: forget the old one
         self._bound()[0].add(object_key(new))
 
@@ -139,23 +129,19 @@ class ReplicaSetController:
 
     def _resolve_owner(self, pod: Mapping[str, Any], ref: Mapping[str, Any]) -> JSON | None:
         """The ReplicaSet ``ref`` names, if it is in the cache with that uid."""
-        if ref.get("kind") != "ReplicaSet":
-            return None
-        rs = self._bound()[1].get(str(_meta(pod).get("namespace") or ""), str(ref.get("name")))
-        return rs if rs is not None and _meta(rs).get("uid") == ref.get("uid") else None
+        return cached_owner(self._bound()[1], "ReplicaSet", namespace_of(pod), ref)
 
     def _enqueue_matching(self, pod: Mapping[str, Any]) -> None:
         """Orphans: wake every ReplicaSet that might adopt the pod (``GetPodReplicaSets``)."""
         queue, rs_lister, _ = self._bound()
-        namespace = str(_meta(pod).get("namespace") or "")
-        for rs in replica_sets_for_pod(pod, rs_lister.list(namespace)):
+        for rs in replica_sets_for_pod(pod, rs_lister.list(namespace_of(pod))):
             queue.add(object_key(rs))
 
     def _add_pod(self, pod: JSON) -> None:
-        if _meta(pod).get("deletionTimestamp"):
+        if meta(pod).get("deletionTimestamp"):
             self._delete_pod(pod)  # seen first while terminating (e.g. after a restart)
             return
-        ref = _controller_ref(pod)
+        ref = controller_ref_of(pod)
         if ref is None:
             self._enqueue_matching(pod)
             return
@@ -166,16 +152,16 @@ class ReplicaSetController:
             self._bound()[0].add(key)
 
     def _update_pod(self, old: JSON, cur: JSON) -> None:
-        if _meta(old).get("resourceVersion") == _meta(cur).get("resourceVersion"):
+        if meta(old).get("resourceVersion") == meta(cur).get("resourceVersion"):
             return  # a resync: nothing changed
-        labels_changed = _meta(old).get("labels") != _meta(cur).get("labels")
-        if _meta(cur).get("deletionTimestamp"):
+        labels_changed = meta(old).get("labels") != meta(cur).get("labels")
+        if meta(cur).get("deletionTimestamp"):
             self._delete_pod(cur)
             if labels_changed:
                 self._delete_pod(old)
             return
         queue = self._bound()[0]
-        cur_ref, old_ref = _controller_ref(cur), _controller_ref(old)
+        cur_ref, old_ref = controller_ref_of(cur), controller_ref_of(old)
         ref_changed = cur_ref != old_ref
         if ref_changed and old_ref is not None:
             previous = self._resolve_owner(old, old_ref)
@@ -197,7 +183,7 @@ class ReplicaSetController:
             self._enqueue_matching(cur)
 
     def _delete_pod(self, pod: JSON) -> None:
-        ref = _controller_ref(pod)
+        ref = controller_ref_of(pod)
         rs = self._resolve_owner(pod, ref) if ref is not None else None
         if rs is not None:
             key = object_key(rs)
@@ -231,7 +217,7 @@ class ReplicaSetController:
             else []
         )
         manage_error: Exception | None = None
-        if needs_sync and not _meta(rs).get("deletionTimestamp"):
+        if needs_sync and not meta(rs).get("deletionTimestamp"):
             manage_error = await self._manage_replicas(key, rs, claimed)
         evaluated_at = self._clock.now()
         status = replica_set_status(
@@ -283,14 +269,14 @@ class ReplicaSetController:
         """Upstream's ``getIndirectlyRelatedPods``: the pods selected by every ReplicaSet
         under the same controller (this one included), each once. A ReplicaSet without a
         controller has none, so the same-node rank is 0 for all its pods, as upstream."""
-        owner = _controller_ref(rs)
+        owner = controller_ref_of(rs)
         if owner is None:
             return []
         _, rs_lister, pod_lister = self._bound()
-        namespace = _ns(rs)
+        namespace = namespace_of(rs)
         related: dict[str, JSON] = {}
         for other in rs_lister.list(namespace):
-            ref = _controller_ref(other)
+            ref = controller_ref_of(other)
             if ref is None or ref.get("uid") != owner.get("uid"):
                 continue
             try:
@@ -298,12 +284,8 @@ class ReplicaSetController:
             except ValueError:
                 continue  # an invalid selector matches no pods
             for pod in pod_lister.list(namespace, selector):
-                related.setdefault(str(_meta(pod).get("uid")), pod)
+                related.setdefault(str(meta(pod).get("uid")), pod)
         return list(related.values())
-
-
-def _ns(obj: Mapping[str, Any]) -> str:
-    return str(_meta(obj).get("namespace") or "")
 
 
 async def update_replica_set_status(api: ControllerApi, rs: JSON, status: JSON) -> JSON:
@@ -319,10 +301,10 @@ async def update_replica_set_status(api: ControllerApi, rs: JSON, status: JSON) 
         body = copy.deepcopy(current)
         body["status"] = status
         try:
-            return await api.update(REPLICA_SET, _ns(current), body, "status")
+            return await api.update(REPLICA_SET, namespace_of(current), body, "status")
         except ApiError:
             if attempt >= _STATUS_UPDATE_RETRIES:
                 raise
         # A failed read is the more interesting error; it propagates as is.
-        current = await api.get(REPLICA_SET, _ns(rs), str(_meta(rs).get("name")))
+        current = await api.get(REPLICA_SET, namespace_of(rs), str(meta(rs).get("name")))
     raise AssertionError("unreachable: the last attempt returns or raises")

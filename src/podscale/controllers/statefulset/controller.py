@@ -30,6 +30,13 @@ from podscale.client.workqueue import WorkQueue
 from podscale.controllers.replicaset.podstate import is_pod_ready
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
+from podscale.controllers.runtime_owners import (
+    cached_owner,
+    controller_ref_of,
+    meta,
+    namespace_of,
+    selecting_owners,
+)
 from podscale.controllers.statefulset.plan import plan_sync
 from podscale.controllers.statefulset.pod_control import StatefulPodControl, claim_stateful_pods
 from podscale.controllers.statefulset.status import status_needs_update
@@ -44,21 +51,6 @@ COMPONENT: Final = "statefulset-controller"
 _STATUS_ATTEMPTS: Final = 4  # RetryOnConflict with client-go's DefaultBackoff
 
 JSON = dict[str, Any]
-
-
-def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    return obj.get("metadata") or {}
-
-
-def _ns(obj: Mapping[str, Any]) -> str:
-    return str(_meta(obj).get("namespace") or "")
-
-
-def _controller_ref(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    for ref in _meta(obj).get("ownerReferences") or ():
-        if ref.get("controller") is True:
-            return ref  # type: ignore[no-any-return]
-    return None
 
 
 def _min_ready(sts: Mapping[str, Any]) -> int:
@@ -107,49 +99,37 @@ class StatefulSetController:
 
     def _resolve(self, namespace: str, ref: Mapping[str, Any]) -> JSON | None:
         """The set ``ref`` names, if it is in the cache with that uid."""
-        if ref.get("kind") != "StatefulSet":
-            return None
-        sts = self._bound()[1].get(namespace, str(ref.get("name")))
-        return sts if sts is not None and _meta(sts).get("uid") == ref.get("uid") else None
+        return cached_owner(self._bound()[1], "StatefulSet", namespace, ref)
 
     def _enqueue_matching(self, pod: Mapping[str, Any]) -> None:
         """Orphans: wake every set whose (non-empty) selector matches the pod's labels."""
-        labels = _meta(pod).get("labels") or {}
-        if not labels:
-            return
-        for sts in self._bound()[1].list(_ns(pod)):
-            raw = (sts.get("spec") or {}).get("selector")
-            try:
-                selector = selector_from_label_selector(raw)
-            except ValueError:
-                continue
-            if raw and selector.matches(labels):
-                self._enqueue(sts)
+        for sts in selecting_owners(self._bound()[1], pod):
+            self._enqueue(sts)
 
     def _add_pod(self, pod: JSON) -> None:
-        if _meta(pod).get("deletionTimestamp"):
+        if meta(pod).get("deletionTimestamp"):
             self._delete_pod(pod)
             return
-        ref = _controller_ref(pod)
+        ref = controller_ref_of(pod)
         if ref is None:
             self._enqueue_matching(pod)
             return
-        sts = self._resolve(_ns(pod), ref)
+        sts = self._resolve(namespace_of(pod), ref)
         if sts is not None:
             self._enqueue(sts)
 
     def _update_pod(self, old: JSON, cur: JSON) -> None:
-        if _meta(old).get("resourceVersion") == _meta(cur).get("resourceVersion"):
+        if meta(old).get("resourceVersion") == meta(cur).get("resourceVersion"):
             return  # a resync: nothing changed
-        labels_changed = _meta(old).get("labels") != _meta(cur).get("labels")
-        cur_ref, old_ref = _controller_ref(cur), _controller_ref(old)
+        labels_changed = meta(old).get("labels") != meta(cur).get("labels")
+        cur_ref, old_ref = controller_ref_of(cur), controller_ref_of(old)
         ref_changed = cur_ref != old_ref
         if ref_changed and old_ref is not None:
-            previous = self._resolve(_ns(old), old_ref)
+            previous = self._resolve(namespace_of(old), old_ref)
             if previous is not None:
                 self._enqueue(previous)
         if cur_ref is not None:
-            sts = self._resolve(_ns(cur), cur_ref)
+            sts = self._resolve(namespace_of(cur), cur_ref)
             if sts is None:
                 return
             self._enqueue(sts)
@@ -162,8 +142,8 @@ class StatefulSetController:
             self._enqueue_matching(cur)
 
     def _delete_pod(self, pod: JSON) -> None:
-        ref = _controller_ref(pod)
-        sts = self._resolve(_ns(pod), ref) if ref is not None else None
+        ref = controller_ref_of(pod)
+        sts = self._resolve(namespace_of(pod), ref) if ref is not None else None
         if sts is not None:
             self._enqueue(sts)
 
@@ -206,9 +186,11 @@ class StatefulSetController:
             body = copy.deepcopy(current)
             body["status"] = copy.deepcopy(status)
             try:
-                await self._api.update(STATEFUL_SET, _ns(sts), body, "status")
+                await self._api.update(STATEFUL_SET, namespace_of(sts), body, "status")
                 return
             except ApiError as err:
                 if err.status != 409 or attempt + 1 >= _STATUS_ATTEMPTS:
                     raise
-            current = await self._api.get(STATEFUL_SET, _ns(sts), str(_meta(sts).get("name")))
+            current = await self._api.get(
+                STATEFUL_SET, namespace_of(sts), str(meta(sts).get("name"))
+            )
