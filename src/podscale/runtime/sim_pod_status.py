@@ -8,9 +8,10 @@ statuses with the kubelet's reason ``ContainersNotReady`` and message shape.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final
 
+from podscale.api import timestamps
 from podscale.api.durations import format_go_duration
 from podscale.hpa.conditions import format_time
 
@@ -32,8 +33,7 @@ MAX_BACKOFF: Final = timedelta(seconds=300)
 
 def parse_time(text: str) -> datetime:
     """An RFC 3339 ``metav1.Time`` (``...Z``) as an aware datetime."""
-    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return timestamps.parse_time(text)
 
 
 def crash_loop_backoff(restart_count: int) -> timedelta:

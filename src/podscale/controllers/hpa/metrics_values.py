@@ -26,6 +26,7 @@ from podscale.api import parse_quantity
 from podscale.api.durations import parse_go_duration
 from podscale.api.kinds import all_kinds
 from podscale.api.selectors import selector_from_label_selector
+from podscale.api.timestamps import parse_time
 from podscale.hpa.types import MetricsUnavailable, PodMetric
 
 __all__ = [
@@ -62,8 +63,7 @@ def _empty(api: str) -> MetricsUnavailable:
 def _timestamp(value: Any) -> datetime:
     if not value:
         return _EPOCH
-    parsed = datetime.fromisoformat(str(value))
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    return parse_time(str(value))
 
 
 def _milli(value: Any) -> int:
