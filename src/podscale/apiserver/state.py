@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import orjson
+from prometheus_client import CollectorRegistry
 from starlette.responses import Response
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
@@ -56,9 +57,11 @@ class ServerState:
     external_metrics_provider: ExternalMetricsProvider | None = None
     version_info: JSON = field(default_factory=dict)
     bookmark_interval: float = 5.0
-    # Prometheus text exposition sources served on /metrics (the controllers register theirs
-    # when they start next to the server, e.g. the HPA controller's upstream metrics).
-    metric_exporters: list[Callable[[], str]] = field(default_factory=list)
+    # The collectors served on /metrics (the controllers and the supervisor register theirs
+    # when they start next to the server, e.g. the HPA controller's upstream metrics). One
+    # registry per server, never prometheus_client's global one, so that several planes in
+    # one process (tests) do not collide.
+    metrics_registry: CollectorRegistry = field(default_factory=CollectorRegistry)
     # Large LISTs and watch replays run here, off the loop and a few at a time (``fairness``).
     heavy_work: HeavyWork = field(default_factory=HeavyWork)
     # Service cluster IP and node port ranges (``--service-cluster-ip-range`` and

@@ -9,6 +9,7 @@ and writes a kubeconfig, so kubectl can watch along (``demo_real_time``).
 from __future__ import annotations
 
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Final
 
@@ -36,6 +37,18 @@ def _report(outputs: DemoOutputs) -> None:
     click.echo(f"timeline: {outputs.timeline}")
 
 
+def _live_view(color: bool | None) -> AbstractContextManager[LiveView]:
+    """A ``rich`` live table on a terminal (or with ``--color``); plain lines otherwise,
+    so piped output stays deterministic. rich is imported only here, when it is used."""
+    if color is False or (color is None and not sys.stdout.isatty()):
+        return nullcontext(LiveView(sys.stdout))
+    from rich.console import Console
+
+    from podscale.cli.demo_live import RichLiveView
+
+    return RichLiveView(Console(force_terminal=color or None))
+
+
 @click.command("demo")
 @click.argument(
     "scenario", required=False, type=click.Path(dir_okay=False, path_type=Path), default=None
@@ -61,7 +74,11 @@ def _report(outputs: DemoOutputs) -> None:
     help="With --real-time: where the store, token and kubeconfig live "
     "[default: a fresh temporary directory].",
 )
-@click.option("--color/--no-color", default=None, help="Colour the live view [default: on a TTY].")
+@click.option(
+    "--color/--no-color",
+    default=None,
+    help="A live table in colour [default: on a TTY]; without, plain lines.",
+)
 def demo(
     scenario: Path | None,
     out_dir: Path,
@@ -84,16 +101,16 @@ def demo(
         loaded = load_scenario(path)
     except (ScenarioError, OSError) as err:
         raise click.ClickException(str(err)) from None
-    view = LiveView(sys.stdout, color=color)
     seconds = loaded.duration.total_seconds()
     span = f"{seconds / 60:g} minutes" if seconds % 60 == 0 else f"{seconds:g} seconds"
-    if real_time:
-        click.echo(f"podscale demo: {loaded.name}, {span} at wall speed")
-        outputs = run_demo_real_time(loaded, out_dir, view=view, data_dir=data_dir)
-    else:
-        click.echo(f"podscale demo: {loaded.name}, {span} simulated")
-        try:
-            outputs = run_demo(loaded, out_dir, view=view)
-        except ValueError as err:
-            raise click.ClickException(str(err)) from None
+    speed = "at wall speed" if real_time else "simulated"
+    click.echo(f"podscale demo: {loaded.name}, {span} {speed}")
+    with _live_view(color) as view:
+        if real_time:
+            outputs = run_demo_real_time(loaded, out_dir, view=view, data_dir=data_dir)
+        else:
+            try:
+                outputs = run_demo(loaded, out_dir, view=view)
+            except ValueError as err:
+                raise click.ClickException(str(err)) from None
     _report(outputs)

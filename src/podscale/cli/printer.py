@@ -6,6 +6,8 @@ padding 3) and ``kubectl describe`` (padding 2) print through, so alignment quir
 ``render_table`` turns a server-side ``meta.k8s.io/v1`` Table into ``kubectl get`` output;
 ``render_yaml``/``render_json`` print objects like kubectl's printers (sorted keys, Go's JSON
 escaping). Pure functions; ``podscale.cli.resources_get`` does the I/O.
+Hand-written on purpose: kubectl-identical output needs Go's tabwriter and printers'
+quirks byte for byte, which Python's table libraries (tabulate, rich) do not reproduce.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ import click
 
 from podscale.metrics.prometheus import DEFAULT_RELIST_INTERVAL, ConfigError, load_config_file
 from podscale.plane.prometheus import PrometheusOptions
-from podscale.scenario.durations import DurationError, parse_go_duration
+from podscale.api.durations import DurationError, parse_go_duration
 
 __all__ = ["prometheus_flags", "prometheus_settings"]
 

@@ -18,7 +18,7 @@ injected clock and waiting from asyncio (or the injected ``sleep``), so on
 
 What it shows: ``checks()`` are ``HealthCheck``s for ``/readyz`` (``podscale.apiserver
 .health``), one per component name, failing while any task of that name waits out a
-backoff; ``render_metrics()`` is Prometheus text for ``/metrics``:
+backoff; ``collect()`` makes it a ``prometheus_client`` collector for ``/metrics``:
 ``podscale_supervised_component_failures_total`` and
 ``podscale_supervised_component_backoff`` per component.
 """
@@ -27,11 +27,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
 
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.metrics_core import Metric
+
+from podscale.api.exposition import render_text
 from podscale.apiserver.http.health import HealthCheck
 from podscale.store.interface import Clock
 
@@ -105,10 +109,6 @@ class _Component:
 def _describe(error: BaseException) -> str:
     text = str(error)
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
-
-
-def _escape_label(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
 class Supervisor:
@@ -208,22 +208,24 @@ class Supervisor:
     def _checker(self, name: str) -> Callable[[], str | None]:
         return lambda: self.check(name)
 
-    def render_metrics(self) -> str:
-        """The fault counter and the backoff gauge, in Prometheus' text format."""
-        failures = [
-            "# HELP podscale_supervised_component_failures_total Unexpected failures of a "
-            "supervised component; each restarts it after a backoff.\n",
-            "# TYPE podscale_supervised_component_failures_total counter\n",
-        ]
-        backoff = [
-            "# HELP podscale_supervised_component_backoff Tasks of a supervised component "
-            "waiting out a restart backoff.\n",
-            "# TYPE podscale_supervised_component_backoff gauge\n",
-        ]
+    def collect(self) -> Iterable[Metric]:
+        """The fault counter and the backoff gauge per component (a ``prometheus_client``
+        collector: the embedded plane registers it on its server's registry)."""
+        failures = CounterMetricFamily(
+            "podscale_supervised_component_failures",
+            "Unexpected failures of a supervised component; each restarts it after a backoff.",
+            labels=("component",),
+        )
+        backoff = GaugeMetricFamily(
+            "podscale_supervised_component_backoff",
+            "Tasks of a supervised component waiting out a restart backoff.",
+            labels=("component",),
+        )
         for name, component in sorted(self._components.items()):
-            label = f'{{component="{_escape_label(name)}"}}'
-            failures.append(
-                f"podscale_supervised_component_failures_total{label} {component.failures}\n"
-            )
-            backoff.append(f"podscale_supervised_component_backoff{label} {component.in_backoff}\n")
-        return "".join(failures + backoff)
+            failures.add_metric((name,), component.failures)
+            backoff.add_metric((name,), component.in_backoff)
+        return [failures, backoff]
+
+    def render_metrics(self) -> str:
+        """``collect``'s families in Prometheus' text format."""
+        return render_text(self)

@@ -7,8 +7,9 @@ width so the lines stack into a table; then one line per event. ``LiveView`` wri
 to a text stream (or a ``click.echo``-like callable) while the demo driver runs, at most
 one status line per ``interval`` of virtual time; event lines are never held back.
 
-Colour is an ANSI decoration for terminals only: without it (the default, and whenever
-the stream is not a TTY) the output is plain ASCII with no escape sequences.
+The lines are plain ASCII with no escape sequences, so piped output is deterministic. On a
+terminal the CLI shows a ``rich`` live table instead (``podscale.cli.demo_live``, a
+``LiveView`` with the same throttle); colour and terminal width are handled there.
 """
 
 from __future__ import annotations
@@ -19,17 +20,17 @@ from typing import Final, TextIO
 
 from podscale.demo.timeline import Sample, TimelineEvent, format_offset
 
-__all__ = ["BAR_CELLS", "LiveView", "render_bar", "render_line"]
+__all__ = [
+    "BAR_CELLS",
+    "LiveView",
+    "event_head",
+    "render_bar",
+    "render_line",
+    "utilization_band",
+]
 
 # Cells on each side of the target marker: the bar spans 0 to twice the target.
 BAR_CELLS: Final = 10
-
-_RESET: Final = "\x1b[0m"
-_BOLD: Final = "\x1b[1m"
-_RED: Final = "\x1b[31m"
-_GREEN: Final = "\x1b[32m"
-_YELLOW: Final = "\x1b[33m"
-_CYAN: Final = "\x1b[36m"
 
 
 def render_bar(utilization: float | None, target: int) -> str:
@@ -51,28 +52,19 @@ def render_bar(utilization: float | None, target: int) -> str:
     return f"[{body[:BAR_CELLS]}|{body[BAR_CELLS:]}]"
 
 
-def _paint(text: str, code: str, color: bool) -> str:
-    return f"{code}{text}{_RESET}" if color else text
+def utilization_band(sample: Sample, tolerance: float) -> int:
+    """1 above ``target * (1 + tolerance)``, -1 below ``target * (1 - tolerance)``, else 0
+    (also for an unknown utilization): how a view colours the utilization."""
+    if sample.utilization is None or not sample.target_utilization:
+        return 0
+    ratio = sample.utilization / sample.target_utilization
+    return 1 if ratio > 1 + tolerance else -1 if ratio < 1 - tolerance else 0
 
 
-def _utilization_color(sample: Sample, tolerance: float) -> str:
-    assert sample.utilization is not None
-    ratio = sample.utilization / sample.target_utilization if sample.target_utilization else 1.0
-    if ratio > 1 + tolerance:
-        return _RED
-    if ratio < 1 - tolerance:
-        return _CYAN
-    return _GREEN
-
-
-def _status_line(sample: Sample, tolerance: float, color: bool) -> str:
+def _status_line(sample: Sample) -> str:
     known = sample.utilization is not None
     utilization = f"{sample.utilization:4.0f}%" if known else "  --%"
     bar = render_bar(sample.utilization, sample.target_utilization)
-    if color and sample.utilization is not None:
-        code = _utilization_color(sample, tolerance)
-        utilization = _paint(utilization, code, color)
-        bar = _paint(bar, code, color)
     return (
         f"{format_offset(sample.offset)}  load {sample.load:8.1f} req/s"
         f"  cpu {utilization} {bar} target {sample.target_utilization:3d}%"
@@ -81,27 +73,22 @@ def _status_line(sample: Sample, tolerance: float, color: bool) -> str:
     )
 
 
-def _event_line(event: TimelineEvent, color: bool) -> str:
-    warning = event.type == "Warning"
-    mark = "!" if warning else "*"
-    head = _paint(f"{mark} {event.reason}", _YELLOW if warning else _BOLD, color)
-    return f"{format_offset(event.offset)}  {head}: {event.message}"
+def event_head(event: TimelineEvent) -> str:
+    """``* Reason`` (``!`` for a Warning)."""
+    return f"{'!' if event.type == 'Warning' else '*'} {event.reason}"
+
+
+def _event_line(event: TimelineEvent) -> str:
+    return f"{format_offset(event.offset)}  {event_head(event)}: {event.message}"
 
 
 def render_line(
     sample: Sample,
     events_since_last: Sequence[TimelineEvent] = (),
-    *,
-    tolerance: float = 0.1,
-    color: bool = False,
 ) -> list[str]:
-    """The status line for ``sample``, then one line per event, in the order given.
-
-    With ``color`` the utilization is red above ``target * (1 + tolerance)``, cyan below
-    ``target * (1 - tolerance)`` and green within, and event reasons are highlighted.
-    """
-    lines = [_status_line(sample, tolerance, color)]
-    lines.extend(_event_line(event, color) for event in events_since_last)
+    """The status line for ``sample``, then one line per event, in the order given."""
+    lines = [_status_line(sample)]
+    lines.extend(_event_line(event) for event in events_since_last)
     return lines
 
 
@@ -109,8 +96,7 @@ class LiveView:
     """Writes the demo's progress as it happens, throttled in virtual time.
 
     ``out`` is a text stream (``sys.stdout``, ``click.get_text_stream("stdout")``) or a
-    callable taking one line, such as ``click.echo``. ``color=None`` means colour exactly
-    when ``out`` is a stream attached to a TTY. A status line is written for the first
+    callable taking one line, such as ``click.echo``. A status line is written for the first
     sample and then only once ``interval`` of virtual time has passed since the last one
     written (or when ``force`` is set, e.g. for the final sample); events passed with a
     sample that is held back are still written at once.
@@ -122,14 +108,12 @@ class LiveView:
         *,
         interval: timedelta = timedelta(seconds=15),
         tolerance: float = 0.1,
-        color: bool | None = None,
     ) -> None:
         if interval < timedelta(0):
             raise ValueError(f"interval must not be negative, got {interval}")
         self._out = out
         self._interval = interval
         self._tolerance = tolerance
-        self._color = _is_tty(out) if color is None else color
         self._last_shown: timedelta | None = None
 
     @property
@@ -145,17 +129,20 @@ class LiveView:
         force: bool = False,
     ) -> list[str]:
         """Write what is due for ``sample`` and the events since the last call; return it."""
-        lines = render_line(sample, events, tolerance=self._tolerance, color=self._color)
-        due = (
-            force or self._last_shown is None or sample.offset - self._last_shown >= self._interval
-        )
-        if due:
-            self._last_shown = sample.offset
-        else:
+        lines = render_line(sample, events)
+        if not self._due(sample, force):
             lines = lines[1:]
         for line in lines:
             self._write(line)
         return lines
+
+    def _due(self, sample: Sample, force: bool) -> bool:
+        """Whether ``sample``'s status is shown now (and, if so, remember it was)."""
+        last = self._last_shown
+        if not (force or last is None or sample.offset - last >= self._interval):
+            return False
+        self._last_shown = sample.offset
+        return True
 
     def _write(self, line: str) -> None:
         if callable(self._out):
@@ -163,8 +150,3 @@ class LiveView:
             return
         self._out.write(line + "\n")
         self._out.flush()
-
-
-def _is_tty(out: TextIO | Callable[[str], object]) -> bool:
-    isatty = getattr(out, "isatty", None)
-    return bool(isatty()) if callable(isatty) and not callable(out) else False

@@ -9,9 +9,10 @@ dashboards print them, so they match upstream's ``horizontal.go`` word for word.
 
 from __future__ import annotations
 
-import functools
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Final
+
+from podscale.api import timestamps
 
 __all__ = [
     "ABLE_TO_SCALE",
@@ -64,16 +65,9 @@ TOO_FEW_REPLICAS: Final = "TooFewReplicas"
 DESIRED_WITHIN_RANGE: Final = "DesiredWithinRange"
 
 
-@functools.lru_cache(maxsize=1024)
 def format_time(moment: datetime) -> str:
-    """RFC 3339 with second precision in UTC, as ``metav1.Time`` serializes.
-
-    Cached: a controller formats the same few instants (``now``, transition times) over
-    and over, and ``strftime`` dominates small decisions otherwise.
-    """
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """RFC 3339 with second precision in UTC, as ``metav1.Time`` serializes."""
+    return timestamps.format_time(moment)
 
 
 def get_condition(conditions: list[dict[str, Any]], condition_type: str) -> dict[str, Any] | None:

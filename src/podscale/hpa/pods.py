@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
 
+from podscale.api import timestamps
 from podscale.hpa.calculator_math import quantity_milli
 from podscale.hpa.types import MetricError, PodMetric
 
@@ -53,8 +54,7 @@ def parse_time(text: str) -> datetime:
 
     Naive results are taken as UTC. Cached: the same pod timestamps recur every sync.
     """
-    parsed = datetime.fromisoformat(text)
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    return timestamps.parse_time(text)
 
 
 def _ready_condition(status: Mapping[str, Any]) -> Mapping[str, Any] | None:

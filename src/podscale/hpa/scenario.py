@@ -56,7 +56,7 @@ def parse_time(value: Any, path: str) -> datetime:
         moment = value
     elif isinstance(value, str):
         try:
-            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            moment = datetime.fromisoformat(value)
         except ValueError:
             raise ScaleInputError(
                 f'{path}: Invalid value: "{value}": must be an RFC 3339 time'

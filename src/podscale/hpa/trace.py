@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
+from podscale.api.timestamps import parse_time
 from podscale.hpa.conditions import format_time
 from podscale.hpa.types import CalculationTrace, Recommendation
 
@@ -131,8 +132,7 @@ class TraceFormatError(ValueError):
 # Reading back: required fields raise on absence; fields with a record default fall back
 # to it, so a trace stored by an older podscale (fewer optional fields) still reads.
 def _time(value: Any) -> datetime:
-    moment = datetime.fromisoformat(str(value))
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return parse_time(str(value))
 
 
 def _pair(value: Any) -> tuple[float, float]:

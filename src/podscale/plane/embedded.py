@@ -190,7 +190,7 @@ class EmbeddedControlPlane:
             )
         self.supervisor = Supervisor(clock)
         self.api.state.readiness_sources.append(self.supervisor.checks)
-        self.api.state.metric_exporters.append(self.supervisor.render_metrics)
+        self.api.state.metrics_registry.register(self.supervisor)
         self.manager = ControllerManager(
             self.api, clock, workers=workers, resync=resync, supervisor=self.supervisor
         )
@@ -206,7 +206,7 @@ class EmbeddedControlPlane:
             self.manager.register(controller)
             if isinstance(controller, HorizontalPodAutoscalerController):
                 # Its upstream-named Prometheus metrics, on the server's /metrics.
-                self.api.state.metric_exporters.append(controller.monitor.render)
+                self.api.state.metrics_registry.register(controller.monitor)
         self.cluster: SimulatedCluster | None = None
         self.metrics_server: MetricsServer | None = None
         if simulate:

@@ -12,9 +12,10 @@ Inputs are never mutated: each function returns a new top-level dict with a new
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
+from podscale.api.timestamps import format_time
 from podscale.store.interface import (
     AlreadyExistsError,
     ConflictError,
@@ -56,9 +57,7 @@ _OPTIMISTIC_LOCK = (
 def format_timestamp(moment: datetime) -> str:
     """RFC 3339 in whole seconds, UTC, as ``metav1.Time`` marshals: ``2026-11-22T10:00:00Z``.
     A naive datetime is taken to be UTC already."""
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return format_time(moment)
 
 
 def key_of(obj: JSON) -> tuple[str, str]:

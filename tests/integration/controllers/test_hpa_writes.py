@@ -70,11 +70,11 @@ def test_reconciliation_and_metric_computation_metrics() -> None:
         text = monitor.render()
         assert (
             'horizontal_pod_autoscaler_controller_reconciliations_total{action="scale_up",'
-            'error="none"} 1' in text.splitlines()
+            'error="none"} 1.0' in text.splitlines()
         )
         assert (
             "horizontal_pod_autoscaler_controller_metric_computation_total"
-            '{action="none",error="internal",metric_type="Resource"} 1' in text.splitlines()
+            '{action="none",error="internal",metric_type="Resource"} 1.0' in text.splitlines()
         )
 
     run_scenario(scenario)

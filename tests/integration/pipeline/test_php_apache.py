@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from podscale.api.exposition import render_text
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual
 from podscale.runtime.virtual_time import DEFAULT_START
@@ -133,7 +134,7 @@ def test_the_hpa_controller_metrics_are_served_on_metrics() -> None:
         task = asyncio.create_task(plane.run())
         await plane.wait_started()
         await play(ScenarioRun(plane, scenario), tick=timedelta(minutes=1))
-        rendered.append("".join(export() for export in plane.api.state.metric_exporters))
+        rendered.append(render_text(plane.api.state.metrics_registry))
         plane.stop()
         await task
 

@@ -115,14 +115,14 @@ def test_a_failed_component_restarts_with_backoff_and_shows_in_readiness() -> No
     run_virtual(main(), start=START, until=timedelta(hours=1))
     assert flaky.starts == [0.0, 1.0, 3.0, 7.0]  # 1 s, 2 s, 4 s apart
     assert seen["during"] == ("flaky", "restarting after a failure: RuntimeError: boom 2", True)
-    assert 'podscale_supervised_component_backoff{component="flaky"} 1\n' in str(
+    assert 'podscale_supervised_component_backoff{component="flaky"} 1.0\n' in str(
         seen["metrics_during"]
     )
     assert seen["after"] == (None, 3)
     metrics = str(seen["metrics_after"])
     assert "# TYPE podscale_supervised_component_failures_total counter\n" in metrics
-    assert 'podscale_supervised_component_failures_total{component="flaky"} 3\n' in metrics
-    assert 'podscale_supervised_component_backoff{component="flaky"} 0\n' in metrics
+    assert 'podscale_supervised_component_failures_total{component="flaky"} 3.0\n' in metrics
+    assert 'podscale_supervised_component_backoff{component="flaky"} 0.0\n' in metrics
 
 
 def test_a_component_that_returns_ends_its_supervision() -> None:

@@ -1,9 +1,8 @@
-"""The live view: the bar, the status and event lines, colour only on request, throttling."""
+"""The live view's plain lines: the bar, the status and event lines, throttling."""
 
 from __future__ import annotations
 
 import io
-import re
 from datetime import timedelta
 
 import pytest
@@ -11,9 +10,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from podscale.demo.timeline import Sample, TimelineEvent
-from podscale.demo.view import BAR_CELLS, LiveView, render_bar, render_line
+from podscale.demo.view import (
+    BAR_CELLS,
+    LiveView,
+    render_bar,
+    render_line,
+    utilization_band,
+)
 
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
 UP = "cpu resource utilization (percentage of request) above target"
 
 
@@ -133,27 +137,19 @@ def test_status_line_width_is_stable(
 
 
 @pytest.mark.parametrize(
-    ("utilization", "code"),
-    [(56.0, "\x1b[31m"), (54.0, "\x1b[32m"), (46.0, "\x1b[32m"), (44.0, "\x1b[36m")],
-    ids=["above-tolerance-red", "upper-band-green", "lower-band-green", "below-tolerance-cyan"],
+    ("utilization", "band"),
+    [(56.0, 1), (54.0, 0), (46.0, 0), (44.0, -1), (None, 0)],
+    ids=["above-tolerance", "upper-band", "lower-band", "below-tolerance", "unknown"],
 )
-def test_colour_reflects_the_tolerance_band(utilization: float, code: str) -> None:
-    (line,) = render_line(sample(utilization=utilization), tolerance=0.1, color=True)
-    assert f"{code}{utilization:4.0f}%" in line
-    assert ANSI.sub("", line) == render_line(sample(utilization=utilization))[0]
+def test_utilization_band_is_the_tolerance_band(utilization: float | None, band: int) -> None:
+    assert utilization_band(sample(utilization=utilization), 0.1) == band
 
 
-def test_colour_highlights_event_reasons_without_changing_the_text() -> None:
-    events = [
-        TimelineEvent(at(1), "SuccessfulRescale", "New size: 2; reason: x"),
-        TimelineEvent(at(2), "FailedGetScale", "boom", "Warning"),
-    ]
-    coloured = render_line(sample(utilization=None), events, color=True)
-    plain = render_line(sample(utilization=None), events)
-    assert "\x1b[1m* SuccessfulRescale" in coloured[1]
-    assert "\x1b[33m! FailedGetScale" in coloured[2]
-    assert [ANSI.sub("", line) for line in coloured] == plain
-    assert not any("\x1b" in line for line in plain)
+def test_lines_are_plain_ascii() -> None:
+    events = [TimelineEvent(at(2), "FailedGetScale", "boom", "Warning")]
+    lines = render_line(sample(utilization=80.0), events)
+    assert all(line.isascii() and "\x1b" not in line for line in lines)
+    assert lines[1] == "00:02  ! FailedGetScale: boom"
 
 
 @pytest.mark.parametrize(
@@ -200,28 +196,6 @@ def test_live_view_accepts_an_echo_callable() -> None:
     view = LiveView(lines.append)
     view.show(sample(0))
     assert lines == render_line(sample(0))
-
-
-class _Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-@pytest.mark.parametrize(
-    ("stream", "color", "coloured"),
-    [
-        (io.StringIO(), None, False),
-        (_Terminal(), None, True),
-        (_Terminal(), False, False),
-        (io.StringIO(), True, True),
-    ],
-    ids=["pipe-plain", "tty-coloured", "tty-forced-plain", "pipe-forced-colour"],
-)
-def test_live_view_colour_follows_the_stream(
-    stream: io.StringIO, color: bool | None, coloured: bool
-) -> None:
-    LiveView(stream, color=color).show(sample(0, utilization=80.0))
-    assert ("\x1b[" in stream.getvalue()) is coloured
 
 
 def test_live_view_rejects_a_negative_interval() -> None:

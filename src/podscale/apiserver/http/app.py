@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+from podscale.api.exposition import render_text
 import podscale.apiserver.discovery as discovery
 import podscale.apiserver.extensions as extensions
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
@@ -119,8 +120,7 @@ async def _route(state: ServerState, request: Request) -> Response:
     if path == "/version":
         return json_response(state.version_info)
     if path == "/metrics":
-        text = "".join(export() for export in state.metric_exporters)
-        return Response(text, media_type=_EXPOSITION)
+        return Response(render_text(state.metrics_registry), media_type=_EXPOSITION)
     if path == "/api":
         return _discovery_root(state, request, core=True)
     if path == "/apis":

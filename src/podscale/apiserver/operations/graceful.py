@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from podscale.api.timestamps import parse_time
 from podscale.store.objects import format_timestamp
 
 __all__ = ["GracefulPlan", "grace_period_for", "plan_graceful_delete"]
@@ -60,7 +61,7 @@ def grace_period_for(pod: JSON, requested: int | None) -> int:
 
 
 def _parse(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return parse_time(text)
 
 
 def plan_graceful_delete(pod: JSON, requested: int | None, now: datetime) -> GracefulPlan:

@@ -71,7 +71,7 @@ def _time(query: Mapping[str, str], key: str) -> datetime | None:
     if text is None:
         return None
     try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(text)
     except ValueError:
         moment = None
     if moment is None or moment.tzinfo is None:

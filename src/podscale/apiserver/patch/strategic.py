@@ -16,6 +16,8 @@ apimachinery's ``strategicpatch`` (``StrategicMergeMapPatch``):
 
 Values the patch adds where the object had nothing are stored without directive keys and
 nulls, which is what upstream's decode into the typed object leaves of them.
+Hand-written on purpose: Python's patch libraries do JSON Patch and merge patch only;
+strategic merge needs Kubernetes' per-field patch strategies (``patch_schema``).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from podscale.api.quantity import parse_quantity
+from podscale.api.timestamps import parse_time_or_none
 
 __all__ = [
     "UNKNOWN",
@@ -71,13 +72,7 @@ def dicts_at(obj: Any, *path: str) -> list[JSON]:
 
 def parse_time(value: Any) -> datetime | None:
     """An RFC 3339 ``Time``/``MicroTime`` as an aware datetime; None for absent or invalid."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    return parse_time_or_none(value)
 
 
 def age_since(value: Any, now: datetime) -> str:

@@ -27,6 +27,7 @@ import orjson
 
 from podscale.api.quantity import Quantity
 from podscale.api.quantity_format import QuantityError, scan_quantity
+from podscale.api.timestamps import format_micro_time, format_time
 from podscale.apiserver.protobuf.schema import VARINT_KINDS, FieldKind, FieldSpec, MessageSpec
 from podscale.apiserver.protobuf.wire import (
     BYTES,
@@ -173,9 +174,7 @@ def _decode_time(payload: bytes, *, micro: bool) -> str | None:
         moment = _EPOCH + datetime.timedelta(seconds=seconds, microseconds=nanos // 1000)
     except OverflowError:
         raise ProtobufError(f"proto: Timestamp: seconds out of range: {seconds}") from None
-    if micro:
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return format_micro_time(moment) if micro else format_time(moment)
 
 
 def _decode_int_or_string(payload: bytes) -> int | str:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from podscale.api.timestamps import parse_time
+
 __all__ = [
     "ReplicaSetState",
     "active",
@@ -56,8 +58,7 @@ class ReplicaSetState:
 def _parse_time(text: Any) -> datetime:
     if not isinstance(text, str) or not text:
         return _EPOCH
-    parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    return parse_time(text)
 
 
 def replica_set_state(rs: Mapping[str, Any]) -> ReplicaSetState:

@@ -31,10 +31,11 @@ import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 from podscale.api.defaults import default_scale_down_rules, default_scale_up_rules
+from podscale.api.timestamps import format_micro_time, parse_time
 from podscale.hpa.decide import Decision
 from podscale.hpa.policies import longest_policy_period
 from podscale.hpa.trace import DecisionTrace, trace_to_dict
@@ -85,12 +86,11 @@ def retention_for(spec: Mapping[str, Any], config: Config) -> Retention:
 
 
 def _format(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return format_micro_time(moment)
 
 
 def _parse(text: Any) -> datetime:
-    parsed = datetime.fromisoformat(str(text))
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    return parse_time(str(text))
 
 
 def _events(events: list[ScaleEvent], cutoff: datetime) -> list[JSON]:

@@ -18,14 +18,15 @@ the engine wraps further (``unable to get metrics for resource cpu: ...``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from podscale.api import parse_quantity
+from podscale.api.durations import parse_go_duration
 from podscale.api.kinds import all_kinds
 from podscale.api.selectors import selector_from_label_selector
+from podscale.api.timestamps import parse_time
 from podscale.hpa.types import MetricsUnavailable, PodMetric
 
 __all__ = [
@@ -37,7 +38,6 @@ __all__ = [
     "fetch_failed",
     "metric_selector_text",
     "object_value",
-    "parse_go_duration",
     "pod_custom_values",
     "pod_resource_values",
 ]
@@ -49,17 +49,6 @@ EXTERNAL_API: Final = "external metrics API"
 # Upstream's metricServerDefaultMetricWindow: custom samples without windowSeconds.
 DEFAULT_CUSTOM_WINDOW: Final = timedelta(minutes=1)
 _EPOCH: Final = datetime(1, 1, 1, tzinfo=UTC)  # Go's zero time, for a missing timestamp
-_DURATION_PART: Final = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
-_UNIT_SECONDS: Final[Mapping[str, float]] = {
-    "ns": 1e-9,
-    "us": 1e-6,
-    "µs": 1e-6,
-    "μs": 1e-6,
-    "ms": 1e-3,
-    "s": 1.0,
-    "m": 60.0,
-    "h": 3600.0,
-}
 
 
 def fetch_failed(api: str, cause: str) -> MetricsUnavailable:
@@ -71,27 +60,10 @@ def _empty(api: str) -> MetricsUnavailable:
     return MetricsUnavailable(f"no metrics returned from {api}")
 
 
-def parse_go_duration(text: str) -> timedelta:
-    """Go's ``time.ParseDuration`` for the non-negative values metrics APIs send
-    (``30s``, ``1m0s``, ``14.5s``, ``500ms``); ValueError otherwise."""
-    if text in ("0", ""):
-        return timedelta(0)
-    position, seconds = 0, 0.0
-    for match in _DURATION_PART.finditer(text):
-        if match.start() != position:
-            break
-        seconds += float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
-        position = match.end()
-    if position != len(text):
-        raise ValueError(f'time: invalid duration "{text}"')
-    return timedelta(seconds=seconds)
-
-
 def _timestamp(value: Any) -> datetime:
     if not value:
         return _EPOCH
-    parsed = datetime.fromisoformat(str(value))
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    return parse_time(str(value))
 
 
 def _milli(value: Any) -> int:

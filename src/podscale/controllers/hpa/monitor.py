@@ -10,16 +10,21 @@ subsystem ``horizontal_pod_autoscaler_controller``:
 
 ``action`` is ``scale_up``, ``scale_down`` or ``none``; ``error`` is ``spec``, ``internal``
 or ``none``; ``metric_type`` a ``spec.metrics[*].type``. Histograms use upstream's buckets
-(``ExponentialBuckets(0.001, 2, 15)``). ``ControllerMetrics.render`` gives the text
-exposition format (version 0.0.4) with component-base's ``[ALPHA]`` help prefix; the lead
-serves it on ``/metrics``. Not thread-safe by design: controllers run on one event loop.
+(``ExponentialBuckets(0.001, 2, 15)``). The families are ``prometheus_client`` metrics;
+``ControllerMetrics`` is a collector the plane registers on its server's registry for
+``/metrics``, and ``render`` gives its own text exposition (version 0.0.4, Go's order via
+``podscale.api.exposition``) with component-base's ``[ALPHA]`` help prefix.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from typing import Final
+
+from prometheus_client import Counter, Histogram
+from prometheus_client.metrics_core import Metric
+
+from podscale.api.exposition import render_text
 
 __all__ = [
     "ACTION_NONE",
@@ -64,111 +69,83 @@ _HELP: Final = {
 }
 
 
-def format_value(value: float) -> str:
-    """A sample value as Go's ``strconv.FormatFloat(v, 'g', -1, 64)`` prints it."""
-    if value == float("inf"):
-        return "+Inf"
-    if value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    return repr(value)
-
-
-def _labels(names: Sequence[str], values: Sequence[str], extra: str = "") -> str:
-    pairs = [f'{n}="{v}"' for n, v in zip(names, values, strict=True)]
-    if extra:
-        pairs.append(extra)
-    return "{" + ",".join(pairs) + "}" if pairs else ""
-
-
-@dataclass(slots=True)
-class _Histogram:
-    counts: list[int] = field(default_factory=lambda: [0] * len(BUCKETS))
-    total: int = 0
-    sum: float = 0.0
-
-    def observe(self, seconds: float) -> None:
-        for index, bound in enumerate(BUCKETS):
-            if seconds <= bound:
-                self.counts[index] += 1
-        self.total += 1
-        self.sum += seconds
-
-
-@dataclass(slots=True)
-class _Family:
-    name: str
-    label_names: tuple[str, ...]
-    counters: dict[tuple[str, ...], int] = field(default_factory=dict)
-    histograms: dict[tuple[str, ...], _Histogram] = field(default_factory=dict)
-
-    def render_counter(self) -> list[str]:
-        full = _PREFIX + self.name
-        lines = [f"# HELP {full} [ALPHA] {_HELP[self.name]}", f"# TYPE {full} counter"]
-        for values, count in sorted(self.counters.items()):
-            lines.append(f"{full}{_labels(self.label_names, values)} {count}")
-        return lines
-
-    def render_histogram(self) -> list[str]:
-        full = _PREFIX + self.name
-        lines = [f"# HELP {full} [ALPHA] {_HELP[self.name]}", f"# TYPE {full} histogram"]
-        for values, histogram in sorted(self.histograms.items()):
-            for bound, count in zip(BUCKETS, histogram.counts, strict=True):
-                labels = _labels(self.label_names, values, f'le="{format_value(bound)}"')
-                lines.append(f"{full}_bucket{labels} {count}")
-            labels = _labels(self.label_names, values, 'le="+Inf"')
-            lines.append(f"{full}_bucket{labels} {histogram.total}")
-            lines.append(
-                f"{full}_sum{_labels(self.label_names, values)} {format_value(histogram.sum)}"
-            )
-            lines.append(f"{full}_count{_labels(self.label_names, values)} {histogram.total}")
-        return lines
-
-
 class ControllerMetrics:
-    """The four upstream metric families; ``observe_*`` record, ``render`` exposes."""
+    """The four upstream metric families; ``observe_*`` record, ``render`` exposes.
+
+    A ``prometheus_client`` collector: the embedded plane registers it on its server's
+    registry (``ServerState.metrics_registry``). The metrics themselves belong to no
+    registry, so several controllers (and tests) in one process never collide."""
 
     def __init__(self) -> None:
-        self._reconciliations = _Family("reconciliations_total", ("action", "error"))
-        self._reconciliation_seconds = _Family(
-            "reconciliation_duration_seconds", ("action", "error")
+        action_error = ("action", "error")
+        with_type = ("action", "error", "metric_type")
+        self._reconciliations = Counter(
+            _PREFIX + "reconciliations_total",
+            _help("reconciliations_total"),
+            action_error,
+            registry=None,
         )
-        self._computations = _Family("metric_computation_total", ("action", "error", "metric_type"))
-        self._computation_seconds = _Family(
-            "metric_computation_duration_seconds", ("action", "error", "metric_type")
+        self._reconciliation_seconds = Histogram(
+            _PREFIX + "reconciliation_duration_seconds",
+            _help("reconciliation_duration_seconds"),
+            action_error,
+            registry=None,
+            buckets=BUCKETS,
+        )
+        self._computations = Counter(
+            _PREFIX + "metric_computation_total",
+            _help("metric_computation_total"),
+            with_type,
+            registry=None,
+        )
+        self._computation_seconds = Histogram(
+            _PREFIX + "metric_computation_duration_seconds",
+            _help("metric_computation_duration_seconds"),
+            with_type,
+            registry=None,
+            buckets=BUCKETS,
+        )
+        self._families = (
+            self._reconciliations,
+            self._reconciliation_seconds,
+            self._computations,
+            self._computation_seconds,
         )
 
     def observe_reconciliation(self, action: str, error: str, seconds: float) -> None:
-        labels = (action, error)
-        counters = self._reconciliations.counters
-        counters[labels] = counters.get(labels, 0) + 1
-        self._reconciliation_seconds.histograms.setdefault(labels, _Histogram()).observe(seconds)
+        self._reconciliations.labels(action, error).inc()
+        self._reconciliation_seconds.labels(action, error).observe(seconds)
 
     def observe_metric_computation(
         self, action: str, error: str, metric_type: str, seconds: float
     ) -> None:
-        labels = (action, error, metric_type)
-        counters = self._computations.counters
-        counters[labels] = counters.get(labels, 0) + 1
-        self._computation_seconds.histograms.setdefault(labels, _Histogram()).observe(seconds)
+        self._computations.labels(action, error, metric_type).inc()
+        self._computation_seconds.labels(action, error, metric_type).observe(seconds)
 
     def reconciliations(self, action: str, error: str) -> int:
         """How many reconciliations were recorded with these labels."""
-        return self._reconciliations.counters.get((action, error), 0)
+        return self._count("reconciliations_total", {"action": action, "error": error})
 
     def metric_computations(self, action: str, error: str, metric_type: str) -> int:
-        return self._computations.counters.get((action, error, metric_type), 0)
+        labels = {"action": action, "error": error, "metric_type": metric_type}
+        return self._count("metric_computation_total", labels)
+
+    def collect(self) -> Iterable[Metric]:
+        for family in self._families:
+            yield from family.collect()
 
     def render(self) -> str:
-        """Every family with at least one sample, sorted by name as Prometheus gathers
-        them, in the text exposition format."""
-        families = [
-            (self._computation_seconds, self._computation_seconds.render_histogram),
-            (self._computations, self._computations.render_counter),
-            (self._reconciliation_seconds, self._reconciliation_seconds.render_histogram),
-            (self._reconciliations, self._reconciliations.render_counter),
-        ]
-        lines: list[str] = []
-        for family, render in sorted(families, key=lambda pair: pair[0].name):
-            if family.counters or family.histograms:
-                lines.extend(render())
-        return "\n".join(lines) + "\n" if lines else ""
+        """Every family with at least one sample, in the text exposition format."""
+        return render_text(self)
+
+    def _count(self, name: str, labels: dict[str, str]) -> int:
+        for family in self.collect():
+            for sample in family.samples:
+                if sample.name == _PREFIX + name and sample.labels == labels:
+                    return int(sample.value)
+        return 0
+
+
+def _help(name: str) -> str:
+    # component-base prefixes the help of every metric by its stability level.
+    return "[ALPHA] " + _HELP[name]

@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from podscale.api.kinds import KindInfo
+from podscale.api.timestamps import parse_time_or_none
 
 __all__ = [
     "CONDITION_TYPES",
@@ -101,12 +102,7 @@ def _int(value: Any) -> int | None:
 
 
 def _parse(text: Any) -> datetime | None:
-    if not isinstance(text, str):
-        return None
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    return parse_time_or_none(text)
 
 
 def pod_estimate(pods: Sequence[JSON], deleted_at: Any, now: datetime) -> int:

@@ -10,6 +10,8 @@ Go's ``<<-`` / ``->>`` whitespace trimming) at config load time, so a typo such 
 Printing follows Go: a list prints as ``[a b]``, a map as ``map[k:v]`` with sorted keys.
 A missing map key is an error here (Go would print ``<no value>`` into the query).
 Neighbours: ``config`` parses templates, ``queries`` and ``resources`` render them.
+Hand-written on purpose: Python's template engines (Jinja2, ``string.Template``) have
+neither Go's syntax nor its printing of values, and this subset is all the rules use.
 """
 
 from __future__ import annotations

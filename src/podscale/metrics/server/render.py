@@ -19,44 +19,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from podscale.api import Quantity
+from podscale.api.durations import format_go_duration
 from podscale.metrics.server.usage import Usage
 from podscale.store.objects import format_timestamp
 
 __all__ = ["format_go_duration", "render_node_metrics", "render_pod_metrics", "render_usage"]
 
 JSON = dict[str, Any]
-_SECOND_NS = 1_000_000_000
-
-
-def _fraction(value: int, digits: int) -> str:
-    """``value`` / 10**digits with trailing zeros (and a bare point) dropped."""
-    whole, rest = divmod(value, 10**digits)
-    if rest == 0:
-        return str(whole)
-    return f"{whole}.{rest:0{digits}d}".rstrip("0")
-
-
-def format_go_duration(value: timedelta) -> str:
-    """Go's ``time.Duration.String`` (to the microsecond a timedelta holds): ``0s``,
-    ``500ms``, ``1.5µs``, ``15s``, ``14.999s``, ``1m0s``, ``1h2m3.5s``."""
-    nanos = ((value.days * 86_400 + value.seconds) * 1_000_000 + value.microseconds) * 1000
-    sign = "-" if nanos < 0 else ""
-    nanos = abs(nanos)
-    if nanos == 0:
-        return "0s"
-    if nanos < _SECOND_NS:
-        for unit, digits in (("ms", 6), ("µs", 3)):
-            if nanos >= 10**digits:
-                return f"{sign}{_fraction(nanos, digits)}{unit}"
-        return f"{sign}{nanos}ns"
-    text = f"{_fraction(nanos % (60 * _SECOND_NS), 9)}s"
-    minutes = nanos // (60 * _SECOND_NS)
-    if minutes:
-        hours, minutes = divmod(minutes, 60)
-        text = f"{minutes}m{text}"
-        if hours:
-            text = f"{hours}h{text}"
-    return sign + text
 
 
 def render_usage(usage: Usage) -> JSON:

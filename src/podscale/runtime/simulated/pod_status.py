@@ -8,9 +8,11 @@ statuses with the kubelet's reason ``ContainersNotReady`` and message shape.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final
 
+from podscale.api import timestamps
+from podscale.api.durations import format_go_duration
 from podscale.hpa.conditions import format_time
 
 __all__ = [
@@ -31,8 +33,7 @@ MAX_BACKOFF: Final = timedelta(seconds=300)
 
 def parse_time(text: str) -> datetime:
     """An RFC 3339 ``metav1.Time`` (``...Z``) as an aware datetime."""
-    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return timestamps.parse_time(text)
 
 
 def crash_loop_backoff(restart_count: int) -> timedelta:
@@ -44,18 +45,6 @@ def crash_loop_backoff(restart_count: int) -> timedelta:
     # Bound the exponent: past a few doublings the cap applies anyway.
     doubled: timedelta = INITIAL_BACKOFF * (2 ** min(restart_count - 1, 16))
     return min(doubled, MAX_BACKOFF)
-
-
-def format_go_duration(value: timedelta) -> str:
-    """Whole seconds as Go's ``Duration.String``: ``10s``, ``1m20s``, ``5m0s``, ``1h0m0s``."""
-    total = int(value.total_seconds())
-    hours, rest = divmod(total, 3600)
-    minutes, seconds = divmod(rest, 60)
-    if hours:
-        return f"{hours}h{minutes}m{seconds}s"
-    if minutes:
-        return f"{minutes}m{seconds}s"
-    return f"{seconds}s"
 
 
 def pod_ref(pod: dict[str, Any]) -> str:

@@ -13,7 +13,6 @@ from podscale.controllers.hpa.metrics_values import (
     custom_group_resource,
     external_values,
     object_value,
-    parse_go_duration,
     pod_custom_values,
     pod_resource_values,
 )
@@ -128,21 +127,6 @@ def test_external_and_object_values() -> None:
     items = [{"value": "3", "timestamp": "2026-03-01T10:00:05Z"}, {"value": "250m"}]
     assert external_values(items) == ([3000, 250], T1)
     assert object_value([value("x", "10k")]) == (10_000_000, T0)
-
-
-@pytest.mark.parametrize(
-    ("text", "seconds"),
-    [("30s", 30), ("1m0s", 60), ("14.5s", 14.5), ("500ms", 0.5), ("1h2m3s", 3723), ("0", 0)],
-    ids=["s", "m", "fraction", "ms", "hms", "zero"],
-)
-def test_parse_go_duration(text: str, seconds: float) -> None:
-    assert parse_go_duration(text) == timedelta(seconds=seconds)
-
-
-@pytest.mark.parametrize("text", ["30", "s", "1x", "-1s"], ids=["bare", "unit", "bad-unit", "neg"])
-def test_parse_go_duration_rejects(text: str) -> None:
-    with pytest.raises(ValueError, match="invalid duration"):
-        parse_go_duration(text)
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,12 @@
-"""The HPA controller's metrics registry renders Prometheus text exposition format."""
+"""The HPA controller's metrics render as Prometheus text exposition format.
+
+Values print as ``prometheus_client`` prints them (``1.0``; Go prints ``1``) and its label
+pairs are sorted by name (``le`` among them); names, labels, help and buckets are upstream's.
+"""
 
 from __future__ import annotations
 
-import pytest
-
-from podscale.controllers.hpa.monitor import BUCKETS, ControllerMetrics, format_value
+from podscale.controllers.hpa.monitor import BUCKETS, ControllerMetrics
 
 PREFIX = "horizontal_pod_autoscaler_controller_"
 
@@ -33,29 +35,36 @@ def test_counters_and_histograms() -> None:
     )
     assert f"# TYPE {PREFIX}reconciliations_total counter" in lines
     assert f"# TYPE {PREFIX}reconciliation_duration_seconds histogram" in lines
-    assert f'{PREFIX}reconciliations_total{{action="none",error="internal"}} 1' in lines
-    assert f'{PREFIX}reconciliations_total{{action="scale_up",error="none"}} 2' in lines
+    assert f'{PREFIX}reconciliations_total{{action="none",error="internal"}} 1.0' in lines
+    assert f'{PREFIX}reconciliations_total{{action="scale_up",error="none"}} 2.0' in lines
     series = f'{PREFIX}reconciliation_duration_seconds_bucket{{action="scale_up",error="none",'
-    assert f'{series}le="0.001"}} 1' in lines
-    assert f'{series}le="0.002"}} 1' in lines
-    assert f'{series}le="0.004"}} 2' in lines
-    assert f'{series}le="16.384"}} 2' in lines
-    assert f'{series}le="+Inf"}} 2' in lines
+    assert f'{series}le="0.001"}} 1.0' in lines
+    assert f'{series}le="0.002"}} 1.0' in lines
+    assert f'{series}le="0.004"}} 2.0' in lines
+    assert f'{series}le="16.384"}} 2.0' in lines
+    assert f'{series}le="+Inf"}} 2.0' in lines
     slow = f'{PREFIX}reconciliation_duration_seconds_bucket{{action="none",error="internal",'
-    assert f'{slow}le="16.384"}} 0' in lines
-    assert f'{slow}le="+Inf"}} 1' in lines
+    assert f'{slow}le="16.384"}} 0.0' in lines
+    assert f'{slow}le="+Inf"}} 1.0' in lines
     assert (
         f'{PREFIX}reconciliation_duration_seconds_sum{{action="scale_up",error="none"}} 0.0035'
         in lines
     )
-    assert f'{PREFIX}reconciliation_duration_seconds_count{{action="none",error="internal"}} 1' in (
-        lines
+    assert (
+        f'{PREFIX}reconciliation_duration_seconds_count{{action="none",error="internal"}} 1.0'
+        in (lines)
     )
     assert (
-        f'{PREFIX}metric_computation_total{{action="none",error="none",metric_type="Resource"}} 1'
+        f'{PREFIX}metric_computation_total{{action="none",error="none",metric_type="Resource"}} 1.0'
         in lines
     )
     assert metrics.render().endswith("\n")
+    assert "_created" not in metrics.render()
+    assert (metrics.reconciliations("scale_up", "none"), metrics.reconciliations("x", "y")) == (
+        2,
+        0,
+    )
+    assert metrics.metric_computations("none", "none", "Resource") == 1
 
 
 def test_help_texts_are_upstreams() -> None:
@@ -80,14 +89,18 @@ def test_help_texts_are_upstreams() -> None:
 
 def test_buckets_are_exponential_from_a_millisecond() -> None:
     assert len(BUCKETS) == 15
-    assert [format_value(b) for b in BUCKETS[:4]] == ["0.001", "0.002", "0.004", "0.008"]
-    assert format_value(BUCKETS[-1]) == "16.384"
+    metrics = ControllerMetrics()
+    metrics.observe_reconciliation("none", "none", 0.1)
+    bounds = [
+        line.split('le="')[1].split('"')[0]
+        for line in metrics.render().splitlines()
+        if line.startswith(f"{PREFIX}reconciliation_duration_seconds_bucket")
+    ]
+    assert bounds[:4] == ["0.001", "0.002", "0.004", "0.008"]
+    assert bounds[-2:] == ["16.384", "+Inf"]
 
 
-@pytest.mark.parametrize(
-    ("value", "text"),
-    [(3.0, "3"), (0.25, "0.25"), (float("inf"), "+Inf"), (1e-05, "1e-05")],
-    ids=["integral", "fraction", "inf", "tiny"],
-)
-def test_format_value(value: float, text: str) -> None:
-    assert format_value(value) == text
+def test_two_controllers_in_one_process_do_not_share_counts() -> None:
+    first, second = ControllerMetrics(), ControllerMetrics()
+    first.observe_reconciliation("none", "none", 0.1)
+    assert (first.reconciliations("none", "none"), second.render()) == (1, "")

@@ -1,10 +1,14 @@
-"""Go duration strings (``"30s"``, ``"5m"``, ``"1h30m"``, ``"1.5h"``) as ``timedelta``.
+"""Go durations (``"30s"``, ``"5m"``, ``"1h30m"``, ``"1.5h"``) to and from ``timedelta``.
 
-Scenario files (``podscale.scenario.loader``) spell every time this way, as Kubernetes
-configuration does. The grammar and the error messages follow Go's ``time.ParseDuration``:
-an optional sign, then one or more ``<decimal><unit>`` parts with units ``ns``, ``us``
-(``µs``, ``μs``), ``ms``, ``s``, ``m``, ``h``; a bare ``"0"`` is allowed. Python's
-``timedelta`` counts microseconds, so nanoseconds are rounded to the nearest microsecond.
+``parse_go_duration`` is Go's ``time.ParseDuration``: an optional sign, then one or more
+``<decimal><unit>`` parts with units ``ns``, ``us`` (``µs``, ``μs``), ``ms``, ``s``, ``m``,
+``h``; a bare ``"0"`` is allowed; a rejected string raises ``DurationError`` with Go's
+message. ``format_go_duration`` is Go's ``Duration.String`` (``0s``, ``500ms``, ``1m0s``,
+``1h2m3.5s``). Python's ``timedelta`` counts microseconds, so parsed nanoseconds are rounded
+to the nearest microsecond. Users: scenario files and CLI flags (``podscale.scenario``,
+``podscale.cli``), the HPA's metrics windows (``podscale.controllers.hpa.metrics_values``),
+metrics-server's ``window`` (``podscale.metrics.server.render``) and the kubelet's back-off
+messages (``podscale.runtime``). Pure.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Final
 
-__all__ = ["DurationError", "parse_go_duration"]
+__all__ = ["DurationError", "format_go_duration", "parse_go_duration"]
 
 _NANOS_PER_UNIT: Final = {
     "ns": 1,
@@ -27,6 +31,7 @@ _NANOS_PER_UNIT: Final = {
 }
 # Go durations are int64 nanoseconds.
 _MAX_NANOS: Final = 2**63 - 1
+_SECOND_NS: Final = 1_000_000_000
 
 
 class DurationError(ValueError):
@@ -83,3 +88,34 @@ def parse_go_duration(text: str) -> timedelta:
     # Go truncates fractional nanoseconds; timedelta then rounds to microseconds.
     nanos = int(total)
     return timedelta(microseconds=(-nanos if negative else nanos) / 1000)
+
+
+def _fraction(value: int, digits: int) -> str:
+    """``value`` / 10**digits with trailing zeros (and a bare point) dropped."""
+    whole, rest = divmod(value, 10**digits)
+    if rest == 0:
+        return str(whole)
+    return f"{whole}.{rest:0{digits}d}".rstrip("0")
+
+
+def format_go_duration(value: timedelta) -> str:
+    """Go's ``time.Duration.String`` (to the microsecond a timedelta holds): ``0s``,
+    ``500ms``, ``1.5µs``, ``15s``, ``14.999s``, ``1m0s``, ``1h2m3.5s``."""
+    nanos = ((value.days * 86_400 + value.seconds) * 1_000_000 + value.microseconds) * 1000
+    sign = "-" if nanos < 0 else ""
+    nanos = abs(nanos)
+    if nanos == 0:
+        return "0s"
+    if nanos < _SECOND_NS:
+        for unit, digits in (("ms", 6), ("µs", 3)):
+            if nanos >= 10**digits:
+                return f"{sign}{_fraction(nanos, digits)}{unit}"
+        return f"{sign}{nanos}ns"
+    text = f"{_fraction(nanos % (60 * _SECOND_NS), 9)}s"
+    minutes = nanos // (60 * _SECOND_NS)
+    if minutes:
+        hours, minutes = divmod(minutes, 60)
+        text = f"{minutes}m{text}"
+        if hours:
+            text = f"{hours}h{text}"
+    return sign + text

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podscale.scenario.durations import DurationError, parse_go_duration
+from podscale.api.durations import DurationError, parse_go_duration
 
 
 @pytest.mark.parametrize(
