@@ -10,7 +10,26 @@ verbs), ``admission`` (defaulting, validation, strategy rules), ``selectors``, `
 ``podscale.hpa`` only.
 """
 
-from podscale.apiserver.app import create_app
-from podscale.apiserver.state import MetricsProvider
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from podscale.apiserver.app import create_app
+    from podscale.apiserver.state import MetricsProvider
 
 __all__ = ["MetricsProvider", "create_app"]
+
+
+def __getattr__(name: str) -> Any:
+    # Resolved on first use: importing a light sibling (``printing_format``, ``patch_schema``
+    # for the command line) must not import Starlette and the whole server with ``app``.
+    if name == "create_app":
+        from podscale.apiserver.app import create_app
+
+        return create_app
+    if name == "MetricsProvider":
+        from podscale.apiserver.state import MetricsProvider
+
+        return MetricsProvider
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

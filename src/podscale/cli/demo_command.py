@@ -1,31 +1,29 @@
 """``podscale demo``: parse the arguments, then call ``podscale.sim.demo``.
 
-Without a SCENARIO it plays ``examples/scenarios/php-apache-demo.yaml`` of the source tree (the
-Kubernetes HPA walkthrough: a Deployment with a CPU request and a 50% CPU HPA under a
-load that goes up, then down). ``--real-time`` plays it at wall speed next to a served API
-and writes a kubeconfig, so kubectl can watch along (``demo_real_time``).
+Without a SCENARIO it plays the bundled ``php-apache-demo`` (the Kubernetes HPA
+walkthrough: a Deployment with a CPU request and a 50% CPU HPA under a load that goes up,
+then down). SCENARIO is a scenario file or the name of a bundled one (``demo_catalog``;
+``--list`` shows them). ``--real-time`` plays it at wall speed next to a served API and
+writes a kubeconfig, so kubectl can watch along (``demo_real_time``). The simulation, the
+plot and the server are imported when the command runs, so ``podscale --help`` and the
+other commands do not pay for them.
 """
 
 from __future__ import annotations
 
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING
 
 import click
 
-import podscale
-from podscale.cli.demo_real_time import run_demo_real_time
-from podscale.sim import ScenarioError, load_scenario
-from podscale.sim.demo import DemoOutputs, run_demo
-from podscale.sim.demo_view import LiveView
+from podscale.cli.demo_catalog import DEFAULT_SCENARIO, bundled_scenario, bundled_scenarios
 
-__all__ = ["DEFAULT_SCENARIO", "demo"]
+if TYPE_CHECKING:
+    from podscale.sim.demo import DemoOutputs
 
-# src/podscale/__init__.py -> the repository root, where examples/ lives.
-DEFAULT_SCENARIO: Final = (
-    Path(podscale.__file__).resolve().parents[2] / "examples" / "scenarios" / "php-apache-demo.yaml"
-)
+__all__ = ["demo"]
 
 
 def _report(outputs: DemoOutputs) -> None:
@@ -36,10 +34,31 @@ def _report(outputs: DemoOutputs) -> None:
     click.echo(f"timeline: {outputs.timeline}")
 
 
+def _print_list() -> None:
+    scenarios = bundled_scenarios()
+    width = max(len(s.name) for s in scenarios)
+    for scenario in scenarios:
+        click.echo(f"{scenario.name:<{width}}  {scenario.description}".rstrip())
+
+
+def _scenario_file(scenario: str | None) -> AbstractContextManager[Path]:
+    """The file to play: an existing file as given, else a bundled scenario by name."""
+    if scenario is None:
+        return bundled_scenario(DEFAULT_SCENARIO)
+    path = Path(scenario)
+    if path.is_file():
+        return nullcontext(path)
+    try:
+        return bundled_scenario(scenario)
+    except KeyError:
+        raise click.ClickException(
+            f"scenario file {path} not found, and no bundled scenario is named {scenario!r}: "
+            "pass a file, or a name from podscale demo --list"
+        ) from None
+
+
 @click.command("demo")
-@click.argument(
-    "scenario", required=False, type=click.Path(dir_okay=False, path_type=Path), default=None
-)
+@click.argument("scenario", required=False, default=None)
 @click.option(
     "--output",
     "-o",
@@ -62,38 +81,48 @@ def _report(outputs: DemoOutputs) -> None:
     "[default: a fresh temporary directory].",
 )
 @click.option("--color/--no-color", default=None, help="Colour the live view [default: on a TTY].")
+@click.option("--list", "list_only", is_flag=True, help="List the bundled scenarios and exit.")
 def demo(
-    scenario: Path | None,
+    scenario: str | None,
     out_dir: Path,
     real_time: bool,
     data_dir: Path | None,
     color: bool | None,
+    list_only: bool,
 ) -> None:
     """Scale a workload under load with the HPA, on the simulated cluster, and show it.
 
-    Plays SCENARIO (default: examples/scenarios/php-apache-demo.yaml) in virtual time: the control
-    plane, controllers, metrics server and simulated kubelets run on one virtual clock, so
-    the 20 simulated minutes of the default scenario take seconds.
+    Plays SCENARIO (a scenario file, or the name of a bundled scenario; default:
+    php-apache-demo) in virtual time: the control plane, controllers, metrics server and
+    simulated kubelets run on one virtual clock, so the 20 simulated minutes of the
+    default scenario take seconds.
     """
-    path = scenario if scenario is not None else DEFAULT_SCENARIO
-    if not path.is_file():
-        raise click.ClickException(
-            f"scenario file {path} not found: pass one (see examples/scenarios/)"
-        )
-    try:
-        loaded = load_scenario(path)
-    except (ScenarioError, OSError) as err:
-        raise click.ClickException(str(err)) from None
-    view = LiveView(sys.stdout, color=color)
-    seconds = loaded.duration.total_seconds()
-    span = f"{seconds / 60:g} minutes" if seconds % 60 == 0 else f"{seconds:g} seconds"
-    if real_time:
-        click.echo(f"podscale demo: {loaded.name}, {span} at wall speed")
-        outputs = run_demo_real_time(loaded, out_dir, view=view, data_dir=data_dir)
-    else:
-        click.echo(f"podscale demo: {loaded.name}, {span} simulated")
+    if list_only:
+        _print_list()
+        return
+    # Imported here: the simulation and its plot cost about a second of imports.
+    from podscale.sim import ScenarioError, load_scenario
+    from podscale.sim.demo_view import LiveView
+
+    with _scenario_file(scenario) as path:
         try:
-            outputs = run_demo(loaded, out_dir, view=view)
-        except ValueError as err:
+            loaded = load_scenario(path)
+        except (ScenarioError, OSError) as err:
             raise click.ClickException(str(err)) from None
+        view = LiveView(sys.stdout, color=color)
+        seconds = loaded.duration.total_seconds()
+        span = f"{seconds / 60:g} minutes" if seconds % 60 == 0 else f"{seconds:g} seconds"
+        if real_time:
+            from podscale.cli.demo_real_time import run_demo_real_time
+
+            click.echo(f"podscale demo: {loaded.name}, {span} at wall speed")
+            outputs = run_demo_real_time(loaded, out_dir, view=view, data_dir=data_dir)
+        else:
+            from podscale.sim.demo import run_demo
+
+            click.echo(f"podscale demo: {loaded.name}, {span} simulated")
+            try:
+                outputs = run_demo(loaded, out_dir, view=view)
+            except ValueError as err:
+                raise click.ClickException(str(err)) from None
     _report(outputs)

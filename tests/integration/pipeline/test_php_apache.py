@@ -1,7 +1,7 @@
 """The php-apache walkthrough scenario end to end: step load -> CPU usage -> metrics server
 -> HPA controller -> Deployment -> pods, all on one virtual clock.
 
-examples/scenarios/php-apache-step.yaml: 0.5 req/s, 25 from 2m (5 pods' worth at 50%),
+The bundled php-apache-step.yaml: 0.5 req/s, 25 from 2m (5 pods' worth at 50%),
 50 from 10m (10, the maximum), 0.5 again from 18m; 20m of CPU per request, 200m requests.
 """
 
@@ -21,7 +21,14 @@ from podscale.runtime.scenario_snapshot import ScenarioSnapshot
 from podscale.runtime.virtual_time import DEFAULT_START
 from podscale.sim import load_scenario
 
-SCENARIO = Path(__file__).resolve().parents[3] / "examples" / "scenarios" / "php-apache-step.yaml"
+SCENARIO = (
+    Path(__file__).resolve().parents[3]
+    / "src"
+    / "podscale"
+    / "demo"
+    / "scenarios"
+    / "php-apache-step.yaml"
+)
 MINUTE = 60
 
 

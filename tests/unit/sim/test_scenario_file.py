@@ -23,7 +23,8 @@ from podscale.runtime.load import (
 )
 from podscale.sim import NodeSpec, ScenarioEvent, WorkloadTarget, load_scenario, parse_scenario
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "scenarios"
+# The scenarios bundled with the package (podscale.cli.demo_catalog).
+EXAMPLES = Path(__file__).resolve().parents[3] / "src" / "podscale" / "demo" / "scenarios"
 MI = 1024 * 1024
 
 DEPLOYMENT: dict[str, Any] = {

@@ -37,7 +37,7 @@ from typing import Any, Final
 from podscale.api.defaults import default_scale_down_rules, default_scale_up_rules
 from podscale.hpa.decide import Decision
 from podscale.hpa.policies import longest_policy_period
-from podscale.hpa.trace import DecisionTrace, trace_to_dict
+from podscale.hpa.trace import LAST_DECISION_ANNOTATION, DecisionTrace, trace_to_dict
 from podscale.hpa.types import Config, History, Recommendation, ScaleEvent
 
 __all__ = [
@@ -54,7 +54,6 @@ __all__ = [
 _LOG = logging.getLogger(__name__)
 JSON = dict[str, Any]
 HISTORY_ANNOTATION: Final = "autoscaling.podscale.dev/history"
-LAST_DECISION_ANNOTATION: Final = "autoscaling.podscale.dev/last-decision"
 
 
 @dataclass(frozen=True, slots=True)
