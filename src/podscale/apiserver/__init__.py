@@ -10,10 +10,7 @@ patch), ``printing`` (Tables), ``openapi`` (v2 and v3 documents, field checks),
 external metrics). At the top: ``discovery``, ``errors`` (upstream ``Status`` bodies),
 ``resources`` (URL and storage mapping), ``state`` (what every handler needs) and
 ``extensions`` (typed access to patch, printing and openapi). Layering: this package imports
-``podscale.store``, ``podscale.api`` and ``podscale.hpa`` only.
+``podscale.store``, ``podscale.api`` and ``podscale.hpa`` only. The package itself exports
+nothing, so importing a light sibling (``printing.format`` for the command line) does not
+import Starlette and the whole server.
 """
-
-from podscale.apiserver.http.app import create_app
-from podscale.apiserver.state import MetricsProvider
-
-__all__ = ["MetricsProvider", "create_app"]

@@ -24,8 +24,12 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from podscale.cli.describe_text import DescribeWriter
-from podscale.controllers.hpa.history_store import LAST_DECISION_ANNOTATION
-from podscale.hpa.trace import TraceFormatError, render_trace, trace_from_dict
+from podscale.hpa.trace import (
+    LAST_DECISION_ANNOTATION,
+    TraceFormatError,
+    render_trace,
+    trace_from_dict,
+)
 
 __all__ = ["MAX_ANNOTATION_LEN", "describe_last_decision", "write_annotations"]
 

@@ -17,9 +17,9 @@ from typing import Any, TypeVar
 
 import click
 
+from podscale.api.durations import DurationError, parse_go_duration
 from podscale.metrics.prometheus import DEFAULT_RELIST_INTERVAL, ConfigError, load_config_file
 from podscale.plane.prometheus import PrometheusOptions
-from podscale.api.durations import DurationError, parse_go_duration
 
 __all__ = ["prometheus_flags", "prometheus_settings"]
 

@@ -4,8 +4,9 @@
 Argument parsing only: each command builds a ``Target`` (``--kubeconfig``, ``--context``,
 ``-n``), opens an ``HttpApi`` and awaits one core (``resources_get``, ``describe``,
 ``resources_write``, ``apply``), then prints its ``Report`` (stdout lines, stderr lines, exit
-1 on errors), as kubectl does. ``register_resource_commands`` adds them to the ``podscale``
-group in ``podscale.cli.main``. ``TYPE NAME`` and ``TYPE/NAME`` are both accepted.
+1 on errors), as kubectl does. ``podscale.cli.main`` loads this module when one of them
+runs; each command imports its core when it runs, so ``get`` does not import the apply
+machinery nor ``describe`` the writers. ``TYPE NAME`` and ``TYPE/NAME`` are both accepted.
 """
 
 from __future__ import annotations
@@ -22,22 +23,21 @@ from urllib.parse import urlsplit
 import click
 import httpx
 
-from podscale.cli.apply import apply_manifests
-from podscale.cli.describe import describe_objects
-from podscale.cli.manifests import load_manifests
 from podscale.cli.resources_core import CommandError, Report, Target, target_from_kubeconfig
-from podscale.cli.resources_get import GetRequest, get_objects
-from podscale.cli.resources_write import (
-    CASCADE_POLICIES,
-    autoscale_object,
-    create_manifests,
-    delete_manifests,
-    delete_objects,
-    scale_object,
-)
+
+# delete's --cascade choices; the module imports only what every command here needs.
+from podscale.cli.resources_write import CASCADE_POLICIES
 from podscale.client.http import HttpApi
 
-__all__ = ["register_resource_commands"]
+__all__ = [
+    "apply_command",
+    "autoscale_command",
+    "create_command",
+    "delete_command",
+    "describe_command",
+    "get_command",
+    "scale_command",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 Core = Callable[[HttpApi, Target], Awaitable[Report]]
@@ -124,6 +124,8 @@ def get_command(
     output: str | None,
 ) -> None:
     """Display one or many resources (TYPE [NAME...])."""
+    from podscale.cli.resources_get import GetRequest, get_objects
+
     resource, names = _split_type(args)
     request = GetRequest(resource, names, all_namespaces, selector, output or "")
     _execute(kubeconfig, context, namespace, lambda api, t: get_objects(api, t, request))
@@ -136,6 +138,8 @@ def describe_command(
     args: tuple[str, ...], kubeconfig: str | None, context: str | None, namespace: str | None
 ) -> None:
     """Show details of hpa, rs, deploy or sts objects (TYPE NAME...)."""
+    from podscale.cli.describe import describe_objects
+
     resource, names = _split_type(args)
     now = datetime.now(UTC)
     _execute(
@@ -156,6 +160,8 @@ _FILE = click.option(
 
 
 def _manifests_or_fail(filename: Path | None) -> Any:
+    from podscale.cli.manifests import load_manifests
+
     if filename is None:
         raise click.UsageError("must specify -f/--filename")
     try:
@@ -172,6 +178,8 @@ def create_command(
     filename: Path | None, kubeconfig: str | None, context: str | None, namespace: str | None
 ) -> None:
     """Create resources from a file."""
+    from podscale.cli.resources_write import create_manifests
+
     manifests = _manifests_or_fail(filename)
     _execute(kubeconfig, context, namespace, lambda api, t: create_manifests(api, t, manifests))
 
@@ -183,6 +191,8 @@ def apply_command(
     filename: Path | None, kubeconfig: str | None, context: str | None, namespace: str | None
 ) -> None:
     """Apply a configuration from a file (client-side apply, like kubectl)."""
+    from podscale.cli.apply import apply_manifests
+
     manifests = _manifests_or_fail(filename)
     _execute(kubeconfig, context, namespace, lambda api, t: apply_manifests(api, t, manifests))
 
@@ -217,12 +227,16 @@ def delete_command(
 
 
 async def _delete_file(api: HttpApi, target: Target, *, manifests: Any, cascade: str) -> Report:
+    from podscale.cli.resources_write import delete_manifests
+
     return await delete_manifests(api, target, manifests, cascade)
 
 
 async def _delete_named(
     api: HttpApi, target: Target, *, resource: str, names: tuple[str, ...], cascade: str
 ) -> Report:
+    from podscale.cli.resources_write import delete_objects
+
     return await delete_objects(api, target, resource, names, cascade)
 
 
@@ -245,6 +259,8 @@ def scale_command(
     current_replicas: int | None,
 ) -> None:
     """Set a new size for a Deployment, ReplicaSet or StatefulSet (TYPE NAME)."""
+    from podscale.cli.resources_write import scale_object
+
     resource, name = _single(args)
     _execute(
         kubeconfig,
@@ -274,6 +290,8 @@ def autoscale_command(
     hpa_name: str | None,
 ) -> None:
     """Create an autoscaling/v2 HorizontalPodAutoscaler for a scalable resource (TYPE NAME)."""
+    from podscale.cli.resources_write import autoscale_object
+
     resource, name = _single(args)
     _execute(
         kubeconfig,
@@ -290,17 +308,3 @@ def autoscale_command(
             hpa_name=hpa_name,
         ),
     )
-
-
-def register_resource_commands(group: click.Group) -> None:
-    """Add the resource commands to ``group`` (the ``podscale`` CLI)."""
-    for command in (
-        get_command,
-        describe_command,
-        create_command,
-        apply_command,
-        delete_command,
-        scale_command,
-        autoscale_command,
-    ):
-        group.add_command(command)

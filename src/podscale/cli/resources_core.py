@@ -13,8 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from kubernetes.config import kube_config
-
 from podscale.api.kinds import KindInfo, find_resource
 from podscale.client.http import ApiError, HttpApi
 from podscale.client.kubeconfig import Connection, connection_from_kubeconfig
@@ -54,6 +52,9 @@ class Target:
 
 
 def _context_namespace(path: str | None, context: str | None) -> str:
+    # Imported on use, like podscale.client.kubeconfig's loader (slow to import).
+    from kubernetes.config import kube_config
+
     try:
         # The official client ships without type hints; its loader is the point of using it.
         contexts, active = kube_config.list_kube_config_contexts(config_file=path)  # type: ignore[no-untyped-call]

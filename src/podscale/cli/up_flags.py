@@ -15,10 +15,10 @@ from typing import Any, Final, TypeVar
 
 import click
 
+from podscale.api.durations import DurationError, parse_go_duration
 from podscale.controllers.hpa import DEFAULT_SYNC_PERIOD
 from podscale.hpa import Config
 from podscale.metrics.server import DEFAULT_RESOLUTION
-from podscale.api.durations import DurationError, parse_go_duration
 
 __all__ = ["hpa_flags", "hpa_settings", "node_status_flag"]
 

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kubernetes import client as k8s_client
-from kubernetes import config as k8s_config
-
 __all__ = ["Connection", "connection_from_kubeconfig"]
 
 
@@ -32,6 +29,11 @@ def connection_from_kubeconfig(path: str | None = None, context: str | None = No
     """Load ``context`` (default: the current one) from ``path`` (default: ``$KUBECONFIG``
     or ``~/.kube/config``). Raises ``kubernetes.config.ConfigException`` with the
     loader's message when the file or context is unusable."""
+    # Imported here, when a kubeconfig is read: the package takes ~0.2 s to import (it
+    # loads the whole generated client), which every command that reads no kubeconfig saves.
+    from kubernetes import client as k8s_client
+    from kubernetes import config as k8s_config
+
     configuration = k8s_client.Configuration()
     # The official client ships without type hints; its loader is the point of using it.
     k8s_config.load_kube_config(  # type: ignore[no-untyped-call]

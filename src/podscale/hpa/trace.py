@@ -14,13 +14,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from podscale.api.timestamps import parse_time
 from podscale.hpa.conditions import format_time
 from podscale.hpa.types import CalculationTrace, Recommendation
 
 __all__ = [
+    "LAST_DECISION_ANNOTATION",
     "DecisionTrace",
     "LimitTrace",
     "MetricTrace",
@@ -31,6 +32,12 @@ __all__ = [
     "trace_from_dict",
     "trace_to_dict",
 ]
+
+
+# The HPA annotation holding the last decision's trace (``trace_to_dict``, compacted): the
+# HPA controller writes it (``podscale.controllers.hpa.history_store``), ``podscale describe``
+# reads it. Defined here, with the format, so readers need not import the controller.
+LAST_DECISION_ANNOTATION: Final = "autoscaling.podscale.dev/last-decision"
 
 
 class MetricTrace(NamedTuple):

@@ -3,7 +3,7 @@
 Plain functions the CLI (``podscale.cli.main``) calls after parsing arguments:
 ``assemble_control_plane`` prepares the private data directory and the bearer token
 (``files``), opens the SQLite store, builds the API server app
-(``podscale.apiserver.create_app``) and wraps it in the ``AccessGuard``
+(``podscale.apiserver.http.app.create_app``) and wraps it in the ``AccessGuard``
 (``podscale.apiserver.auth.access``); ``UpOptions`` and ``ControlPlane`` are in ``options``;
 ``run_control_plane`` runs uvicorn and the embedded controllers (``workloads``) on one
 event loop, writes the kubeconfig once

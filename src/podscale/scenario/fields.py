@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from podscale.api.durations import DurationError, parse_go_duration
 from podscale.api.field_errors import ErrorType, FieldError, FieldPath, invalid, required
 from podscale.api.quantity import Quantity, QuantityError, parse_quantity
-from podscale.api.durations import DurationError, parse_go_duration
 
 __all__ = ["FieldReader"]
 

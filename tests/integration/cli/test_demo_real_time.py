@@ -13,7 +13,9 @@ import pytest
 
 from podscale.demo.timeline_json import read_timeline
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "php-apache"
+EXAMPLES = (
+    Path(__file__).resolve().parents[3] / "src" / "podscale" / "demo" / "scenarios" / "php-apache"
+)
 SCENARIO = """\
 apiVersion: podscale.dev/v1alpha1
 kind: Scenario

@@ -1,7 +1,7 @@
 """The php-apache walkthrough scenario end to end: step load -> CPU usage -> metrics server
 -> HPA controller -> Deployment -> pods, all on one virtual clock.
 
-examples/scenarios/php-apache-step.yaml: 0.5 req/s, 25 from 2m (5 pods' worth at 50%),
+The bundled php-apache-step.yaml: 0.5 req/s, 25 from 2m (5 pods' worth at 50%),
 50 from 10m (10, the maximum), 0.5 again from 18m; 20m of CPU per request, 200m requests.
 """
 
@@ -22,7 +22,14 @@ from podscale.scenario.loader import load_scenario
 from podscale.scenario.run import ScenarioResult, ScenarioRun, plane_for, play, run_scenario
 from podscale.scenario.snapshot import ScenarioSnapshot
 
-SCENARIO = Path(__file__).resolve().parents[3] / "examples" / "scenarios" / "php-apache-step.yaml"
+SCENARIO = (
+    Path(__file__).resolve().parents[3]
+    / "src"
+    / "podscale"
+    / "demo"
+    / "scenarios"
+    / "php-apache-step.yaml"
+)
 MINUTE = 60
 
 

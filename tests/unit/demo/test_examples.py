@@ -1,8 +1,8 @@
 """The php-apache example that ``podscale demo`` applies: the walkthrough's objects, valid.
 
-Like ``kubectl apply -f examples/php-apache/`` against the API server, each object gets
-the request's namespace (the walkthrough's manifests name none), then upstream defaulting
-and validation.
+Like ``kubectl apply -f src/podscale/demo/scenarios/php-apache/`` against the API server,
+each object gets the request's namespace (the walkthrough's manifests name none), then
+upstream defaulting and validation.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ import yaml
 
 from podscale.api import apply_defaults, validate
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "php-apache"
+EXAMPLE = (
+    Path(__file__).resolve().parents[3] / "src" / "podscale" / "demo" / "scenarios" / "php-apache"
+)
 
 
 def load(name: str) -> dict[str, Any]:
@@ -51,7 +53,7 @@ def test_example_validates_after_defaulting(file: str, api_version: str, kind: s
 
 
 def test_directory_applies_only_the_two_objects() -> None:
-    # What `kubectl apply -f examples/php-apache/` would read.
+    # What `kubectl apply -f src/podscale/demo/scenarios/php-apache/` would read.
     manifests = [p.name for p in EXAMPLE.iterdir() if p.suffix in (".yaml", ".yml", ".json")]
     assert sorted(manifests) == ["deployment.yaml", "hpa.yaml"]
 

@@ -24,7 +24,8 @@ from podscale.runtime.simulated.kubelet_state import StartupProfile
 from podscale.scenario.loader import load_scenario, parse_scenario
 from podscale.scenario.model import NodeSpec, ScenarioEvent, WorkloadTarget
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "scenarios"
+# The scenarios bundled with the package (podscale.cli.demo_catalog).
+EXAMPLES = Path(__file__).resolve().parents[3] / "src" / "podscale" / "demo" / "scenarios"
 MI = 1024 * 1024
 
 DEPLOYMENT: dict[str, Any] = {

@@ -18,9 +18,9 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from podscale.api.exposition import render_text
 import podscale.apiserver.discovery as discovery
 import podscale.apiserver.extensions as extensions
+from podscale.api.exposition import render_text
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.apiserver.auth.reviews import REVIEW_GROUP_VERSIONS
 from podscale.apiserver.errors import (

@@ -38,7 +38,7 @@ from podscale.api.defaults import default_scale_down_rules, default_scale_up_rul
 from podscale.api.timestamps import format_micro_time, parse_time
 from podscale.hpa.decide import Decision
 from podscale.hpa.policies import longest_policy_period
-from podscale.hpa.trace import DecisionTrace, trace_to_dict
+from podscale.hpa.trace import LAST_DECISION_ANNOTATION, DecisionTrace, trace_to_dict
 from podscale.hpa.types import Config, History, Recommendation, ScaleEvent
 
 __all__ = [
@@ -55,7 +55,6 @@ __all__ = [
 _LOG = logging.getLogger(__name__)
 JSON = dict[str, Any]
 HISTORY_ANNOTATION: Final = "autoscaling.podscale.dev/history"
-LAST_DECISION_ANNOTATION: Final = "autoscaling.podscale.dev/last-decision"
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,9 +14,13 @@ import pytest
 from podscale.runtime.load import TraceError, TraceRate, load_trace
 
 REPO = Path(__file__).resolve().parents[4]
-EXAMPLE_TRACES = REPO / "examples" / "traces"
 # The full-resolution traces sit in the shared folder next to the repository, when present.
 SHARED = REPO.parent / "shared" / "traces"
+# The NASA trace is bundled with the demo scenarios that play it; the Alibaba one is an example.
+EXAMPLE_TRACES = {
+    "nasa-1995-per-minute.csv": REPO / "src" / "podscale" / "demo" / "scenarios" / "traces",
+    "alibaba-genai-2026-qps.csv": REPO / "examples" / "traces",
+}
 S = timedelta(seconds=1)
 M = timedelta(minutes=1)
 
@@ -236,7 +240,7 @@ def test_trace_rate_refuses_bad_options(options: dict[str, object], message: str
     ids=["nasa-minute-0", "nasa-minute-3", "alibaba-api-first"],
 )
 def test_real_traces(name: str, request_type: str | None, t: timedelta, expected: float) -> None:
-    rate = TraceRate(EXAMPLE_TRACES / name, request_type=request_type)
+    rate = TraceRate(EXAMPLE_TRACES[name] / name, request_type=request_type)
     assert rate.rate_at(t) == pytest.approx(expected)
 
 

@@ -1,0 +1,94 @@
+"""The command line imports a command's module only when that command runs: ``podscale
+--help`` and the resource commands must not pay for the server, the simulation or the
+plot (``podscale.cli.main``). Checked on ``sys.modules`` of a fresh interpreter."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from podscale.cli.main import COMMANDS, cli, load_command
+
+HEAVY = ("matplotlib", "starlette", "uvicorn", "numpy", "podscale.apiserver")
+
+
+def imported_after(code: str) -> set[str]:
+    """The modules a fresh interpreter holds after running ``code``."""
+    probe = f"import sys, json\n{code}\nprint(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def loaded(modules: set[str], package: str) -> list[str]:
+    return sorted(m for m in modules if m == package or m.startswith(f"{package}."))
+
+
+@pytest.mark.parametrize(
+    ("code", "absent"),
+    [
+        (
+            "import podscale.cli.main",
+            (*HEAVY, "kubernetes", "podscale.scenario", "podscale.demo", "podscale.plane", "httpx"),
+        ),
+        # What `podscale get` and `podscale describe` load before they read a kubeconfig.
+        (
+            "import podscale.cli.resources, podscale.cli.resources_get, podscale.cli.describe",
+            # printing.format (a leaf of podscale.apiserver) is fine, the server is not.
+            (
+                "matplotlib",
+                "starlette",
+                "uvicorn",
+                "numpy",
+                "podscale.apiserver.http",
+                "kubernetes",
+                "podscale.scenario",
+                "podscale.plane",
+                "podscale.controllers",
+            ),
+        ),
+        (
+            "import podscale.cli.demo_command",
+            (*HEAVY, "kubernetes", "podscale.scenario", "podscale.plane"),
+        ),
+    ],
+    ids=["main", "get-and-describe", "demo-module"],
+)
+def test_module_does_not_import_heavy_packages(code: str, absent: tuple[str, ...]) -> None:
+    modules = imported_after(code)
+    assert {package: loaded(modules, package) for package in absent} == {
+        package: [] for package in absent
+    }
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS), ids=sorted(COMMANDS))
+def test_listed_command_is_the_loaded_one(name: str) -> None:
+    """The help of ``podscale --help`` (from COMMANDS) is the command's own first line."""
+    command = load_command(name)
+    assert isinstance(command, click.Command)
+    assert command.name == name
+    assert command.help is not None
+    first_line = " ".join(command.help.split("\n\n")[0].split())
+    assert COMMANDS[name].short_help == first_line
+
+
+def test_help_lists_every_command_and_unknown_ones_fail() -> None:
+    runner = CliRunner()
+    help_text = runner.invoke(cli, ["--help"]).output
+    listed = help_text.split("Commands:\n", 1)[1].split()
+    assert [word for word in listed if word in COMMANDS] == sorted(COMMANDS)
+    unknown = runner.invoke(cli, ["nope"])
+    assert unknown.exit_code == 2
+    assert "No such command 'nope'" in unknown.output
