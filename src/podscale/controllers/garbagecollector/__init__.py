@@ -1,4 +1,4 @@
-"""The garbage collector's pure decisions (issue 4 §4): ownership graph, classification, plan.
+"""The garbage collector's pure decisions: ownership graph, classification, plan.
 
 ``build_graph`` indexes a listing of objects by uid; ``plan`` returns the ordered writes
 (deletes with a propagation policy, ownerReference and finalizer removals, warning events)

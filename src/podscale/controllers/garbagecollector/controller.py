@@ -1,4 +1,4 @@
-"""The garbage collector controller: the planner applied to a live cluster (issue 4 §4).
+"""The garbage collector controller: the planner applied to a live cluster.
 
 Upstream's GarbageCollector (pkg/controller/garbagecollector/garbagecollector.go with
 graph_builder.go) as one podscale ``Controller``. Every watched kind feeds ``LiveGraph``
