@@ -9,7 +9,8 @@ and friends).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Final
 
 from podscale.api.conversion_json import (
     JSON,
@@ -29,11 +30,23 @@ __all__ = [
 ]
 
 
-def _v1_resource_spec(source: JSON, container: bool) -> JSON:
-    target = fold_keys(source.get("target"))
+def _put_quantity(out: JSON, key: str, value: Any, *, always: bool) -> None:
+    """``out[key]``: the encoded quantity; a zero one when ``always`` (a non-pointer Go
+    field), else left out when absent (a pointer with omitempty)."""
+    if always:
+        out[key] = encode_quantity(value) or ZERO_QUANTITY
+    else:
+        put_omitempty(out, key, encode_quantity(value))
+
+
+def _v1_resource(source: JSON, side: str, container: bool) -> JSON:
+    """A Resource or ContainerResource source's spec (``side`` "target") or status
+    ("current"); only the status's average value is a non-pointer field."""
+    values = fold_keys(source.get(side))
     out: JSON = {"name": source.get("name", "")}
-    put_omitempty(out, "targetAverageUtilization", target.get("averageutilization"))
-    put_omitempty(out, "targetAverageValue", encode_quantity(target.get("averagevalue")))
+    put_omitempty(out, f"{side}AverageUtilization", values.get("averageutilization"))
+    average = values.get("averagevalue")
+    _put_quantity(out, f"{side}AverageValue", average, always=side == "current")
     if container:
         out["container"] = source.get("container", "")
     return out
@@ -60,56 +73,43 @@ def _v1_pods(source: JSON, side: str) -> JSON:
     return out
 
 
+def _v1_external(source: JSON, side: str) -> JSON:
+    """An External source's spec or status; only the status's value is a non-pointer field."""
+    values, ident = fold_keys(source.get(side)), fold_keys(source.get("metric"))
+    out: JSON = {"metricName": ident.get("name", "")}
+    put_omitempty(out, "metricSelector", encode_selector(ident.get("selector")))
+    _put_quantity(out, f"{side}Value", values.get("value"), always=side == "current")
+    put_omitempty(out, f"{side}AverageValue", encode_quantity(values.get("averagevalue")))
+    return out
+
+
+# The v1 converter of each v2 source type, in v1's field order.
+_SOURCES: Final[dict[str, Callable[[JSON, str], JSON]]] = {
+    "object": _v1_object,
+    "pods": _v1_pods,
+    "resource": lambda source, side: _v1_resource(source, side, container=False),
+    "containerResource": lambda source, side: _v1_resource(source, side, container=True),
+    "external": _v1_external,
+}
+
+
+def _v1_metric(metric: JSON, side: str) -> JSON:
+    """One v2 MetricSpec (``side`` "target") or MetricStatus ("current") in v1's shape."""
+    out: JSON = {"type": metric.get("type", "")}
+    for key, convert in _SOURCES.items():
+        if isinstance(source := metric.get(key), dict):
+            out[key] = convert(source, side)
+    return out
+
+
 def convert_metric_spec_to_v1(metric: JSON) -> JSON:
     """One v2 MetricSpec in v1's old-style shape (for the metrics annotation)."""
-    out: JSON = {"type": metric.get("type", "")}
-    if isinstance(obj := metric.get("object"), dict):
-        out["object"] = _v1_object(obj, "target")
-    if isinstance(pods := metric.get("pods"), dict):
-        out["pods"] = _v1_pods(pods, "target")
-    if isinstance(resource := metric.get("resource"), dict):
-        out["resource"] = _v1_resource_spec(resource, container=False)
-    if isinstance(container := metric.get("containerResource"), dict):
-        out["containerResource"] = _v1_resource_spec(container, container=True)
-    if isinstance(external := metric.get("external"), dict):
-        target, ident = fold_keys(external.get("target")), fold_keys(external.get("metric"))
-        source = {"metricName": ident.get("name", "")}
-        put_omitempty(source, "metricSelector", encode_selector(ident.get("selector")))
-        put_omitempty(source, "targetValue", encode_quantity(target.get("value")))
-        put_omitempty(source, "targetAverageValue", encode_quantity(target.get("averagevalue")))
-        out["external"] = source
-    return out
-
-
-def _v1_resource_status(source: JSON, container: bool) -> JSON:
-    current = fold_keys(source.get("current"))
-    out: JSON = {"name": source.get("name", "")}
-    put_omitempty(out, "currentAverageUtilization", current.get("averageutilization"))
-    out["currentAverageValue"] = encode_quantity(current.get("averagevalue")) or ZERO_QUANTITY
-    if container:
-        out["container"] = source.get("container", "")
-    return out
+    return _v1_metric(metric, "target")
 
 
 def convert_metric_status_to_v1(metric: JSON) -> JSON:
     """One v2 MetricStatus in v1's old-style shape (for the current-metrics annotation)."""
-    out: JSON = {"type": metric.get("type", "")}
-    if isinstance(obj := metric.get("object"), dict):
-        out["object"] = _v1_object(obj, "current")
-    if isinstance(pods := metric.get("pods"), dict):
-        out["pods"] = _v1_pods(pods, "current")
-    if isinstance(resource := metric.get("resource"), dict):
-        out["resource"] = _v1_resource_status(resource, container=False)
-    if isinstance(container := metric.get("containerResource"), dict):
-        out["containerResource"] = _v1_resource_status(container, container=True)
-    if isinstance(external := metric.get("external"), dict):
-        current, ident = fold_keys(external.get("current")), fold_keys(external.get("metric"))
-        source = {"metricName": ident.get("name", "")}
-        put_omitempty(source, "metricSelector", encode_selector(ident.get("selector")))
-        source["currentValue"] = encode_quantity(current.get("value")) or ZERO_QUANTITY
-        put_omitempty(source, "currentAverageValue", encode_quantity(current.get("averagevalue")))
-        out["external"] = source
-    return out
+    return _v1_metric(metric, "current")
 
 
 def convert_condition_to_v1(condition: JSON) -> JSON:

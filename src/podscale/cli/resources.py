@@ -108,6 +108,18 @@ def _single(args: tuple[str, ...]) -> tuple[str, str]:
     return resource, names[0]
 
 
+def _execute_on_one(
+    args: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    core: Callable[[HttpApi, Target, str, str], Awaitable[Report]],
+) -> None:
+    """``_execute`` of ``core`` on the one object ``args`` names (TYPE NAME or TYPE/NAME)."""
+    resource, name = _single(args)
+    _execute(kubeconfig, context, namespace, lambda api, t: core(api, t, resource, name))
+
+
 @click.command("get")
 @click.argument("args", nargs=-1, required=True)
 @_connection_options
@@ -171,30 +183,43 @@ def _manifests_or_fail(filename: Path | None) -> Any:
         sys.exit(1)
 
 
-@click.command("create")
-@_FILE
-@_connection_options
-def create_command(
-    filename: Path | None, kubeconfig: str | None, context: str | None, namespace: str | None
-) -> None:
-    """Create resources from a file."""
+# A core over the manifests of ``-f`` (``create_manifests``, ``apply_manifests``).
+ManifestsCore = Callable[[HttpApi, Target, Any], Awaitable[Report]]
+
+
+def _manifests_command(name: str, doc: str, load_core: Callable[[], ManifestsCore]) -> Any:
+    """``name -f FILE``: run the core ``load_core`` imports (when the command runs) over the
+    file's manifests; ``doc`` is the command's help."""
+
+    @click.command(name, help=doc)
+    @_FILE
+    @_connection_options
+    def command(
+        filename: Path | None, kubeconfig: str | None, context: str | None, namespace: str | None
+    ) -> None:
+        core = load_core()
+        manifests = _manifests_or_fail(filename)
+        _execute(kubeconfig, context, namespace, lambda api, t: core(api, t, manifests))
+
+    return command
+
+
+def _create_core() -> ManifestsCore:
     from podscale.cli.resources_write import create_manifests
 
-    manifests = _manifests_or_fail(filename)
-    _execute(kubeconfig, context, namespace, lambda api, t: create_manifests(api, t, manifests))
+    return create_manifests
 
 
-@click.command("apply")
-@_FILE
-@_connection_options
-def apply_command(
-    filename: Path | None, kubeconfig: str | None, context: str | None, namespace: str | None
-) -> None:
-    """Apply a configuration from a file (client-side apply, like kubectl)."""
+def _apply_core() -> ManifestsCore:
     from podscale.cli.apply import apply_manifests
 
-    manifests = _manifests_or_fail(filename)
-    _execute(kubeconfig, context, namespace, lambda api, t: apply_manifests(api, t, manifests))
+    return apply_manifests
+
+
+create_command = _manifests_command("create", "Create resources from a file.", _create_core)
+apply_command = _manifests_command(
+    "apply", "Apply a configuration from a file (client-side apply, like kubectl).", _apply_core
+)
 
 
 @click.command("delete")
@@ -261,15 +286,8 @@ def scale_command(
     """Set a new size for a Deployment, ReplicaSet or StatefulSet (TYPE NAME)."""
     from podscale.cli.resources_write import scale_object
 
-    resource, name = _single(args)
-    _execute(
-        kubeconfig,
-        context,
-        namespace,
-        lambda api, t: scale_object(
-            api, t, resource, name, replicas=replicas, current_replicas=current_replicas
-        ),
-    )
+    write = functools.partial(scale_object, replicas=replicas, current_replicas=current_replicas)
+    _execute_on_one(args, kubeconfig, context, namespace, write)
 
 
 @click.command("autoscale")
@@ -292,19 +310,11 @@ def autoscale_command(
     """Create an autoscaling/v2 HorizontalPodAutoscaler for a scalable resource (TYPE NAME)."""
     from podscale.cli.resources_write import autoscale_object
 
-    resource, name = _single(args)
-    _execute(
-        kubeconfig,
-        context,
-        namespace,
-        lambda api, t: autoscale_object(
-            api,
-            t,
-            resource,
-            name,
-            max_replicas=max_replicas,
-            min_replicas=min_replicas,
-            cpu_percent=cpu_percent,
-            hpa_name=hpa_name,
-        ),
+    write = functools.partial(
+        autoscale_object,
+        max_replicas=max_replicas,
+        min_replicas=min_replicas,
+        cpu_percent=cpu_percent,
+        hpa_name=hpa_name,
     )
+    _execute_on_one(args, kubeconfig, context, namespace, write)

@@ -16,13 +16,16 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from types import UnionType
+from typing import Any, cast
 
 from podscale.api.durations import DurationError, parse_go_duration
 from podscale.api.field_errors import ErrorType, FieldError, FieldPath, invalid, required
 from podscale.api.quantity import Quantity, QuantityError, parse_quantity
 
 __all__ = ["FieldReader"]
+
+JSON = dict[str, Any]
 
 
 @dataclass
@@ -62,135 +65,110 @@ class FieldReader:
             self.errors.append(required(path.child(key)))
         return value
 
-    def string(
-        self, obj: dict[str, Any], key: str, path: FieldPath, *, need: bool = False
-    ) -> str | None:
+    def _typed(
+        self,
+        obj: dict[str, Any],
+        key: str,
+        path: FieldPath,
+        need: bool,
+        accepted: type | UnionType,
+        expected: str,
+    ) -> Any:
+        """The value when present and an instance of ``accepted`` (a bool only when asked for),
+        else None with the error recorded (``must be of type <expected>``)."""
         value = self._get(obj, key, path, need)
         if value is None:
             return None
-        if not isinstance(value, str):
-            self.type_error(path.child(key), value, "string")
-            return None
-        if need and not value:
-            self.errors.append(required(path.child(key)))
+        if not isinstance(value, accepted) or (isinstance(value, bool) and accepted is not bool):
+            self.type_error(path.child(key), value, expected)
             return None
         return value
 
+    def _signed(self, field_path: FieldPath, value: Any, sign: int, *, positive: bool) -> bool:
+        """Whether a value whose sign is ``sign`` (-1, 0, 1) is >= 0 (> 0 when ``positive``);
+        the error is recorded when it is not."""
+        if positive and sign <= 0:
+            self.errors.append(invalid(field_path, value, "must be greater than 0"))
+            return False
+        if sign < 0:
+            detail = "must be greater than or equal to 0"
+            self.errors.append(invalid(field_path, value, detail))
+            return False
+        return True
+
+    def string(
+        self, obj: dict[str, Any], key: str, path: FieldPath, *, need: bool = False
+    ) -> str | None:
+        value = self._typed(obj, key, path, need, str, "string")
+        if need and value == "":
+            self.errors.append(required(path.child(key)))
+            return None
+        return cast("str | None", value)
+
     def boolean(self, obj: dict[str, Any], key: str, path: FieldPath) -> bool | None:
-        value = obj.get(key)
-        if value is None:
-            return None
-        if not isinstance(value, bool):
-            self.type_error(path.child(key), value, "boolean")
-            return None
-        return value
+        return cast("bool | None", self._typed(obj, key, path, False, bool, "boolean"))
 
     def integer(
         self, obj: dict[str, Any], key: str, path: FieldPath, *, need: bool = False, minimum: int
     ) -> int | None:
-        value = self._get(obj, key, path, need)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.type_error(path.child(key), value, "integer")
-            return None
-        if value < minimum:
+        value = self._typed(obj, key, path, need, int, "integer")
+        if value is not None and value < minimum:
             detail = f"must be greater than or equal to {minimum}"
             self.errors.append(invalid(path.child(key), value, detail))
             return None
-        return value
+        return cast("int | None", value)
 
     def number(
-        self,
-        obj: dict[str, Any],
-        key: str,
-        path: FieldPath,
-        *,
-        need: bool = False,
-        positive: bool = False,
+        self, obj: JSON, key: str, path: FieldPath, *, need: bool = False, positive: bool = False
     ) -> float | None:
         """A finite number, >= 0 (> 0 when ``positive``)."""
-        value = self._get(obj, key, path, need)
+        value = self._typed(obj, key, path, need, int | float, "number")
         if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            self.type_error(path.child(key), value, "number")
             return None
         if not math.isfinite(value):
             self.errors.append(invalid(path.child(key), str(value), "must be a finite number"))
             return None
-        if positive and value <= 0:
-            self.errors.append(invalid(path.child(key), value, "must be greater than 0"))
-            return None
-        if value < 0:
-            detail = "must be greater than or equal to 0"
-            self.errors.append(invalid(path.child(key), value, detail))
-            return None
-        return float(value)
+        sign = (value > 0) - (value < 0)
+        return (
+            float(value) if self._signed(path.child(key), value, sign, positive=positive) else None
+        )
 
     def duration(
-        self,
-        obj: dict[str, Any],
-        key: str,
-        path: FieldPath,
-        *,
-        need: bool = False,
-        positive: bool = False,
+        self, obj: JSON, key: str, path: FieldPath, *, need: bool = False, positive: bool = False
     ) -> timedelta | None:
         """A Go duration string, >= 0 (> 0 when ``positive``)."""
-        value = self._get(obj, key, path, need)
+        value = self._typed(obj, key, path, need, str, "string")
         if value is None:
-            return None
-        if not isinstance(value, str):
-            self.type_error(path.child(key), value, "string")
             return None
         try:
             parsed = parse_go_duration(value)
         except DurationError as err:
             self.errors.append(invalid(path.child(key), value, str(err)))
             return None
-        if positive and parsed <= timedelta(0):
-            self.errors.append(invalid(path.child(key), value, "must be greater than 0"))
-            return None
-        if parsed < timedelta(0):
-            detail = "must be greater than or equal to 0"
-            self.errors.append(invalid(path.child(key), value, detail))
-            return None
-        return parsed
+        sign = (parsed > timedelta(0)) - (parsed < timedelta(0))
+        return parsed if self._signed(path.child(key), value, sign, positive=positive) else None
 
     def quantity(
         self, obj: dict[str, Any], key: str, path: FieldPath, *, positive: bool = False
     ) -> Quantity | None:
         """A resource quantity (string or bare number), >= 0 (> 0 when ``positive``)."""
-        value = obj.get(key)
+        value = self._typed(obj, key, path, False, str | int | float, "string")
         if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, str | int | float):
-            self.type_error(path.child(key), value, "string")
             return None
         try:
             parsed = parse_quantity(value)
         except QuantityError as err:
             self.errors.append(invalid(path.child(key), value, str(err)))
             return None
-        if positive and parsed.sign() <= 0:
-            self.errors.append(invalid(path.child(key), value, "must be greater than 0"))
-            return None
-        if parsed.sign() < 0:
-            detail = "must be greater than or equal to 0"
-            self.errors.append(invalid(path.child(key), value, detail))
-            return None
-        return parsed
+        signed = self._signed(path.child(key), value, parsed.sign(), positive=positive)
+        return parsed if signed else None
 
     def sequence(
         self, obj: dict[str, Any], key: str, path: FieldPath, *, need: bool = False
     ) -> list[Any]:
         """A list (empty when absent; a required one must not be empty)."""
-        value = self._get(obj, key, path, need)
+        value: list[Any] | None = self._typed(obj, key, path, need, list, "array")
         if value is None:
-            return []
-        if not isinstance(value, list):
-            self.type_error(path.child(key), value, "array")
             return []
         if need and not value:
             self.errors.append(required(path.child(key)))

@@ -85,24 +85,29 @@ def _step(r: FieldReader, obj: dict[str, Any], path: FieldPath, _: Path) -> Rate
     return StepRate(tuple(steps)) if ok and steps else None
 
 
-def _ramp(r: FieldReader, obj: dict[str, Any], path: FieldPath, _: Path) -> RateSource | None:
-    start_rate = r.number(obj, "from", path, need=True)
-    end_rate = r.number(obj, "to", path, need=True)
-    over = r.duration(obj, "over", path, need=True, positive=True)
-    begin = r.duration(obj, "start", path)
-    if start_rate is None or end_rate is None or over is None:
-        return None
-    return RampRate(start_rate, end_rate, over, begin or timedelta(0))
+def _curve(
+    fields: tuple[str, str, str, str],
+    build: Callable[[float, float, timedelta, timedelta], RateSource],
+) -> _Reader:
+    """The reader of a curve given by two numbers, a period (> 0) and an optional offset: the
+    four field names in that order (``ramp``: from, to, over, start; ``sine``: base,
+    amplitude, period, phase)."""
+    first, second, period, offset = fields
+
+    def read(r: FieldReader, obj: dict[str, Any], path: FieldPath, _: Path) -> RateSource | None:
+        a = r.number(obj, first, path, need=True)
+        b = r.number(obj, second, path, need=True)
+        span = r.duration(obj, period, path, need=True, positive=True)
+        shift = r.duration(obj, offset, path)
+        if a is None or b is None or span is None:
+            return None
+        return build(a, b, span, shift or timedelta(0))
+
+    return read
 
 
-def _sine(r: FieldReader, obj: dict[str, Any], path: FieldPath, _: Path) -> RateSource | None:
-    base = r.number(obj, "base", path, need=True)
-    amplitude = r.number(obj, "amplitude", path, need=True)
-    period = r.duration(obj, "period", path, need=True, positive=True)
-    phase = r.duration(obj, "phase", path)
-    if base is None or amplitude is None or period is None:
-        return None
-    return SineRate(base, amplitude, period, phase or timedelta(0))
+_RAMP: Final = ("from", "to", "over", "start")
+_SINE: Final = ("base", "amplitude", "period", "phase")
 
 
 def _trace(r: FieldReader, obj: dict[str, Any], path: FieldPath, base: Path) -> RateSource | None:
@@ -131,8 +136,8 @@ def _trace(r: FieldReader, obj: dict[str, Any], path: FieldPath, base: Path) -> 
 _LOAD_TYPES: Final[dict[str, tuple[tuple[str, ...], _Reader]]] = {
     "constant": (("rate",), _constant),
     "step": (("steps",), _step),
-    "ramp": (("from", "to", "over", "start"), _ramp),
-    "sine": (("base", "amplitude", "period", "phase"), _sine),
+    "ramp": (_RAMP, _curve(_RAMP, RampRate)),
+    "sine": (_SINE, _curve(_SINE, SineRate)),
     "trace": (("path", "requestType", "timeScale", "offset", "loop", "rateScale"), _trace),
 }
 LOAD_TYPES: Final = tuple(sorted(_LOAD_TYPES))

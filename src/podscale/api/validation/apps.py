@@ -31,16 +31,14 @@ from podscale.api.validation.apps_workload import (
     JSON,
     SPEC,
     read_int,
-    validate_replica_counters,
     validate_replica_set_template,
+    validate_replica_status_update,
     validate_selector_and_template,
-    validate_status_counts,
     validate_workload,
     validate_workload_update,
 )
 from podscale.api.validation.objectmeta import (
     validate_nonnegative,
-    validate_object_meta_update,
 )
 
 __all__ = [
@@ -75,25 +73,7 @@ def validate_replica_set_update(new: JSON, old: JSON) -> list[FieldError]:
 
 
 def validate_replica_set_status_update(new: JSON, old: JSON) -> list[FieldError]:
-    errors = validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})
-    status = new.get("status") or {}
-    errors.extend(
-        validate_status_counts(
-            status,
-            (
-                "replicas",
-                "fullyLabeledReplicas",
-                "readyReplicas",
-                "availableReplicas",
-                "observedGeneration",
-            ),
-        )
-    )
-    errors.extend(
-        validate_replica_counters(
-            status,
-            ("fullyLabeledReplicas", "readyReplicas", "availableReplicas"),
-            "cannot be greater than readyReplicas",
-        )
-    )
-    return errors
+    bounded = ("fullyLabeledReplicas", "readyReplicas", "availableReplicas")
+    counts = ("replicas", *bounded, "observedGeneration")
+    ready = "cannot be greater than readyReplicas"
+    return validate_replica_status_update(new, old, counts, bounded, ready)

@@ -24,16 +24,15 @@ from podscale.api.validation.apps_workload import (
     validate_collision_count,
     validate_int_or_percent,
     validate_percent_at_most_100,
-    validate_replica_counters,
     validate_replica_set_template,
+    validate_replica_status_update,
     validate_selector_and_template,
-    validate_status_counts,
+    validate_strategy,
     validate_workload,
     validate_workload_update,
 )
 from podscale.api.validation.objectmeta import (
     validate_nonnegative,
-    validate_object_meta_update,
 )
 
 __all__ = [
@@ -60,21 +59,17 @@ def _validate_rolling_update(rolling: JSON, path: FieldPath) -> list[FieldError]
 
 
 def _validate_strategy(strategy: JSON) -> list[FieldError]:
+    def with_recreate(path: FieldPath, _: object) -> FieldError:
+        return forbidden(path, "may not be specified when strategy `type` is 'Recreate'")
+
+    def unknown(path: FieldPath, value: JSON) -> FieldError:
+        return not_supported(path, value, ("Recreate", "RollingUpdate"))
+
+    def rolling_rules(rolling: JSON | None, path: FieldPath) -> list[FieldError]:
+        return _validate_rolling_update(rolling or {}, path)
+
     path = SPEC.child("strategy")
-    kind = strategy.get("type") or "RollingUpdate"
-    rolling = strategy.get("rollingUpdate")
-    if kind == "Recreate":
-        if rolling is not None:
-            return [
-                forbidden(
-                    path.child("rollingUpdate"),
-                    "may not be specified when strategy `type` is 'Recreate'",
-                )
-            ]
-        return []
-    if kind == "RollingUpdate":
-        return _validate_rolling_update(rolling or {}, path.child("rollingUpdate"))
-    return [not_supported(path, dict(strategy), ("Recreate", "RollingUpdate"))]
+    return validate_strategy(strategy, path, ("Recreate", with_recreate), unknown, rolling_rules)
 
 
 def _validate_deployment_spec(spec: JSON) -> list[FieldError]:
@@ -106,19 +101,12 @@ def validate_deployment_update(new: JSON, old: JSON) -> list[FieldError]:
 
 
 def validate_deployment_status_update(new: JSON, old: JSON) -> list[FieldError]:
-    errors = validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})
-    status = new.get("status") or {}
     counts = ["observedGeneration", "replicas", "updatedReplicas", "readyReplicas"]
     counts += ["availableReplicas", "unavailableReplicas"]
-    if status.get("collisionCount") is not None:
+    if (new.get("status") or {}).get("collisionCount") is not None:
         counts.append("collisionCount")
-    errors.extend(validate_status_counts(status, counts))
-    errors.extend(
-        validate_replica_counters(
-            status,
-            ("updatedReplicas", "readyReplicas", "availableReplicas"),
-            "cannot be greater than readyReplicas",
-        )
-    )
+    bounded = ("updatedReplicas", "readyReplicas", "availableReplicas")
+    ready = "cannot be greater than readyReplicas"
+    errors = validate_replica_status_update(new, old, counts, bounded, ready)
     errors.extend(validate_collision_count(new, old))
     return errors

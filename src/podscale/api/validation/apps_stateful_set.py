@@ -23,9 +23,9 @@ from podscale.api.validation.apps_workload import (
     validate_collision_count,
     validate_int_or_percent,
     validate_percent_at_most_100,
-    validate_replica_counters,
+    validate_replica_status,
     validate_selector_and_template,
-    validate_status_counts,
+    validate_strategy,
     validate_workload_template,
 )
 from podscale.api.validation.names import (
@@ -59,34 +59,31 @@ def _stateful_set_template_metadata(template: JSON, path: FieldPath) -> list[Fie
     return errors
 
 
-def _validate_stateful_set_strategy(strategy: JSON) -> list[FieldError]:
-    path = SPEC.child("updateStrategy")
-    kind = strategy.get("type") or "RollingUpdate"
-    rolling = strategy.get("rollingUpdate")
-    if kind == "OnDelete":
-        if rolling is not None:
-            return [
-                invalid(
-                    path.child("rollingUpdate"),
-                    rolling,
-                    "only allowed for updateStrategy 'RollingUpdate'",
-                )
-            ]
-        return []
-    if kind != "RollingUpdate":
-        return [invalid(path, dict(strategy), "must be 'RollingUpdate' or 'OnDelete'")]
+def _validate_stateful_set_rolling(rolling: JSON | None, path: FieldPath) -> list[FieldError]:
     if rolling is None:
         return []
-    rolling_path = path.child("rollingUpdate")
-    errors = validate_nonnegative(read_int(rolling, "partition"), rolling_path.child("partition"))
+    errors = validate_nonnegative(read_int(rolling, "partition"), path.child("partition"))
     if "maxUnavailable" in rolling and rolling["maxUnavailable"] is not None:
         value = rolling["maxUnavailable"]
-        max_path = rolling_path.child("maxUnavailable")
+        max_path = path.child("maxUnavailable")
         errors.extend(validate_int_or_percent(value, max_path))
         if read_int_or_percent(value) == 0:
             errors.append(invalid(max_path, value, "cannot be 0"))
         errors.extend(validate_percent_at_most_100(value, max_path))
     return errors
+
+
+def _validate_stateful_set_strategy(strategy: JSON) -> list[FieldError]:
+    def with_on_delete(path: FieldPath, rolling: object) -> FieldError:
+        return invalid(path, rolling, "only allowed for updateStrategy 'RollingUpdate'")
+
+    def unknown(path: FieldPath, value: JSON) -> FieldError:
+        return invalid(path, value, "must be 'RollingUpdate' or 'OnDelete'")
+
+    path = SPEC.child("updateStrategy")
+    return validate_strategy(
+        strategy, path, ("OnDelete", with_on_delete), unknown, _validate_stateful_set_rolling
+    )
 
 
 def _validate_stateful_set_spec(spec: JSON) -> list[FieldError]:
@@ -171,14 +168,9 @@ def validate_stateful_set_status_update(new: JSON, old: JSON) -> list[FieldError
     for optional in ("observedGeneration", "collisionCount"):
         if status.get(optional) is not None:
             counts.append(optional)
-    errors = validate_status_counts(status, counts)
-    errors.extend(
-        validate_replica_counters(
-            status,
-            ("readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas"),
-            "cannot be greater than status.readyReplicas",
-        )
-    )
+    bounded = ("readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas")
+    ready = "cannot be greater than status.readyReplicas"
+    errors = validate_replica_status(status, counts, bounded, ready)
     errors.extend(validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {}))
     errors.extend(validate_collision_count(new, old))
     return errors

@@ -46,11 +46,13 @@ __all__ = [
     "validate_int_or_percent",
     "validate_not_above",
     "validate_percent_at_most_100",
-    "validate_replica_counters",
     "validate_replica_set_template",
+    "validate_replica_status",
+    "validate_replica_status_update",
     "validate_selector_and_template",
     "validate_selector_immutable",
     "validate_status_counts",
+    "validate_strategy",
     "validate_workload",
     "validate_workload_template",
     "validate_workload_update",
@@ -164,14 +166,26 @@ def validate_not_above(
     ]
 
 
-def validate_replica_counters(
-    status: JSON, below_replicas: tuple[str, ...], ready_detail: str
+def validate_replica_status(
+    status: JSON, counts: Sequence[str], below_replicas: tuple[str, ...], ready_detail: str
 ) -> list[FieldError]:
-    """The counters ``below_replicas`` may not exceed ``status.replicas`` nor
-    ``availableReplicas`` the ready count; ``ready_detail`` words the latter, which upstream
-    words differently per kind."""
-    errors = validate_not_above(status, below_replicas, "replicas", TOO_MANY)
+    """The ``counts`` must be non-negative, the counters ``below_replicas`` may not exceed
+    ``status.replicas`` nor ``availableReplicas`` the ready count; ``ready_detail`` words the
+    latter, which upstream words differently per kind."""
+    errors = validate_status_counts(status, counts)
+    errors.extend(validate_not_above(status, below_replicas, "replicas", TOO_MANY))
     errors.extend(validate_not_above(status, ("availableReplicas",), "readyReplicas", ready_detail))
+    return errors
+
+
+def validate_replica_status_update(
+    new: JSON, old: JSON, counts: Sequence[str], below_replicas: tuple[str, ...], ready_detail: str
+) -> list[FieldError]:
+    """A ReplicaSet's or Deployment's status update: the metadata, then
+    ``validate_replica_status`` of the new status."""
+    errors = validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})
+    status = new.get("status") or {}
+    errors.extend(validate_replica_status(status, counts, below_replicas, ready_detail))
     return errors
 
 
@@ -183,6 +197,27 @@ def validate_collision_count(new: JSON, old: JSON) -> list[FieldError]:
         value = new_count if new_count is not None else 0
         return [invalid(STATUS.child("collisionCount"), value, "cannot be decremented")]
     return []
+
+
+def validate_strategy(
+    strategy: JSON,
+    path: FieldPath,
+    other: tuple[str, Callable[[FieldPath, Any], FieldError]],
+    unknown: Callable[[FieldPath, JSON], FieldError],
+    rolling_rules: Callable[[JSON | None, FieldPath], list[FieldError]],
+) -> list[FieldError]:
+    """A workload's update strategy: ``RollingUpdate`` (the default) checked by
+    ``rolling_rules`` on its ``rollingUpdate``, or the kind's other type ``other[0]``
+    (Recreate, OnDelete), for which a ``rollingUpdate`` is ``other[1]``'s error; any other
+    type is ``unknown``'s. The texts and error types differ per kind upstream."""
+    kind = strategy.get("type") or "RollingUpdate"
+    rolling = strategy.get("rollingUpdate")
+    other_type, with_rolling = other
+    if kind == other_type:
+        return [] if rolling is None else [with_rolling(path.child("rollingUpdate"), rolling)]
+    if kind != "RollingUpdate":
+        return [unknown(path, dict(strategy))]
+    return rolling_rules(rolling, path.child("rollingUpdate"))
 
 
 def validate_int_or_percent(value: Any, path: FieldPath) -> list[FieldError]:

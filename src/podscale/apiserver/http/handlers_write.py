@@ -4,10 +4,13 @@ Shells over ``operations.create_object``/``update_object``/``patch_object`` (whi
 ``admission`` pipeline and write through the store) and ``operations.binding.create_binding``:
 read the options and the body (413 for a too-large one), call the operation, answer 201/200
 with the object (a Success ``Status`` for a binding) and one ``Warning`` header per warning
-(unknown fields under ``fieldValidation=Warn``).
+(unknown fields under ``fieldValidation=Warn``). ``write_named`` is the one shell for a write
+to a named object; ``subresources`` runs its status, scale and finalize writes through it too.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -22,6 +25,7 @@ from podscale.apiserver.resources import Target
 from podscale.apiserver.state import ServerState, json_response
 
 __all__ = [
+    "NamedWrite",
     "create_binding",
     "create_object",
     "encoded_body",
@@ -29,6 +33,12 @@ __all__ = [
     "respond",
     "update_object",
     "warning_headers",
+    "write_named",
+]
+
+# An operation writing one named object: (state, info, namespace, name, body, options).
+NamedWrite = Callable[
+    [ServerState, KindInfo, str | None, str, EncodedBody, admission.WriteOptions], Written
 ]
 
 
@@ -59,34 +69,36 @@ async def create_object(
     return respond(operations.create_object(state, info, target.namespace, body, options), 201)
 
 
+async def write_named(
+    write: NamedWrite,
+    state: ServerState,
+    request: Request,
+    info: KindInfo,
+    target: Target,
+    status_code: int = 200,
+) -> Response:
+    """Run ``write`` on the object ``target`` names with the request's options and body.
+
+    The options are read before the body, so a bad query is refused before a large body is."""
+    options = admission.write_options(request)
+    body = await encoded_body(request)
+    written = write(state, info, target.namespace, target.name or "", body, options)
+    return respond(written, status_code)
+
+
 async def update_object(
     state: ServerState, request: Request, info: KindInfo, target: Target
 ) -> Response:
-    options = admission.write_options(request)
-    body = await encoded_body(request)
-    written = operations.update_object(
-        state, info, target.namespace, target.name or "", body, options
-    )
-    return respond(written, 200)
+    return await write_named(operations.update_object, state, request, info, target)
 
 
 async def patch_object(
     state: ServerState, request: Request, info: KindInfo, target: Target
 ) -> Response:
-    options = admission.write_options(request)
-    patch = await encoded_body(request)
-    written = operations.patch_object(
-        state, info, target.namespace, target.name or "", patch, options
-    )
-    return respond(written, 200)
+    return await write_named(operations.patch_object, state, request, info, target)
 
 
 async def create_binding(
     state: ServerState, request: Request, info: KindInfo, target: Target
 ) -> Response:
-    options = admission.write_options(request)
-    body = await encoded_body(request)
-    written = operations_binding.create_binding(
-        state, info, target.namespace, target.name or "", body, options
-    )
-    return respond(written, 201)
+    return await write_named(operations_binding.create_binding, state, request, info, target, 201)

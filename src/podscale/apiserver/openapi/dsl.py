@@ -18,6 +18,7 @@ __all__ = [
     "Schema",
     "apps",
     "array",
+    "atomic_array",
     "autoscaling_v1",
     "autoscaling_v2",
     "boolean",
@@ -125,6 +126,11 @@ def array(
     if strategy:
         schema["x-kubernetes-patch-strategy"] = strategy
     return _described(schema, description)
+
+
+def atomic_array(items: Schema, description: str = "") -> Schema:
+    """A list replaced as a whole on merge (``x-kubernetes-list-type: atomic``)."""
+    return array(items, description, list_type="atomic")
 
 
 def merge_list(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from podscale.apiserver.openapi.dsl import (
     Schema,
-    array,
+    atomic_array,
     boolean,
     core,
     integer,
@@ -36,10 +36,6 @@ def policy(name: str) -> str:
 
 def coordination(name: str) -> str:
     return f"io.k8s.api.coordination.v1.{name}"
-
-
-def _atomic(items: Schema, description: str) -> Schema:
-    return array(items, description, list_type="atomic")
 
 
 def _config_schemas() -> dict[str, Schema]:
@@ -85,7 +81,7 @@ def _config_schemas() -> dict[str, Schema]:
                 "secrets": merge_list(
                     core("ObjectReference"), "Secrets the account's pods may use (legacy)."
                 ),
-                "imagePullSecrets": _atomic(
+                "imagePullSecrets": atomic_array(
                     ref(core("LocalObjectReference")), "Secrets pods of this account pull with."
                 ),
                 "automountServiceAccountToken": boolean("Whether pods mount an API token."),
@@ -110,18 +106,20 @@ def _service_spec() -> Schema:
             "ports": ports,
             "selector": selector,
             "clusterIP": string("The virtual IP; allocated when empty, None for headless."),
-            "clusterIPs": _atomic(string(), "The virtual IPs, one per IP family."),
+            "clusterIPs": atomic_array(string(), "The virtual IPs, one per IP family."),
             "type": string("ClusterIP, NodePort, LoadBalancer or ExternalName."),
-            "externalIPs": _atomic(string(), "Extra IPs nodes accept traffic for."),
+            "externalIPs": atomic_array(string(), "Extra IPs nodes accept traffic for."),
             "sessionAffinity": string("ClientIP or None."),
             "loadBalancerIP": string("Deprecated: a load balancer address to ask for."),
-            "loadBalancerSourceRanges": _atomic(string(), "Client ranges a load balancer allows."),
+            "loadBalancerSourceRanges": atomic_array(
+                string(), "Client ranges a load balancer allows."
+            ),
             "externalName": string("The DNS name an ExternalName Service aliases."),
             "externalTrafficPolicy": string("Cluster or Local, for external traffic."),
             "healthCheckNodePort": integer("Node port of the health check (Local policy)."),
             "publishNotReadyAddresses": boolean("Publish endpoints of pods that are not ready."),
             "sessionAffinityConfig": ref(core("SessionAffinityConfig"), "Affinity settings."),
-            "ipFamilies": _atomic(string(), "IPv4 and/or IPv6, in order of the cluster IPs."),
+            "ipFamilies": atomic_array(string(), "IPv4 and/or IPv6, in order of the cluster IPs."),
             "ipFamilyPolicy": string("SingleStack, PreferDualStack or RequireDualStack."),
             "allocateLoadBalancerNodePorts": boolean("Allocate node ports for a LoadBalancer."),
             "loadBalancerClass": string("The load balancer implementation to use."),
@@ -177,7 +175,7 @@ def _service_schemas() -> dict[str, Schema]:
         core("LoadBalancerStatus"): struct(
             "A load balancer's state.",
             {
-                "ingress": _atomic(
+                "ingress": atomic_array(
                     ref(core("LoadBalancerIngress")), "Where the load balancer listens."
                 )
             },
@@ -188,7 +186,7 @@ def _service_schemas() -> dict[str, Schema]:
                 "ip": string("IP address."),
                 "hostname": string("DNS name."),
                 "ipMode": string("VIP or Proxy."),
-                "ports": _atomic(ref(core("PortStatus")), "Per-port state."),
+                "ports": atomic_array(ref(core("PortStatus")), "Per-port state."),
             },
         ),
         core("PortStatus"): struct(

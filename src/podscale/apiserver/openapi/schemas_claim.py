@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from podscale.apiserver.openapi.dsl import (
     Schema,
-    array,
+    atomic_array,
     core,
     map_of,
     merge_list,
@@ -23,10 +23,6 @@ from podscale.apiserver.openapi.schemas_meta import QUANTITY
 from podscale.apiserver.openapi.schemas_pod_status import condition
 
 __all__ = ["claim_schemas"]
-
-
-def _atomic(item: Schema, description: str) -> Schema:
-    return array(item, description, list_type="atomic")
 
 
 def claim_schemas() -> dict[str, Schema]:
@@ -46,7 +42,9 @@ def claim_schemas() -> dict[str, Schema]:
         core("PersistentVolumeClaimSpec"): struct(
             "Requested storage characteristics.",
             {
-                "accessModes": _atomic(string(), "ReadWriteOnce, ReadOnlyMany, ReadWriteMany..."),
+                "accessModes": atomic_array(
+                    string(), "ReadWriteOnce, ReadOnlyMany, ReadWriteMany..."
+                ),
                 "selector": ref(meta("LabelSelector"), "Selects volumes to bind to."),
                 "resources": ref(core("VolumeResourceRequirements"), "Requested size."),
                 "volumeName": string("Binds to this persistent volume."),
@@ -61,7 +59,7 @@ def claim_schemas() -> dict[str, Schema]:
             "Observed state of a claim.",
             {
                 "phase": string("Pending, Bound or Lost."),
-                "accessModes": _atomic(string(), "Access modes of the bound volume."),
+                "accessModes": atomic_array(string(), "Access modes of the bound volume."),
                 "capacity": map_of(ref(QUANTITY), "Capacity of the bound volume."),
                 "allocatedResources": map_of(ref(QUANTITY), "Resources allocated to the claim."),
                 "allocatedResourceStatuses": string_map("State of each resource being resized."),

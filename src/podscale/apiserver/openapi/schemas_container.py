@@ -14,23 +14,18 @@ from podscale.apiserver.openapi.dsl import (
     boolean,
     core,
     integer,
-    map_of,
     merge_list,
     ref,
     string,
     struct,
 )
-from podscale.apiserver.openapi.schemas_meta import QUANTITY
+from podscale.apiserver.openapi.schemas_meta import QUANTITY, quantity_map
 
 __all__ = ["container_schemas"]
 
 
 def _strings(description: str) -> Schema:
     return array(string(), description, list_type="atomic")
-
-
-def _quantities(description: str) -> Schema:
-    return map_of(ref(QUANTITY), description)
 
 
 def _container() -> Schema:
@@ -203,8 +198,8 @@ def container_schemas() -> dict[str, Schema]:
         core("ResourceRequirements"): struct(
             "Compute resources of a container (or pod).",
             {
-                "limits": _quantities("Maximum amount of each resource allowed."),
-                "requests": _quantities("Amount of each resource reserved; the HPA's base."),
+                "limits": quantity_map("Maximum amount of each resource allowed."),
+                "requests": quantity_map("Amount of each resource reserved; the HPA's base."),
                 "claims": merge_list(
                     core("ResourceClaim"), "Dynamic resource claims used.", strategy=""
                 ),

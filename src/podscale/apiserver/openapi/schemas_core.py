@@ -17,14 +17,13 @@ from podscale.apiserver.openapi.dsl import (
     integer,
     kind_header,
     list_kind,
-    map_of,
     merge_list,
     meta,
     ref,
     string,
     struct,
 )
-from podscale.apiserver.openapi.schemas_meta import QUANTITY
+from podscale.apiserver.openapi.schemas_meta import quantity_map
 from podscale.apiserver.openapi.schemas_pod_status import condition
 
 __all__ = ["core_schemas"]
@@ -40,10 +39,6 @@ def _kind(description: str, kind: str, spec: str, status: str) -> Schema:
         },
         gvk=("", "v1", kind),
     )
-
-
-def _quantities(description: str) -> Schema:
-    return map_of(ref(QUANTITY), description)
 
 
 def _pod_schemas() -> dict[str, Schema]:
@@ -101,8 +96,8 @@ def _node_schemas() -> dict[str, Schema]:
         core("NodeStatus"): struct(
             "Observed state of a node.",
             {
-                "capacity": _quantities("Total resources of the node."),
-                "allocatable": _quantities("Resources available to pods."),
+                "capacity": quantity_map("Total resources of the node."),
+                "allocatable": quantity_map("Resources available to pods."),
                 "phase": string("Deprecated."),
                 "conditions": merge_list(
                     core("NodeCondition"), "Node conditions (Ready...).", key="type"

@@ -15,6 +15,7 @@ from podscale.apiserver.openapi.dsl import (
     array,
     boolean,
     integer,
+    map_of,
     merge_list,
     meta,
     ref,
@@ -23,10 +24,16 @@ from podscale.apiserver.openapi.dsl import (
     struct,
 )
 
-__all__ = ["INT_OR_STRING", "QUANTITY", "meta_schemas"]
+__all__ = ["INT_OR_STRING", "QUANTITY", "meta_schemas", "quantity_map"]
 
 QUANTITY: Final = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 INT_OR_STRING: Final = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
+
+
+def quantity_map(description: str) -> Schema:
+    """A map of resource name to Quantity (requests, limits, capacity)."""
+    return map_of(ref(QUANTITY), description)
+
 
 # DeleteOptions and Status are accepted and returned by every served group-version.
 _SHARED_GVKS: Final = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from podscale.apiserver.openapi.dsl import (
     Schema,
-    array,
+    atomic_array,
     boolean,
     core,
     integer,
@@ -23,10 +23,6 @@ from podscale.apiserver.openapi.dsl import (
 from podscale.apiserver.openapi.schemas_meta import QUANTITY
 
 __all__ = ["pod_spec_schemas"]
-
-
-def _atomic(item: Schema, description: str) -> Schema:
-    return array(item, description, list_type="atomic")
 
 
 def _pod_spec() -> Schema:
@@ -70,12 +66,12 @@ def _pod_spec() -> Schema:
             "subdomain": string("Subdomain, giving the FQDN hostname.subdomain.ns.svc."),
             "affinity": ref(core("Affinity"), "Node and pod (anti-)affinity constraints."),
             "schedulerName": string("Scheduler to dispatch the pod to."),
-            "tolerations": _atomic(ref(core("Toleration")), "Taints the pod tolerates."),
+            "tolerations": atomic_array(ref(core("Toleration")), "Taints the pod tolerates."),
             "hostAliases": merge_list(core("HostAlias"), "Extra /etc/hosts entries.", key="ip"),
             "priorityClassName": string("Name of the pod's PriorityClass."),
             "priority": integer("Priority value, resolved from the priority class."),
             "dnsConfig": ref(core("PodDNSConfig"), "Extra DNS parameters."),
-            "readinessGates": _atomic(
+            "readinessGates": atomic_array(
                 ref(core("PodReadinessGate")), "Extra conditions required for readiness."
             ),
             "runtimeClassName": string("RuntimeClass used to run the pod."),
@@ -115,12 +111,12 @@ def _pod_security_context() -> Schema:
             "runAsUser": integer("UID to run entrypoints as.", fmt="int64"),
             "runAsGroup": integer("GID to run entrypoints as.", fmt="int64"),
             "runAsNonRoot": boolean("Refuse to start containers running as root."),
-            "supplementalGroups": _atomic(
+            "supplementalGroups": atomic_array(
                 integer(fmt="int64"), "Extra groups for the first process."
             ),
             "supplementalGroupsPolicy": string("Merge or Strict."),
             "fsGroup": integer("Group owning the pod's volumes.", fmt="int64"),
-            "sysctls": _atomic(ref(core("Sysctl")), "Namespaced sysctls to set."),
+            "sysctls": atomic_array(ref(core("Sysctl")), "Namespaced sysctls to set."),
             "fsGroupChangePolicy": string("OnRootMismatch or Always."),
             "seccompProfile": ref(core("SeccompProfile"), "Seccomp profile for containers."),
             "appArmorProfile": ref(core("AppArmorProfile"), "AppArmor profile for containers."),
@@ -132,17 +128,17 @@ def _pod_security_context() -> Schema:
 def _node_affinity_schemas() -> dict[str, Schema]:
     node_selector = struct(
         "Node selector terms; a node matches if any term matches.",
-        {"nodeSelectorTerms": _atomic(ref(core("NodeSelectorTerm")), "ORed terms.")},
+        {"nodeSelectorTerms": atomic_array(ref(core("NodeSelectorTerm")), "ORed terms.")},
         required=("nodeSelectorTerms",),
     )
     node_selector["x-kubernetes-map-type"] = "atomic"
     term = struct(
         "Node requirements that are ANDed.",
         {
-            "matchExpressions": _atomic(
+            "matchExpressions": atomic_array(
                 ref(core("NodeSelectorRequirement")), "Requirements on node labels."
             ),
-            "matchFields": _atomic(
+            "matchFields": atomic_array(
                 ref(core("NodeSelectorRequirement")), "Requirements on node fields."
             ),
         },
@@ -155,7 +151,7 @@ def _node_affinity_schemas() -> dict[str, Schema]:
                 "requiredDuringSchedulingIgnoredDuringExecution": ref(
                     core("NodeSelector"), "Hard requirement checked at scheduling time."
                 ),
-                "preferredDuringSchedulingIgnoredDuringExecution": _atomic(
+                "preferredDuringSchedulingIgnoredDuringExecution": atomic_array(
                     ref(core("PreferredSchedulingTerm")), "Weighted soft preferences."
                 ),
             },
@@ -167,7 +163,7 @@ def _node_affinity_schemas() -> dict[str, Schema]:
             {
                 "key": string("Label key."),
                 "operator": string("The operator."),
-                "values": _atomic(string(), "Values to compare with."),
+                "values": atomic_array(string(), "Values to compare with."),
             },
             required=("key", "operator"),
         ),
@@ -187,10 +183,10 @@ def _pod_affinity_schemas() -> dict[str, Schema]:
         return struct(
             description,
             {
-                "requiredDuringSchedulingIgnoredDuringExecution": _atomic(
+                "requiredDuringSchedulingIgnoredDuringExecution": atomic_array(
                     ref(core("PodAffinityTerm")), "Hard requirements."
                 ),
-                "preferredDuringSchedulingIgnoredDuringExecution": _atomic(
+                "preferredDuringSchedulingIgnoredDuringExecution": atomic_array(
                     ref(core("WeightedPodAffinityTerm")), "Weighted soft preferences."
                 ),
             },
@@ -211,11 +207,11 @@ def _pod_affinity_schemas() -> dict[str, Schema]:
             "Pods (selected by labels and namespaces) sharing a topology domain.",
             {
                 "labelSelector": ref(meta("LabelSelector"), "Selects the other pods."),
-                "namespaces": _atomic(string(), "Namespaces the selector applies to."),
+                "namespaces": atomic_array(string(), "Namespaces the selector applies to."),
                 "topologyKey": string("Node label naming the topology domain."),
                 "namespaceSelector": ref(meta("LabelSelector"), "Selects namespaces."),
-                "matchLabelKeys": _atomic(string(), "Pod label keys added to the selector."),
-                "mismatchLabelKeys": _atomic(string(), "Pod label keys excluded by value."),
+                "matchLabelKeys": atomic_array(string(), "Pod label keys added to the selector."),
+                "mismatchLabelKeys": atomic_array(string(), "Pod label keys excluded by value."),
             },
             required=("topologyKey",),
         ),
@@ -246,15 +242,15 @@ def _misc_schemas() -> dict[str, Schema]:
         ),
         core("HostAlias"): struct(
             "An /etc/hosts entry.",
-            {"ip": string("IP address."), "hostnames": _atomic(string(), "Host names.")},
+            {"ip": string("IP address."), "hostnames": atomic_array(string(), "Host names.")},
             required=("ip",),
         ),
         core("PodDNSConfig"): struct(
             "DNS parameters merged into the generated resolv.conf.",
             {
-                "nameservers": _atomic(string(), "Name server IPs."),
-                "searches": _atomic(string(), "Search domains."),
-                "options": _atomic(ref(core("PodDNSConfigOption")), "Resolver options."),
+                "nameservers": atomic_array(string(), "Name server IPs."),
+                "searches": atomic_array(string(), "Search domains."),
+                "options": atomic_array(ref(core("PodDNSConfigOption")), "Resolver options."),
             },
         ),
         core("PodDNSConfigOption"): struct(
@@ -275,7 +271,7 @@ def _misc_schemas() -> dict[str, Schema]:
                 "minDomains": integer("Minimum number of eligible domains."),
                 "nodeAffinityPolicy": string("Honor or Ignore."),
                 "nodeTaintsPolicy": string("Honor or Ignore."),
-                "matchLabelKeys": _atomic(string(), "Pod label keys added to the selector."),
+                "matchLabelKeys": atomic_array(string(), "Pod label keys added to the selector."),
             },
             required=("maxSkew", "topologyKey", "whenUnsatisfiable"),
         ),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from podscale.apiserver.openapi.dsl import (
     Schema,
-    array,
+    atomic_array,
     boolean,
     core,
     integer,
@@ -27,10 +27,6 @@ from podscale.apiserver.openapi.schemas_volume_legacy import (
 )
 
 __all__ = ["volume_schemas"]
-
-
-def _atomic(item: Schema, description: str) -> Schema:
-    return array(item, description, list_type="atomic")
 
 
 _MODE = "File mode bits (octal 0644 is 420 in JSON)."
@@ -61,7 +57,7 @@ def _volume() -> Schema:
 
 
 def _items() -> Schema:
-    return _atomic(ref(core("KeyToPath")), "Keys to project and the paths they go to.")
+    return atomic_array(ref(core("KeyToPath")), "Keys to project and the paths they go to.")
 
 
 def _source_schemas() -> dict[str, Schema]:
@@ -103,7 +99,7 @@ def _source_schemas() -> dict[str, Schema]:
         core("DownwardAPIVolumeSource"): struct(
             "Exposes pod fields as files.",
             {
-                "items": _atomic(ref(core("DownwardAPIVolumeFile")), "Files to create."),
+                "items": atomic_array(ref(core("DownwardAPIVolumeFile")), "Files to create."),
                 "defaultMode": integer(_MODE),
             },
         ),
@@ -186,7 +182,7 @@ def _projection_schemas() -> dict[str, Schema]:
         core("ProjectedVolumeSource"): struct(
             "Several volume sources projected into one directory.",
             {
-                "sources": _atomic(ref(core("VolumeProjection")), "The projections."),
+                "sources": atomic_array(ref(core("VolumeProjection")), "The projections."),
                 "defaultMode": integer(_MODE),
             },
         ),
@@ -225,7 +221,7 @@ def _projection_schemas() -> dict[str, Schema]:
         ),
         core("DownwardAPIProjection"): struct(
             "Pod information in a projected volume.",
-            {"items": _atomic(ref(core("DownwardAPIVolumeFile")), "Files to create.")},
+            {"items": atomic_array(ref(core("DownwardAPIVolumeFile")), "Files to create.")},
         ),
         core("ServiceAccountTokenProjection"): struct(
             "A service account token file.",

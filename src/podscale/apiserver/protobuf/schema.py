@@ -1,10 +1,15 @@
-"""Message schemas for protobuf decoding, built from the field tables of ``protobuf_schemas_*``.
+"""Message schemas for protobuf decoding, built from the field tables of ``protobuf.schemas_*``.
 
 The tables are compact strings (one per message, generated from upstream's descriptors by
 scripts/gen_protobuf_schemas.py); this module parses them once, at import, into linked
 ``MessageSpec`` objects that ``protobuf.decode`` walks, and names the message of each kind
 the API server decodes (``ROOTS``). A table naming an unknown type code or message fails
 the import, so a regenerated table cannot silently lose fields.
+
+The notation of the tables (from the descriptors kubectl 1.33 embeds): per message, tokens
+``number:jsonName:type[:GoName]``; ``*`` repeated, ``?`` pointer, ``+`` inline (embedded),
+``{key:value}`` a map; type codes in ``TYPE_CODES``, other names are messages
+(``package.Name`` outside the message's own package).
 """
 
 from __future__ import annotations

@@ -79,32 +79,10 @@ class ControllerMetrics:
     def __init__(self) -> None:
         action_error = ("action", "error")
         with_type = ("action", "error", "metric_type")
-        self._reconciliations = Counter(
-            _PREFIX + "reconciliations_total",
-            _help("reconciliations_total"),
-            action_error,
-            registry=None,
-        )
-        self._reconciliation_seconds = Histogram(
-            _PREFIX + "reconciliation_duration_seconds",
-            _help("reconciliation_duration_seconds"),
-            action_error,
-            registry=None,
-            buckets=BUCKETS,
-        )
-        self._computations = Counter(
-            _PREFIX + "metric_computation_total",
-            _help("metric_computation_total"),
-            with_type,
-            registry=None,
-        )
-        self._computation_seconds = Histogram(
-            _PREFIX + "metric_computation_duration_seconds",
-            _help("metric_computation_duration_seconds"),
-            with_type,
-            registry=None,
-            buckets=BUCKETS,
-        )
+        self._reconciliations = _counter("reconciliations_total", action_error)
+        self._reconciliation_seconds = _histogram("reconciliation_duration_seconds", action_error)
+        self._computations = _counter("metric_computation_total", with_type)
+        self._computation_seconds = _histogram("metric_computation_duration_seconds", with_type)
         self._families = (
             self._reconciliations,
             self._reconciliation_seconds,
@@ -149,3 +127,11 @@ class ControllerMetrics:
 def _help(name: str) -> str:
     # component-base prefixes the help of every metric by its stability level.
     return "[ALPHA] " + _HELP[name]
+
+
+def _counter(name: str, labels: tuple[str, ...]) -> Counter:
+    return Counter(_PREFIX + name, _help(name), labels, registry=None)
+
+
+def _histogram(name: str, labels: tuple[str, ...]) -> Histogram:
+    return Histogram(_PREFIX + name, _help(name), labels, registry=None, buckets=BUCKETS)
