@@ -102,6 +102,9 @@ def test_token_kubeconfig_does_not_import_kubernetes(tmp_path: Path, args: tuple
     assert "podscale.cli.resources_core" in modules  # the command ran
     assert "podscale.client.kubeconfig_reader" in modules
     assert loaded(modules, "kubernetes") == []
+    # podscale.api and podscale.store resolve their names on use: kinds alone is enough.
+    assert "podscale.api.validation" not in modules
+    assert "podscale.store.sqlite" not in modules
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS), ids=sorted(COMMANDS))
