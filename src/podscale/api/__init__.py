@@ -8,22 +8,66 @@
 - ``field_errors``: ``FieldError`` and the 422 ``Status`` built from them.
 
 Objects are Kubernetes JSON (``dict``); nothing here changes an object it is given.
+
+The names below resolve on first use (``__getattr__``): importing one submodule, such as
+``podscale.api.kinds`` for the command line, does not import validation, defaulting and
+conversion with it.
 """
 
-from podscale.api.conversion import convert_hpa, hpa_v1_to_v2, hpa_v2_to_v1
-from podscale.api.defaults import apply_defaults
-from podscale.api.feature_gates import DEFAULT_FEATURE_GATES, parse_feature_gates
-from podscale.api.field_errors import FieldError, invalid_status
-from podscale.api.kinds import KindInfo, all_kinds, find_resource, kind_for, resource_for
-from podscale.api.quantity import Quantity, QuantityError, format_milli, parse_quantity
-from podscale.api.selectors import (
-    Selector,
-    SelectorError,
-    label_selector_to_string,
-    parse_selector,
-    selector_from_label_selector,
-)
-from podscale.api.validation import validate
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from podscale.api.conversion import convert_hpa, hpa_v1_to_v2, hpa_v2_to_v1
+    from podscale.api.defaults import apply_defaults
+    from podscale.api.feature_gates import DEFAULT_FEATURE_GATES, parse_feature_gates
+    from podscale.api.field_errors import FieldError, invalid_status
+    from podscale.api.kinds import KindInfo, all_kinds, find_resource, kind_for, resource_for
+    from podscale.api.quantity import Quantity, QuantityError, format_milli, parse_quantity
+    from podscale.api.selectors import (
+        Selector,
+        SelectorError,
+        label_selector_to_string,
+        parse_selector,
+        selector_from_label_selector,
+    )
+    from podscale.api.validation import validate
+
+_EXPORTS: dict[str, str] = {
+    "DEFAULT_FEATURE_GATES": "podscale.api.feature_gates",
+    "FieldError": "podscale.api.field_errors",
+    "KindInfo": "podscale.api.kinds",
+    "Quantity": "podscale.api.quantity",
+    "QuantityError": "podscale.api.quantity",
+    "Selector": "podscale.api.selectors",
+    "SelectorError": "podscale.api.selectors",
+    "all_kinds": "podscale.api.kinds",
+    "apply_defaults": "podscale.api.defaults",
+    "convert_hpa": "podscale.api.conversion",
+    "find_resource": "podscale.api.kinds",
+    "format_milli": "podscale.api.quantity",
+    "hpa_v1_to_v2": "podscale.api.conversion",
+    "hpa_v2_to_v1": "podscale.api.conversion",
+    "invalid_status": "podscale.api.field_errors",
+    "kind_for": "podscale.api.kinds",
+    "label_selector_to_string": "podscale.api.selectors",
+    "parse_feature_gates": "podscale.api.feature_gates",
+    "parse_quantity": "podscale.api.quantity",
+    "parse_selector": "podscale.api.selectors",
+    "resource_for": "podscale.api.kinds",
+    "selector_from_label_selector": "podscale.api.selectors",
+    "validate": "podscale.api.validation",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
 
 __all__ = [
     "DEFAULT_FEATURE_GATES",

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from podscale.api.kinds import KindInfo, find_resource
+from podscale.client.connection import Connection
 from podscale.client.http import ApiError, HttpApi
-from podscale.client.kubeconfig import Connection, connection_from_kubeconfig
+from podscale.client.kubeconfig import load_kubeconfig
 
 __all__ = [
     "TABLE_ACCEPT",
@@ -51,32 +52,16 @@ class Target:
     namespace: str
 
 
-def _context_namespace(path: str | None, context: str | None) -> str:
-    # Imported on use, like podscale.client.kubeconfig's loader (slow to import).
-    from kubernetes.config import kube_config
-
-    try:
-        # The official client ships without type hints; its loader is the point of using it.
-        contexts, active = kube_config.list_kube_config_contexts(config_file=path)  # type: ignore[no-untyped-call]
-    except Exception:  # the connection loader already reported a broken file
-        return "default"
-    chosen = active
-    if context is not None:
-        chosen = next((c for c in contexts if c.get("name") == context), active)
-    namespace = ((chosen or {}).get("context") or {}).get("namespace")
-    return str(namespace) if namespace else "default"
-
-
 def target_from_kubeconfig(
     path: str | None, context: str | None, namespace: str | None = None
 ) -> Target:
     """The kubeconfig's server and credentials; the namespace is ``namespace``, else the
     context's, else ``default`` (kubectl's order). CommandError when the file is unusable."""
     try:
-        connection = connection_from_kubeconfig(path, context)
-    except Exception as err:  # ConfigException, OSError, YAML errors: all user-facing
+        selection = load_kubeconfig(path, context)
+    except Exception as err:  # KubeconfigError, OSError, YAML errors: all user-facing
         raise CommandError(f"error: {err}") from None
-    return Target(connection, namespace or _context_namespace(path, context))
+    return Target(selection.connection, namespace or selection.namespace or "default")
 
 
 def resolve_kind(name: str) -> KindInfo:

@@ -11,7 +11,6 @@ cluster through this transport.
 from __future__ import annotations
 
 import builtins
-import ssl
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,10 +18,11 @@ import httpx
 import orjson
 
 from podscale.api.kinds import KindInfo
+from podscale.client.connection import Connection
 from podscale.client.informer import Gone
-from podscale.client.kubeconfig import Connection
 from podscale.client.listwatch import ApiListWatcher
 from podscale.client.paths import resource_path
+from podscale.client.tls_context import ssl_verify, tls_extensions
 from podscale.store.interface import Preconditions
 
 __all__ = ["ApiError", "HttpApi", "HttpListWatcher"]
@@ -67,15 +67,11 @@ class HttpApi:
         headers = {"Accept": "application/json", "User-Agent": "podscale"}
         if connection.authorization:
             headers["Authorization"] = connection.authorization
-        verify: bool | ssl.SSLContext = connection.verify
-        if connection.verify and (connection.ca_file or connection.cert_file):
-            verify = ssl.create_default_context(cafile=connection.ca_file)
-            if connection.cert_file:
-                verify.load_cert_chain(connection.cert_file, connection.key_file)
+        self._extensions = tls_extensions(connection)
         self._client = httpx.AsyncClient(
             base_url=connection.server,
             headers=headers,
-            verify=verify,
+            verify=ssl_verify(connection),
             timeout=timeout,
             transport=transport,
         )
@@ -105,7 +101,12 @@ class HttpApi:
         if accept is not None:
             headers["Accept"] = accept
         response = await self._client.request(
-            method, path, params=params, content=content, headers=headers or None
+            method,
+            path,
+            params=params,
+            content=content,
+            headers=headers or None,
+            extensions=self._extensions or None,
         )
         _raise_for(response, response.content)
         return orjson.loads(response.content) if response.content else {}
@@ -216,7 +217,10 @@ class HttpApi:
             params["sendInitialEvents"] = "true" if send_initial_events else "false"
             params["resourceVersionMatch"] = "NotOlderThan"
         path = resource_path(kind, namespace)
-        async with self._client.stream("GET", path, params=params, timeout=None) as response:
+        stream = self._client.stream(
+            "GET", path, params=params, timeout=None, extensions=self._extensions or None
+        )
+        async with stream as response:
             if response.status_code >= 400:
                 content = await response.aread()
                 if response.status_code == 410:

@@ -3,27 +3,65 @@
 ``memory.MemoryStore`` and ``sqlite.SqliteStore`` share one engine (``engine``) built from
 pure metadata rules (``objects``), list paging (``listing``) and watch fan-out
 (``watchhub``). ``clock.SystemClock`` is the production clock.
+
+The names below resolve on first use (``__getattr__``): importing one submodule, such as
+``podscale.store.interface`` for the HTTP client, does not import the rest of the package.
 """
 
-from podscale.store.clock import SystemClock
-from podscale.store.errors import BackendError, InvalidContinueError
-from podscale.store.interface import (
-    AlreadyExistsError,
-    Clock,
-    ConflictError,
-    DeleteResult,
-    EventType,
-    ExpiredError,
-    ListResult,
-    NotFoundError,
-    Preconditions,
-    Store,
-    StoreError,
-    Watch,
-    WatchEvent,
-)
-from podscale.store.memory import MemoryStore
-from podscale.store.sqlite import SqliteStore
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from podscale.store.clock import SystemClock
+    from podscale.store.errors import BackendError, InvalidContinueError
+    from podscale.store.interface import (
+        AlreadyExistsError,
+        Clock,
+        ConflictError,
+        DeleteResult,
+        EventType,
+        ExpiredError,
+        ListResult,
+        NotFoundError,
+        Preconditions,
+        Store,
+        StoreError,
+        Watch,
+        WatchEvent,
+    )
+    from podscale.store.memory import MemoryStore
+    from podscale.store.sqlite import SqliteStore
+
+_EXPORTS: dict[str, str] = {
+    "AlreadyExistsError": "podscale.store.interface",
+    "BackendError": "podscale.store.errors",
+    "Clock": "podscale.store.interface",
+    "ConflictError": "podscale.store.interface",
+    "DeleteResult": "podscale.store.interface",
+    "EventType": "podscale.store.interface",
+    "ExpiredError": "podscale.store.interface",
+    "InvalidContinueError": "podscale.store.errors",
+    "ListResult": "podscale.store.interface",
+    "MemoryStore": "podscale.store.memory",
+    "NotFoundError": "podscale.store.interface",
+    "Preconditions": "podscale.store.interface",
+    "SqliteStore": "podscale.store.sqlite",
+    "Store": "podscale.store.interface",
+    "StoreError": "podscale.store.interface",
+    "SystemClock": "podscale.store.clock",
+    "Watch": "podscale.store.interface",
+    "WatchEvent": "podscale.store.interface",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
 
 __all__ = [
     "AlreadyExistsError",

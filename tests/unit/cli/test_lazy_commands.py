@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
@@ -71,6 +72,39 @@ def test_module_does_not_import_heavy_packages(code: str, absent: tuple[str, ...
     assert {package: loaded(modules, package) for package in absent} == {
         package: [] for package in absent
     }
+
+
+TOKEN_KUBECONFIG = """\
+apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u, namespace: default}}]
+current-context: x
+"""
+
+
+@pytest.mark.parametrize(
+    "args", [("get", "pods"), ("describe", "hpa", "web")], ids=["get", "describe"]
+)
+def test_token_kubeconfig_does_not_import_kubernetes(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """podscale reads a token kubeconfig itself (``podscale.client.kubeconfig_reader``): the
+    ``kubernetes`` package's loader, 0.25 s of imports, is for exec and auth-provider users."""
+    path = tmp_path / "kubeconfig"
+    path.write_text(TOKEN_KUBECONFIG)
+    command = [*args, "--kubeconfig", str(path)]
+    code = (
+        "from podscale.cli.main import cli\n"
+        f"try:\n    cli({command!r}, standalone_mode=False)\n"
+        "except BaseException as err:\n    print(type(err).__name__, err, file=sys.stderr)"
+    )
+    modules = imported_after(code)
+    assert "podscale.cli.resources_core" in modules  # the command ran
+    assert "podscale.client.kubeconfig_reader" in modules
+    assert loaded(modules, "kubernetes") == []
+    # podscale.api and podscale.store resolve their names on use: kinds alone is enough.
+    assert "podscale.api.validation" not in modules
+    assert "podscale.store.sqlite" not in modules
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS), ids=sorted(COMMANDS))
