@@ -62,7 +62,7 @@ class ServerState:
     # registry per server, never prometheus_client's global one, so that several planes in
     # one process (tests) do not collide.
     metrics_registry: CollectorRegistry = field(default_factory=CollectorRegistry)
-    # Large LISTs and watch replays run here, off the loop and a few at a time (``fairness``).
+    # Large LISTs and watch replays run here, off the loop and one at a time (``fairness``).
     heavy_work: HeavyWork = field(default_factory=HeavyWork)
     # Service cluster IP and node port ranges (``--service-cluster-ip-range`` and
     # ``--service-node-port-range`` of podscale up).

@@ -30,6 +30,7 @@ from podscale.apiserver.auth.access import LOOPBACK_HOSTS, AccessGuard
 from podscale.apiserver.auth.tls import ensure_certificates
 from podscale.apiserver.discovery import version_info
 from podscale.apiserver.http.app import create_app
+from podscale.apiserver.http.fairness import shorten_switch_interval
 from podscale.apiserver.http.server import HTTP_PROTOCOL, bind_socket
 from podscale.apiserver.registry.bootstrap import ensure_system_namespaces
 from podscale.client.inprocess import InProcessApi
@@ -235,6 +236,7 @@ def run_control_plane(
             for line in usage_lines(url, kubeconfig, authenticated=plane.token is not None):
                 announce(line)
 
+        shorten_switch_interval()  # heavy requests run on a thread (``fairness``)
         config = uvicorn.Config(
             plane.app,
             http=HTTP_PROTOCOL,

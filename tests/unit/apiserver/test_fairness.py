@@ -5,6 +5,7 @@ boundaries, with selectors and Tables)."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -12,7 +13,12 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from podscale.apiserver.http.fairness import REPLAY_BATCH, HeavyWork
+from podscale.apiserver.http.fairness import (
+    REPLAY_BATCH,
+    SWITCH_INTERVAL,
+    HeavyWork,
+    shorten_switch_interval,
+)
 from podscale.store.memory import MemoryStore
 
 JSON = dict[str, Any]
@@ -177,3 +183,20 @@ def test_a_large_list_is_complete_as_json_and_as_a_table(
     assert [row["cells"][0] for row in table["rows"]] == names
     bad = client.get(RS, headers={"accept": TABLE_ACCEPT}, params={"includeObject": "All"})
     assert bad.status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [(0.005, SWITCH_INTERVAL), (SWITCH_INTERVAL, SWITCH_INTERVAL), (0.0002, 0.0002)],
+    ids=["default-is-shortened", "already-short", "shorter-is-kept"],
+)
+def test_serving_shortens_the_switch_interval_never_lengthens_it(
+    before: float, after: float
+) -> None:
+    saved = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(before)
+        shorten_switch_interval()
+        assert sys.getswitchinterval() == pytest.approx(after)
+    finally:
+        sys.setswitchinterval(saved)

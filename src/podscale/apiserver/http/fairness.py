@@ -8,7 +8,8 @@ more seats than a GET and queues the excess. ``HeavyWork`` is the same idea, sma
 work runs on worker threads (so the loop keeps serving between the interpreter's thread
 switches) and at most ``slots`` of it at a time (so a burst of large LISTs queues instead of
 multiplying the threads the loop competes with for the GIL). Requests that are not heavy
-never wait for it.
+never wait for it. A serving process also shortens the interpreter's switch interval, so
+the loop waits at most about a millisecond for the lock a heavy thread holds.
 
 Used by ``handlers_read`` (LIST bodies and Tables) and ``watch`` (the initial replay of a
 watch from resourceVersion "" or "0"); ``app.create_app`` makes one per server
@@ -19,20 +20,40 @@ protect from itself, and virtual time must not wait for threads.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable
 from typing import Final, ParamSpec, TypeVar
 
-__all__ = ["DEFAULT_HEAVY_SLOTS", "REPLAY_BATCH", "HeavyWork"]
+__all__ = [
+    "DEFAULT_HEAVY_SLOTS",
+    "REPLAY_BATCH",
+    "SWITCH_INTERVAL",
+    "HeavyWork",
+    "shorten_switch_interval",
+]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
-# Two slots keep both cores of a small machine busy with heavy work while the loop, the
-# third contender for the interpreter lock, still gets it within one switch interval (5 ms).
-DEFAULT_HEAVY_SLOTS: Final = 2
+# One slot: a second heavy thread only competes for the same interpreter lock (the work is
+# Python, not I/O), and each contender lengthens the loop's wait for it. Measured in
+# bench/apiserver.py (docs/performance.md): small-request p99 during 10 concurrent LISTs of
+# 5,000 pods 104 ms with two slots, 59 ms with one, at the same LIST throughput.
+DEFAULT_HEAVY_SLOTS: Final = 1
+# How long a thread may hold the interpreter lock while another waits for it. CPython's
+# default is 5 ms; the loop thread asks for the lock several times per request, so a
+# server with heavy work on a thread shortens it (``shorten_switch_interval``).
+SWITCH_INTERVAL: Final = 0.001
 # Watch replays are encoded this many events at a time: a few ms of work per batch, large
 # enough that the thread hop (~50 µs) is noise.
 REPLAY_BATCH: Final = 500
+
+
+def shorten_switch_interval() -> None:
+    """Make the interpreter hand its lock over within ``SWITCH_INTERVAL`` (process-wide;
+    never lengthens a shorter setting). Called when a server starts serving."""
+    if sys.getswitchinterval() > SWITCH_INTERVAL:
+        sys.setswitchinterval(SWITCH_INTERVAL)
 
 
 class HeavyWork:

@@ -26,6 +26,7 @@ from starlette.types import ASGIApp
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from podscale.apiserver.http.deadlines import DeadlineH11Protocol
+from podscale.apiserver.http.fairness import shorten_switch_interval
 
 __all__ = [
     "DEFAULT_HOST",
@@ -69,6 +70,7 @@ def bind_socket(host: str = DEFAULT_HOST, port: int = 0) -> socket.socket:
 
 
 def _server(app: ASGIApp) -> uvicorn.Server:
+    shorten_switch_interval()  # heavy requests run on a thread (``fairness``)
     config = uvicorn.Config(
         app,
         http=HTTP_PROTOCOL,
