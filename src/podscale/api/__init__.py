@@ -14,8 +14,9 @@ The names below resolve on first use (``__getattr__``): importing one submodule,
 conversion with it.
 """
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from podscale.api.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from podscale.api.conversion import convert_hpa, hpa_v1_to_v2, hpa_v2_to_v1
@@ -60,13 +61,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_exports(globals(), _EXPORTS)
 
 
 __all__ = [

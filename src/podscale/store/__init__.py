@@ -8,8 +8,9 @@ The names below resolve on first use (``__getattr__``): importing one submodule,
 ``podscale.store.interface`` for the HTTP client, does not import the rest of the package.
 """
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from podscale.api.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from podscale.store.clock import SystemClock
@@ -54,13 +55,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_exports(globals(), _EXPORTS)
 
 
 __all__ = [
