@@ -11,6 +11,7 @@ import re
 import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -179,12 +180,18 @@ def test_describe_hpa_counts_repeated_events(kubectl: Kubectl) -> None:
 
 
 def test_no_websocket_warning_on_the_server_terminal(
-    kubectl: Kubectl, plane: ControlPlaneProcess
+    minor: int, kubectl_binary: str, tmp_path: Path
 ) -> None:
-    pod = ready_pod(kubectl, "exec-w")
-    assert kubectl("exec", pod, "--", "ls").returncode != 0
-    assert kubectl("port-forward", f"pod/{pod}", "18080:80").returncode != 0
-    code, output = plane.stop()
+    # A plane of its own: reading the server's terminal means stopping it.
+    plane = start_control_plane(tmp_path / "data", minor=minor, workloads=True)
+    try:
+        (tmp_path / "home").mkdir()
+        kubectl = Kubectl(kubectl_binary, plane.kubeconfig, tmp_path / "home", tmp_path)
+        pod = ready_pod(kubectl, "exec-w")
+        assert kubectl("exec", pod, "--", "ls").returncode != 0
+        assert kubectl("port-forward", f"pod/{pod}", "18080:80").returncode != 0
+    finally:
+        code, output = plane.stop()
     assert code == 0
     assert "Unsupported upgrade request" not in output
     assert "WebSocket" not in output
