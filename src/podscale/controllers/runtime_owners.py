@@ -16,7 +16,15 @@ from typing import Any
 from podscale.api.selectors import selector_from_label_selector
 from podscale.client.cache import Lister
 
-__all__ = ["cached_owner", "controller_ref_of", "meta", "namespace_of", "selecting_owners"]
+__all__ = [
+    "adoption_patch",
+    "cached_owner",
+    "controller_ref_of",
+    "meta",
+    "namespace_of",
+    "release_patch",
+    "selecting_owners",
+]
 
 JSON = dict[str, Any]
 
@@ -61,3 +69,16 @@ def selecting_owners(owners: Lister, obj: Mapping[str, Any]) -> list[JSON]:
         if raw and selector.matches(labels):
             found.append(owner)
     return found
+
+
+def adoption_patch(owner_ref: Mapping[str, Any], obj: Mapping[str, Any]) -> dict[str, Any]:
+    """Strategic-merge patch making ``owner_ref`` the object's controller (merged into
+    ownerReferences by uid). The object's uid is a precondition, so a recreated object is
+    never adopted."""
+    return {"metadata": {"ownerReferences": [dict(owner_ref)], "uid": meta(obj).get("uid", "")}}
+
+
+def release_patch(owner: Mapping[str, Any], obj: Mapping[str, Any]) -> dict[str, Any]:
+    """Strategic-merge patch removing the ownerReference to ``owner`` (uid precondition)."""
+    ref = {"$patch": "delete", "uid": meta(owner).get("uid", "")}
+    return {"metadata": {"ownerReferences": [ref], "uid": meta(obj).get("uid", "")}}

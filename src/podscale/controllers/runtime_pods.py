@@ -16,26 +16,32 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from podscale.api.kinds import kind_for
+from podscale.api.kinds import KindInfo, kind_for
 from podscale.client.cache import object_key
 from podscale.client.http import ApiError
 from podscale.controllers.replicaset.decisions import slow_start_batches
-from podscale.controllers.replicaset.ownership import adoption_patch, claim_action, release_patch
+from podscale.controllers.replicaset.ownership import claim_action
 from podscale.controllers.replicaset.status import (
     created_event_message,
     deleted_event_message,
     failed_create_event_message,
     failed_delete_event_message,
 )
-from podscale.controllers.replicaset.template import pod_from_template, pod_name, random_suffix
+from podscale.controllers.replicaset.template import (
+    controller_ref,
+    pod_from_template,
+    pod_name,
+    random_suffix,
+)
 from podscale.controllers.runtime_api import STRATEGIC_MERGE_PATCH, ControllerApi
 from podscale.controllers.runtime_events import EventRecorder
+from podscale.controllers.runtime_owners import adoption_patch, release_patch
 from podscale.hpa.pods import parse_time
 
-__all__ = ["PodControl", "claim_pods"]
+__all__ = ["PodControl", "claim_objects", "claim_pods"]
 
 JSON = dict[str, Any]
 _POD: Final = kind_for("v1", "Pod")
@@ -129,10 +135,12 @@ def _go_time(text: object) -> str:
     return parse_time(text).strftime("%Y-%m-%d %H:%M:%S +0000 UTC")
 
 
-async def _can_adopt(api: ControllerApi, owner: Mapping[str, Any]) -> Exception | None:
+async def _can_adopt(
+    api: ControllerApi, owner: Mapping[str, Any], owner_ref: Mapping[str, Any]
+) -> Exception | None:
     """Upstream's ``RecheckDeletionTimestamp``: a fresh read, not the cache."""
     meta = owner.get("metadata") or {}
-    kind = kind_for(str(owner.get("apiVersion")), str(owner.get("kind")))
+    kind = kind_for(str(owner_ref.get("apiVersion")), str(owner_ref.get("kind")))
     namespace, name = str(meta.get("namespace") or ""), str(meta.get("name", ""))
     try:
         fresh = await api.get(kind, namespace, name)
@@ -141,7 +149,7 @@ async def _can_adopt(api: ControllerApi, owner: Mapping[str, Any]) -> Exception 
     fresh_meta = fresh.get("metadata") or {}
     if fresh_meta.get("uid") != meta.get("uid"):
         gone = (
-            f"original {owner.get('kind')} {namespace}/{name} is gone: "
+            f"original {owner_ref.get('kind')} {namespace}/{name} is gone: "
             f"got uid {fresh_meta.get('uid')}, wanted {meta.get('uid')}"
         )
         return RuntimeError(f"can't recheck DeletionTimestamp: {gone}")
@@ -152,45 +160,66 @@ async def _can_adopt(api: ControllerApi, owner: Mapping[str, Any]) -> Exception 
 
 
 async def claim_pods(api: ControllerApi, owner: JSON, pods: list[JSON]) -> list[JSON]:
-    """The pods ``owner`` controls after adopting matching orphans and releasing pods that
-    stopped matching. Raises the first error after trying every pod (pods that are gone
-    are skipped silently), as ``ClaimPods`` returns an aggregate."""
+    """The pods the ReplicaSet ``owner`` controls after adopting matching orphans and
+    releasing pods that stopped matching (``ClaimPods``); see ``claim_objects``."""
+    return await claim_objects(api, owner, controller_ref(owner), pods, _POD)
+
+
+async def claim_objects(
+    api: ControllerApi,
+    owner: Mapping[str, Any],
+    owner_ref: Mapping[str, Any],
+    objects: Sequence[JSON],
+    kind: KindInfo,
+    *,
+    decide: Callable[[Mapping[str, Any], Mapping[str, Any]], str] = claim_action,
+) -> list[JSON]:
+    """Upstream's ``ClaimObject`` loop over ``objects`` of ``kind`` (pods of a ReplicaSet,
+    ReplicaSets of a Deployment): the ones ``owner`` controls after adopting matching
+    orphans and releasing those that stopped matching; adopted ones as the patch returned
+    them (their new ownerReference and resourceVersion). ``owner_ref`` is the controller
+    ownerReference adoption writes (it also names the owner's kind for the recheck);
+    ``decide`` says what to do with each object (keep, adopt, release, ignore: the
+    ReplicaSet rules by default, the StatefulSet passes its own).
+    Adoption first rechecks the owner with a fresh read, once. Raises the first error after
+    trying every object (objects that are gone are skipped silently), as the ``Claim*``
+    functions return an aggregate."""
     claimed: list[JSON] = []
     errors: list[Exception] = []
     adopt_check: Exception | bool | None = False  # False: not checked yet
-    for pod in pods:
-        action = claim_action(owner, pod)
+    for obj in objects:
+        action = decide(owner, obj)
         if action == "keep":
-            claimed.append(pod)
+            claimed.append(obj)
             continue
         if action == "ignore":
             continue
+        meta = obj.get("metadata") or {}
         if action == "adopt":
             if adopt_check is False:
-                adopt_check = await _can_adopt(api, owner)
+                adopt_check = await _can_adopt(api, owner, owner_ref)
             if isinstance(adopt_check, Exception):
-                meta = pod.get("metadata") or {}
                 where = f"{meta.get('namespace')}/{meta.get('name')} ({meta.get('uid')})"
-                errors.append(RuntimeError(f"can't adopt Pod {where}: {adopt_check}"))
+                errors.append(RuntimeError(f"can't adopt {kind.kind} {where}: {adopt_check}"))
                 continue
-        patch = adoption_patch(owner, pod) if action == "adopt" else release_patch(owner, pod)
-        meta = pod.get("metadata") or {}
+        adopt = action == "adopt"
+        patch = adoption_patch(owner_ref, obj) if adopt else release_patch(owner, obj)
         try:
-            await api.patch(
-                _POD,
+            patched = await api.patch(
+                kind,
                 str(meta.get("namespace") or ""),
                 str(meta.get("name", "")),
                 patch,
                 content_type=STRATEGIC_MERGE_PATCH,
             )
         except ApiError as err:
-            # A pod gone (404) is no error; a release refused as invalid (422: no such
-            # owner, or a recreated pod failing the uid precondition) is none either.
+            # An object gone (404) is no error; a release refused as invalid (422: no such
+            # owner, or a recreated object failing the uid precondition) is none either.
             if err.status != 404 and not (action == "release" and err.status == 422):
                 errors.append(err)
             continue
         if action == "adopt":
-            claimed.append(pod)
+            claimed.append(patched)
     if errors:
         raise errors[0]
     return claimed

@@ -6,9 +6,10 @@ controller uses it in ``getReplicaSetsForDeployment``: a ReplicaSet controlled b
 Deployment is kept while its labels match the selector and released once they stop
 matching; an orphan that matches is adopted, but only after a fresh (uncached) read shows
 the Deployment still exists with the same uid and is not being deleted. Neither adoption
-nor release happens while the Deployment is being deleted. The ownership rules are the
-ReplicaSet controller's (``replicaset.ownership.claim_action``, generic over the owner);
-only the patches differ, naming a Deployment. Used by ``deployment.controller``.
+nor release happens while the Deployment is being deleted. The loop, the ownership rules
+and the errors are the ReplicaSet controller's for its pods (``runtime_pods.claim_objects``,
+``replicaset.ownership.claim_action``); only the ownerReference names a Deployment. Used by
+``deployment.controller``.
 """
 
 from __future__ import annotations
@@ -17,14 +18,12 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from podscale.api.kinds import kind_for
-from podscale.client.http import ApiError
-from podscale.controllers.replicaset.ownership import claim_action
-from podscale.controllers.runtime_api import STRATEGIC_MERGE_PATCH, ControllerApi
+from podscale.controllers.runtime_api import ControllerApi
+from podscale.controllers.runtime_pods import claim_objects
 
 __all__ = ["claim_replica_sets", "deployment_controller_ref"]
 
 JSON = dict[str, Any]
-DEPLOYMENT: Final = kind_for("apps/v1", "Deployment")
 REPLICA_SET: Final = kind_for("apps/v1", "ReplicaSet")
 
 
@@ -44,72 +43,11 @@ def deployment_controller_ref(deployment: Mapping[str, Any]) -> JSON:
     }
 
 
-async def _recheck(api: ControllerApi, deployment: Mapping[str, Any]) -> Exception | None:
-    """``RecheckDeletionTimestamp``: adoption is refused unless a fresh read agrees."""
-    namespace = str(_meta(deployment).get("namespace") or "")
-    name = str(_meta(deployment).get("name", ""))
-    try:
-        fresh = await api.get(DEPLOYMENT, namespace, name)
-    except ApiError as err:
-        return RuntimeError(f"can't recheck DeletionTimestamp: {err}")
-    fresh_uid, uid = _meta(fresh).get("uid"), _meta(deployment).get("uid")
-    if fresh_uid != uid:
-        return RuntimeError(
-            "can't recheck DeletionTimestamp: original Deployment "
-            f"{namespace}/{name} is gone: got uid {fresh_uid}, wanted {uid}"
-        )
-    if _meta(fresh).get("deletionTimestamp"):
-        return RuntimeError(f"{namespace}/{name} has just been deleted")
-    return None
-
-
-def _patch_for(action: str, deployment: Mapping[str, Any], rs: Mapping[str, Any]) -> JSON:
-    # The uid in the patch is a precondition: a recreated ReplicaSet is never touched.
-    if action == "adopt":
-        refs: list[JSON] = [deployment_controller_ref(deployment)]
-    else:
-        refs = [{"$patch": "delete", "uid": _meta(deployment).get("uid", "")}]
-    return {"metadata": {"ownerReferences": refs, "uid": _meta(rs).get("uid", "")}}
-
-
 async def claim_replica_sets(
     api: ControllerApi, deployment: Mapping[str, Any], replica_sets: list[JSON]
 ) -> list[JSON]:
     """The ReplicaSets ``deployment`` controls after adoption and release (adopted ones
-    as returned by the patch). Every ReplicaSet is tried; then the first error is raised,
-    as ``ClaimReplicaSets`` returns an aggregate. A ReplicaSet gone meanwhile is skipped."""
-    claimed: list[JSON] = []
-    errors: list[Exception] = []
-    recheck: Exception | bool | None = False  # False: not rechecked yet
-    for rs in replica_sets:
-        action = claim_action(deployment, rs)
-        if action == "keep":
-            claimed.append(rs)
-            continue
-        if action == "ignore":
-            continue
-        if action == "adopt":
-            if recheck is False:
-                recheck = await _recheck(api, deployment)
-            if isinstance(recheck, Exception):
-                errors.append(recheck)
-                continue
-        meta = _meta(rs)
-        try:
-            patched = await api.patch(
-                REPLICA_SET,
-                str(meta.get("namespace") or ""),
-                str(meta.get("name", "")),
-                _patch_for(action, deployment, rs),
-                content_type=STRATEGIC_MERGE_PATCH,
-            )
-        except ApiError as err:
-            # Gone, or its uid changed (422 on the precondition): nothing to claim.
-            if err.status not in (404, 422):
-                errors.append(err)
-            continue
-        if action == "adopt":
-            claimed.append(patched)
-    if errors:
-        raise errors[0]
-    return claimed
+    as returned by the patch): ``ClaimReplicaSets``, the same ``ClaimObject`` loop as the
+    ReplicaSet controller's pods (``runtime_pods.claim_objects``)."""
+    ref = deployment_controller_ref(deployment)
+    return await claim_objects(api, deployment, ref, replica_sets, REPLICA_SET)

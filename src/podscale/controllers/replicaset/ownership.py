@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from podscale.api.selectors import SelectorError, selector_from_label_selector
+from podscale.controllers import runtime_owners
 from podscale.controllers.replicaset.template import controller_ref
 
 __all__ = [
@@ -80,28 +81,13 @@ def claim_action(rs: Mapping[str, Any], pod: Mapping[str, Any]) -> ClaimAction:
 
 
 def adoption_patch(rs: Mapping[str, Any], pod: Mapping[str, Any]) -> dict[str, Any]:
-    """Strategic-merge patch making ``rs`` the pod's controller (merged by owner uid).
-
-    The pod's uid is included as a precondition, so a recreated pod is not adopted.
-    """
-    return {
-        "metadata": {
-            "ownerReferences": [controller_ref(rs)],
-            "uid": (pod.get("metadata") or {}).get("uid", ""),
-        }
-    }
+    """Strategic-merge patch making the ReplicaSet ``rs`` the pod's controller."""
+    return runtime_owners.adoption_patch(controller_ref(rs), pod)
 
 
 def release_patch(rs: Mapping[str, Any], pod: Mapping[str, Any]) -> dict[str, Any]:
-    """Strategic-merge patch removing the ownerReference to ``rs`` (uid precondition)."""
-    return {
-        "metadata": {
-            "ownerReferences": [
-                {"$patch": "delete", "uid": (rs.get("metadata") or {}).get("uid", "")}
-            ],
-            "uid": (pod.get("metadata") or {}).get("uid", ""),
-        }
-    }
+    """Strategic-merge patch removing the ownerReference to ``rs`` from the pod."""
+    return runtime_owners.release_patch(rs, pod)
 
 
 def replica_sets_for_pod(

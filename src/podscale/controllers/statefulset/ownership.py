@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from podscale.api.selectors import selector_from_label_selector
+from podscale.controllers import runtime_owners
 from podscale.controllers.statefulset.identity import controller_ref, is_member
 
 __all__ = ["ClaimAction", "adoption_patch", "claim_action", "release_patch"]
@@ -59,17 +60,10 @@ def claim_action(sts: Mapping[str, Any], pod: Mapping[str, Any]) -> ClaimAction:
 
 
 def adoption_patch(sts: Mapping[str, Any], pod: Mapping[str, Any]) -> dict[str, Any]:
-    """Make ``sts`` the pod's controller (merged into ownerReferences by uid)."""
-    return {
-        "metadata": {"ownerReferences": [controller_ref(sts)], "uid": _meta(pod).get("uid", "")}
-    }
+    """Strategic-merge patch making the StatefulSet ``sts`` the pod's controller."""
+    return runtime_owners.adoption_patch(controller_ref(sts), pod)
 
 
 def release_patch(sts: Mapping[str, Any], pod: Mapping[str, Any]) -> dict[str, Any]:
-    """Remove the ownerReference to ``sts`` from the pod."""
-    return {
-        "metadata": {
-            "ownerReferences": [{"$patch": "delete", "uid": _meta(sts).get("uid", "")}],
-            "uid": _meta(pod).get("uid", ""),
-        }
-    }
+    """Strategic-merge patch removing the ownerReference to ``sts`` from the pod."""
+    return runtime_owners.release_patch(sts, pod)

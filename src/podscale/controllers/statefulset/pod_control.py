@@ -20,10 +20,11 @@ from typing import Any, Final
 from podscale.api.kinds import kind_for
 from podscale.client.http import ApiError
 from podscale.controllers.replicaset.decisions import slow_start_batches
-from podscale.controllers.runtime_api import STRATEGIC_MERGE_PATCH, ControllerApi
+from podscale.controllers.runtime_api import ControllerApi
 from podscale.controllers.runtime_events import EventRecorder
-from podscale.controllers.statefulset.identity import with_identity
-from podscale.controllers.statefulset.ownership import adoption_patch, claim_action, release_patch
+from podscale.controllers.runtime_pods import claim_objects
+from podscale.controllers.statefulset.identity import controller_ref, with_identity
+from podscale.controllers.statefulset.ownership import claim_action
 from podscale.controllers.statefulset.plan import PodAction
 from podscale.controllers.statefulset.status import pod_event
 
@@ -123,60 +124,11 @@ class StatefulPodControl:
         return None
 
 
-async def _adoption_blocker(api: ControllerApi, sts: Mapping[str, Any]) -> Exception | None:
-    """Why ``sts`` may not adopt now (gone, replaced, or being deleted), from a fresh read."""
-    namespace, name = _ns(sts), str(_meta(sts).get("name", ""))
-    try:
-        fresh = await api.get(_STATEFUL_SET, namespace, name)
-    except ApiError as err:
-        return err
-    if _meta(fresh).get("uid") != _meta(sts).get("uid"):
-        return RuntimeError(
-            f"original StatefulSet {namespace}/{name} is gone: "
-            f"got uid {_meta(fresh).get('uid')}, wanted {_meta(sts).get('uid')}"
-        )
-    if _meta(fresh).get("deletionTimestamp"):
-        return RuntimeError(f"{namespace}/{name} has just been deleted")
-    return None
-
-
 async def claim_stateful_pods(api: ControllerApi, sts: JSON, pods: Sequence[JSON]) -> list[JSON]:
-    """The pods ``sts`` owns after adopting and releasing; raises the first error after
-    trying every pod (a pod that vanished meanwhile is skipped)."""
-    claimed: list[JSON] = []
-    errors: list[Exception] = []
-    blocker: Exception | None = None
-    checked = False
-    for pod in pods:
-        action = claim_action(sts, pod)
-        if action == "keep":
-            claimed.append(pod)
-        if action in ("keep", "ignore"):
-            continue
-        if action == "adopt":
-            if not checked:
-                blocker, checked = await _adoption_blocker(api, sts), True
-            if blocker is not None:
-                errors.append(RuntimeError(f"can't adopt Pod {object_name(pod)}: {blocker}"))
-                continue
-        patch = adoption_patch(sts, pod) if action == "adopt" else release_patch(sts, pod)
-        try:
-            await api.patch(
-                _POD,
-                _ns(pod),
-                str(_meta(pod).get("name", "")),
-                patch,
-                content_type=STRATEGIC_MERGE_PATCH,
-            )
-        except ApiError as err:
-            if err.status != 404:
-                errors.append(err)
-            continue
-        if action == "adopt":
-            claimed.append(pod)
-    if errors:
-        raise errors[0]
-    return claimed
+    """The pods ``sts`` owns after adopting and releasing (``ClaimPods`` with the set's
+    rules, ``ownership.claim_action``); raises the first error after trying every pod (a
+    pod that vanished meanwhile is skipped)."""
+    return await claim_objects(api, sts, controller_ref(sts), pods, _POD, decide=claim_action)
 
 
 def object_name(pod: Mapping[str, Any]) -> str:
