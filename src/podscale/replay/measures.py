@@ -102,8 +102,10 @@ class Totals:
 
 
 def needed_pods(cpu_demand: float, pod: PodShape) -> int:
-    """``ceil(cpu_demand / (cpu_request x u))``: the pods that serve the demand at target."""
-    return max(0, math.ceil(round(cpu_demand / (pod.cpu_request * pod.utilization), _DIGITS)))
+    """``ceil(cpu_demand / (cpu_request x u))``: the pods that serve the demand at target.
+    Any demand at all needs a pod, however small (rounding must not make it 0)."""
+    pods = math.ceil(round(cpu_demand / (pod.cpu_request * pod.utilization), _DIGITS))
+    return max(1, pods) if cpu_demand > 0 else 0
 
 
 def slo_violated(cpu_demand: float, ready: float, pod: PodShape) -> bool:
