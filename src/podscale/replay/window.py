@@ -16,6 +16,7 @@ import dataclasses
 from dataclasses import dataclass
 from datetime import timedelta
 
+from podscale.api.durations import format_go_duration
 from podscale.runtime.load import RateSource
 from podscale.scenario.model import ExternalMetricSeries, ExternalMetricValue, Scenario
 
@@ -67,12 +68,17 @@ def choose_window(
     if start < timedelta(0) or warmup < timedelta(0):
         raise ValueError("--from and --warmup must not be negative")
     span = scenario_duration - start if duration is None else duration
-    if span.total_seconds() < 60 or span.total_seconds() % 60:
-        raise ValueError(f"the evaluation window must be whole minutes, at least one: {span}")
-    if start + span > scenario_duration:
+    if start + max(span, timedelta(0)) > scenario_duration or span <= timedelta(0):
         raise ValueError(
-            f"the evaluation window ends at {start + span}, after the scenario's "
-            f"{scenario_duration}"
+            f"the evaluation window ends at {format_go_duration(start + span)}, after the "
+            f"scenario's {format_go_duration(scenario_duration)}"
+            if span > timedelta(0)
+            else f"the evaluation window starts at {format_go_duration(start)}, at or after "
+            f"the scenario's end ({format_go_duration(scenario_duration)})"
+        )
+    if span.total_seconds() < 60 or span.total_seconds() % 60:
+        raise ValueError(
+            f"the evaluation window must be whole minutes, at least one: {format_go_duration(span)}"
         )
     return Window(start, span, warmup)
 
