@@ -3,7 +3,8 @@
 Each command is a module of this package, imported only when that command runs (or shows
 its own ``--help``): ``explain_command`` (``explain-scale``: the decision engine on one
 ScaleInput document), ``up_command`` (``up``: the embedded control plane, from ``serve``),
-``demo_command`` (``demo``: a scenario on the simulated cluster) and ``resources`` (``get``,
+``demo_command`` (``demo``: a scenario on the simulated cluster), ``replay_command``
+(``replay``: autoscalers scored on the same load) and ``resources`` (``get``,
 ``describe``, ``create``, ``apply``, ``delete``, ``scale``, ``autoscale`` against a
 kubeconfig). The server, the simulation and its plot take about two seconds to import, so
 ``podscale --help`` and ``podscale get`` must not import them: this module imports click
@@ -70,6 +71,11 @@ COMMANDS: Final = {
         "podscale.cli.resources",
         "get_command",
         "Display one or many resources (TYPE [NAME...]).",
+    ),
+    "replay": CommandEntry(
+        "podscale.cli.replay_command",
+        "replay",
+        "Measure how well autoscalers serve a scenario's load, each on the same replay.",
     ),
     "scale": CommandEntry(
         "podscale.cli.resources",

@@ -64,8 +64,12 @@ def loaded(modules: set[str], package: str) -> list[str]:
             "import podscale.cli.demo_command",
             (*HEAVY, "kubernetes", "podscale.scenario", "podscale.plane"),
         ),
+        (
+            "import podscale.cli.replay_command",
+            (*HEAVY, "kubernetes", "podscale.scenario", "podscale.plane", "podscale.replay"),
+        ),
     ],
-    ids=["main", "get-and-describe", "demo-module"],
+    ids=["main", "get-and-describe", "demo-module", "replay-module"],
 )
 def test_module_does_not_import_heavy_packages(code: str, absent: tuple[str, ...]) -> None:
     modules = imported_after(code)

@@ -1,0 +1,177 @@
+"""One replay run: a scenario with one autoscaler, played on virtual time and recorded.
+
+``record_run`` builds the plane a scenario asks for (``podscale.scenario.run.plane_for``),
+applies the scenario through ``ScenarioRun`` (manifests, loads, events, external metrics)
+and plays it to its end on a fresh virtual-time loop. While it plays, ``Recorder`` follows
+the target workload through the plane's own shared informers (the ones its controllers
+read, so no extra list or watch): each pod event updates the set of the target's Ready
+pods, each workload event its ``spec.replicas``, and every change is kept with its time.
+That is the run's ``Recording``: two step functions that ``podscale.replay.sampling`` turns
+into per-minute means. Observing changes instead of sampling keeps the cost with the number
+of events, and makes the means exact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+from podscale.api.kinds import kind_for
+from podscale.api.selector_model import Selector
+from podscale.api.selectors import selector_from_label_selector
+from podscale.client.informer import EventHandler
+from podscale.plane.embedded import EmbeddedControlPlane
+from podscale.replay.sampling import Change
+from podscale.runtime.clocks import VirtualClock
+from podscale.runtime.kernel import run_virtual
+from podscale.runtime.load import is_pod_ready
+from podscale.runtime.simulated.usage import WORKLOAD_KINDS
+from podscale.runtime.virtual_time import DEFAULT_START
+from podscale.scenario.model import Scenario, WorkloadTarget
+from podscale.scenario.run import ScenarioRun, plane_for
+
+__all__ = ["PROGRESS_EVERY", "Recorder", "Recording", "record_run"]
+
+JSON = dict[str, Any]
+POD: Final = kind_for("v1", "Pod")
+# How often (simulated) a run reports how far it got.
+PROGRESS_EVERY: Final = timedelta(minutes=30)
+
+
+@dataclass(frozen=True, slots=True)
+class Recording:
+    """The target's Ready pods and ``spec.replicas`` over a run, as step functions: each
+    ``(seconds since the start, new value)``, both 0 before their first change."""
+
+    ready: tuple[Change, ...]
+    replicas: tuple[Change, ...]
+
+
+class Recorder:
+    """Informer handlers keeping the target's Ready pods and ``spec.replicas``."""
+
+    def __init__(
+        self, clock_now: Callable[[], datetime], started: datetime, target: WorkloadTarget
+    ) -> None:
+        self._now = clock_now
+        self._started = started
+        self._target = target
+        self._selector: Selector | None = None
+        self._ready: set[str] = set()
+        self.ready: list[Change] = []
+        self.replicas: list[Change] = []
+
+    def _at(self) -> float:
+        return (self._now() - self._started).total_seconds()
+
+    def select(self, selector: JSON) -> None:
+        self._selector = selector_from_label_selector(selector)
+
+    def _on_pod(self, pod: JSON) -> None:
+        meta = pod.get("metadata") or {}
+        if meta.get("namespace") != self._target.namespace or self._selector is None:
+            return
+        name = str(meta.get("name"))
+        ready = is_pod_ready(pod) and self._selector.matches(meta.get("labels") or {})
+        before = len(self._ready)
+        (self._ready.add if ready else self._ready.discard)(name)
+        if len(self._ready) != before:
+            self.ready.append((self._at(), len(self._ready)))
+
+    def _pod_gone(self, pod: JSON) -> None:
+        name = str((pod.get("metadata") or {}).get("name"))
+        same_namespace = (pod.get("metadata") or {}).get("namespace") == self._target.namespace
+        if same_namespace and name in self._ready:
+            self._ready.discard(name)
+            self.ready.append((self._at(), len(self._ready)))
+
+    def _on_workload(self, obj: JSON) -> None:
+        meta = obj.get("metadata") or {}
+        key = (meta.get("namespace"), meta.get("name"))
+        if key != (self._target.namespace, self._target.name):
+            return
+        replicas = int((obj.get("spec") or {}).get("replicas", 1))
+        if not self.replicas or self.replicas[-1][1] != replicas:
+            self.replicas.append((self._at(), replicas))
+
+    def pod_handler(self) -> EventHandler:
+        return EventHandler(self._on_pod, lambda _, new: self._on_pod(new), self._pod_gone)
+
+    def workload_handler(self) -> EventHandler:
+        return EventHandler(
+            self._on_workload,
+            lambda _, new: self._on_workload(new),
+            lambda obj: self._on_workload({**obj, "spec": {"replicas": 0}}),
+        )
+
+
+async def _play(
+    plane: EmbeddedControlPlane,
+    scenario: Scenario,
+    target: WorkloadTarget,
+    selector: JSON,
+    progress: Callable[[timedelta], None] | None,
+) -> Recording:
+    await plane.wait_started()
+    run = ScenarioRun(plane, scenario)
+    recorder = Recorder(plane.clock.now, plane.clock.now(), target)
+    recorder.select(selector)
+    informers = plane.manager.informers
+    for kind, handler in (
+        (POD, recorder.pod_handler()),
+        (WORKLOAD_KINDS[target.kind], recorder.workload_handler()),
+    ):
+        informer = informers.informer_for(kind)
+        if not informer.has_synced():
+            raise RuntimeError(f"the plane runs no {kind.kind} informer to follow the target")
+        informer.add_handler(handler)
+    await run.start()
+    end, report_at = scenario.duration, PROGRESS_EVERY
+    while run.offset() < end:
+        wake = min(end, report_at)
+        event_at = run.next_event_at()
+        if event_at is not None:
+            wake = min(wake, event_at)
+        await asyncio.sleep(max((wake - run.offset()).total_seconds(), 0.0))
+        await run.fire_due()
+        if progress is not None and run.offset() >= report_at:
+            progress(run.offset())
+            report_at += PROGRESS_EVERY
+    # Changes made at the very end still land in the last instant.
+    await asyncio.sleep(0)
+    return Recording(tuple(recorder.ready), tuple(recorder.replicas))
+
+
+def record_run(
+    scenario: Scenario,
+    target: WorkloadTarget,
+    selector: JSON,
+    *,
+    progress: Callable[[timedelta], None] | None = None,
+    start: datetime = DEFAULT_START,
+) -> Recording:
+    """Play ``scenario`` to its end and record ``target`` (pods chosen by ``selector``);
+    ``progress`` hears the offset every ``PROGRESS_EVERY`` of simulated time."""
+    clock = VirtualClock(start)
+
+    async def main() -> Recording:
+        plane = plane_for(scenario, clock)
+        task = asyncio.create_task(plane.run(), name="embedded-control-plane")
+        player = asyncio.create_task(_play(plane, scenario, target, selector, progress))
+        try:
+            await asyncio.wait({task, player}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            plane.stop()
+            if not player.done():
+                player.cancel()
+            await asyncio.wait({task, player})
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]  # the plane failed: its error wins
+        return player.result()
+
+    recording = run_virtual(main(), start=start)
+    assert recording is not None  # no deadline was given
+    return recording

@@ -1,0 +1,175 @@
+"""What a replay scores: the target workload, its pods' CPU shape and the autoscalers.
+
+Read from plain values: the scenario (``podscale.scenario.model.Scenario``) and each
+autoscaler's objects (plain JSON, as a manifest file holds them). ``Autoscaler`` is one
+run's input: a name for the report and the objects that replace the scenario's own
+HorizontalPodAutoscalers (none: the scenario's are kept). ``describe_target`` finds the
+workload the autoscalers scale and what one of its pods asks for (the sums over the pod
+template's containers: CPU request, CPU limit, CPU per request/s from the workload's load
+profile); ``target_utilization`` the CPU utilization an HPA aims at, which
+``podscale.replay.measures.needed_pods`` divides by.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from podscale.api.quantity import parse_quantity
+from podscale.scenario.model import Manifest, Scenario, Workload
+
+__all__ = [
+    "COMPARISON_UTILIZATION",
+    "HPA_KIND",
+    "Autoscaler",
+    "TargetShape",
+    "choose_utilization",
+    "describe_target",
+    "replace_autoscalers",
+    "target_utilization",
+]
+
+JSON = dict[str, Any]
+HPA_KIND: Final = "HorizontalPodAutoscaler"
+# The issue's rule: autoscalers aiming at different utilizations are compared at 50%.
+COMPARISON_UTILIZATION: Final = 50
+# Upstream's default when an HPA names no metric (both v1 and v2 default to 80% CPU).
+DEFAULT_CPU_UTILIZATION: Final = 80
+
+
+@dataclass(frozen=True, slots=True)
+class Autoscaler:
+    """One run: ``name`` in the report, ``objects`` created instead of the scenario's
+    HPAs (empty: the scenario as it is)."""
+
+    name: str
+    objects: tuple[JSON, ...] = field(default=(), hash=False)
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TargetShape:
+    """The scored workload and one pod's CPU: millicores requested, limit (None when a
+    container has none) and millicores per request/s of load."""
+
+    workload: Workload
+    selector: JSON = field(hash=False)
+    cpu_request: float
+    cpu_limit: float | None
+    cpu_per_request: float
+
+
+def _scale_target(objects: Sequence[JSON]) -> tuple[str, str, str] | None:
+    for obj in objects:
+        if obj.get("kind") == HPA_KIND:
+            ref = (obj.get("spec") or {}).get("scaleTargetRef") or {}
+            namespace = (obj.get("metadata") or {}).get("namespace") or "default"
+            return str(ref.get("kind") or ""), str(namespace), str(ref.get("name") or "")
+    return None
+
+
+def _milli(value: Any) -> float:
+    return float(parse_quantity(value).milli_value())
+
+
+def describe_target(scenario: Scenario, autoscalers: Sequence[Autoscaler]) -> TargetShape:
+    """The workload the first HPA scales (the scenario's first workload without one).
+    Raises ``ValueError`` when it has no load or no CPU request, or when the autoscalers
+    scale different workloads."""
+    if not scenario.workloads:
+        raise ValueError(f"scenario {scenario.name!r} has no workloads: nothing offers load")
+    refs = {
+        ref
+        for a in autoscalers
+        if (ref := _scale_target(a.objects or [m.object for m in scenario.manifests]))
+    }
+    if len(refs) > 1:
+        listed = ", ".join("/".join(r) for r in sorted(refs))
+        raise ValueError(f"the autoscalers must scale one workload, not {listed}")
+    chosen = scenario.workloads[0]
+    if refs:
+        kind, namespace, name = next(iter(refs))
+        matches = [
+            w
+            for w in scenario.workloads
+            if (w.target.kind, w.target.namespace, w.target.name) == (kind, namespace, name)
+        ]
+        if not matches:
+            raise ValueError(f"the HPA scales {kind}/{namespace}/{name}, which has no load")
+        chosen = matches[0]
+    target = chosen.target
+    manifest = next(
+        m.object
+        for m in scenario.manifests
+        if (
+            m.object.get("kind"),
+            (m.object.get("metadata") or {}).get("namespace") or "default",
+            (m.object.get("metadata") or {}).get("name"),
+        )
+        == (target.kind, target.namespace, target.name)
+    )
+    spec = manifest.get("spec") or {}
+    containers = ((spec.get("template") or {}).get("spec") or {}).get("containers") or []
+    request = limit = per_request = 0.0
+    unlimited = False
+    for container in containers:
+        resources = container.get("resources") or {}
+        cpu_request = (resources.get("requests") or {}).get("cpu")
+        cpu_limit = (resources.get("limits") or {}).get("cpu")
+        # As the API server defaults it: a limit without a request requests the limit.
+        request += _milli(cpu_request if cpu_request is not None else cpu_limit or 0)
+        unlimited = unlimited or cpu_limit is None
+        limit += _milli(cpu_limit) if cpu_limit is not None else 0.0
+        per_request += chosen.profile.cost_of(str(container.get("name"))).milli_cpu_per_rps
+    if request <= 0:
+        raise ValueError(f"{target} requests no CPU: needed pods cannot be computed")
+    return TargetShape(
+        chosen, dict(spec.get("selector") or {}), request, None if unlimited else limit, per_request
+    )
+
+
+def target_utilization(objects: Sequence[JSON]) -> int | None:
+    """The CPU ``averageUtilization`` (percent) of the first HPA among ``objects``: a
+    Resource or ContainerResource cpu metric in autoscaling/v2, the
+    ``targetCPUUtilizationPercentage`` of v1, 80 when an HPA has no metrics at all; None
+    when it scales on something else (or there is no HPA)."""
+    for obj in objects:
+        if obj.get("kind") != HPA_KIND:
+            continue
+        spec = obj.get("spec") or {}
+        if str(obj.get("apiVersion")) == "autoscaling/v1":
+            return int(spec.get("targetCPUUtilizationPercentage") or DEFAULT_CPU_UTILIZATION)
+        metrics = spec.get("metrics")
+        if not metrics:
+            return DEFAULT_CPU_UTILIZATION
+        for metric in metrics:
+            source = metric.get("resource") or metric.get("containerResource") or {}
+            target = source.get("target") or {}
+            if source.get("name") == "cpu" and target.get("type") == "Utilization":
+                return int(target.get("averageUtilization") or 0) or None
+        return None
+    return None
+
+
+def choose_utilization(
+    scenario: Scenario, autoscalers: Sequence[Autoscaler], override: int | None
+) -> int:
+    """``u`` in percent: ``override`` when given, else the autoscalers' common CPU target,
+    else ``COMPARISON_UTILIZATION``."""
+    if override is not None:
+        return override
+    own = [m.object for m in scenario.manifests]
+    targets = {target_utilization(a.objects or own) for a in autoscalers}
+    if len(targets) == 1 and (only := targets.pop()) is not None:
+        return only
+    return COMPARISON_UTILIZATION
+
+
+def replace_autoscalers(scenario: Scenario, autoscaler: Autoscaler) -> tuple[Manifest, ...]:
+    """The scenario's manifests with its HPAs swapped for the autoscaler's objects."""
+    if not autoscaler.objects:
+        return scenario.manifests
+    kept = [m for m in scenario.manifests if m.object.get("kind") != HPA_KIND]
+    added = [Manifest(autoscaler.source, obj) for obj in autoscaler.objects]
+    return (*kept, *added)
