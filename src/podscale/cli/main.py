@@ -71,6 +71,11 @@ COMMANDS: Final = {
         "get_command",
         "Display one or many resources (TYPE [NAME...]).",
     ),
+    "load": CommandEntry(
+        "podscale.cli.resources",
+        "load_command",
+        "Set the simulated load of a Deployment, ReplicaSet or StatefulSet (TYPE NAME).",
+    ),
     "scale": CommandEntry(
         "podscale.cli.resources",
         "scale_command",
