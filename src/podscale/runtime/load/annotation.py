@@ -14,7 +14,7 @@ misreading it. ``podscale load`` (``podscale.cli.load_command``) writes it,
 ``podscale describe`` shows it. Trace paths must be absolute here (an annotation has no
 directory to be relative to) and are read by the plane, on the plane's machine.
 
-Pure but for a trace's existence check; errors are ``LoadSpecError`` with every problem.
+Pure but for reading a trace file; errors are ``LoadSpecError`` with every problem.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Final
 
@@ -31,6 +32,7 @@ from podscale.api.field_errors import FieldPath, invalid, not_found, required
 from podscale.api.field_reader import FieldReader
 from podscale.runtime.load.rates import RateSource
 from podscale.runtime.load.spec import LOAD_SPEC_FIELDS, read_load_profile, read_rate_source
+from podscale.runtime.load.traces import TraceError
 from podscale.runtime.load.usage import LoadProfile
 
 __all__ = [
@@ -98,6 +100,12 @@ def parse_load_spec(value: Any) -> DeclaredLoad:
     problems = [f'unknown field "{f}"' for f in r.unknown_fields] + [str(e) for e in r.errors]
     if problems or obj is None or rate is None:
         raise LoadSpecError(problems)
+    try:
+        # A trace is read on its first rate: read it now, so a malformed file is this
+        # error and never one in the usage model's integration, where the plane computes.
+        rate.rate_at(timedelta(0))
+    except TraceError as err:
+        raise LoadSpecError([f"load.path: {err}"]) from None
     return DeclaredLoad(rate, profile, obj)
 
 

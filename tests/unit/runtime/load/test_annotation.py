@@ -129,6 +129,14 @@ def test_bad_values_are_refused_with_every_problem(text: str, problems: list[str
     assert str(caught.value).startswith(f'invalid load annotation "{LOAD_ANNOTATION}": [')
 
 
+def test_a_malformed_trace_file_is_refused_when_read(tmp_path: Path) -> None:
+    trace = tmp_path / "rates.csv"
+    trace.write_text("minute,requests\n0,ten\n", encoding="utf-8")
+    with pytest.raises(LoadSpecError) as caught:
+        parse_load_annotation(f'{{"load":{{"type":"trace","path":"{trace}"}}}}')
+    assert caught.value.problems == (f"load.path: {trace}:2: requests 'ten' is not a number",)
+
+
 def test_a_value_beyond_the_annotation_size_limit_is_refused() -> None:
     with pytest.raises(LoadSpecError, match="at most 262144 bytes"):
         parse_load_annotation("#" * (256 * 1024 + 1))
