@@ -3,7 +3,9 @@
 HPAs are read as autoscaling/v2 and described by ``podscale.cli.describe_hpa``; ReplicaSets,
 StatefulSets and Deployments get kubectl's header (name, selector, labels, replicas, pods
 status from the pods their controller owns) and events. Events are listed with the field
-selector kubectl uses (``involvedObject.name/namespace/kind/uid``). Other kinds are refused
+selector kubectl uses (``involvedObject.name/namespace/kind/uid``). Beyond kubectl, a
+workload with a load annotation gets a ``Load:`` line saying what the simulated cluster
+makes of it (``podscale.runtime.load.annotation``). Other kinds are refused
 for now. The click layer (``podscale.cli.resources``) calls ``describe_objects``.
 """
 
@@ -116,6 +118,28 @@ def _write_conditions(out: DescribeWriter, status: JSON) -> None:
             )
 
 
+def _write_load(out: DescribeWriter, kind: str, metadata: JSON) -> None:
+    """podscale's ``Load:`` line: what the workload's load annotation declares, as the plane
+    reads it (a Deployment's ReplicaSets carry a copy the plane ignores: no line for them)."""
+    # The key is podscale.runtime.load.annotation.LOAD_ANNOTATION, spelled out so that
+    # describing a workload without one imports nothing of the load model (tests compare).
+    value = (metadata.get("annotations") or {}).get("load.podscale.dev/v1alpha1")
+    if not isinstance(value, str) or (kind == "ReplicaSet" and _controller(metadata)):
+        return
+    # Imported only here: describing a workload without a load stays as fast as before.
+    from podscale.runtime.load.annotation import (
+        LoadSpecError,
+        load_summary,
+        parse_load_annotation,
+    )
+
+    try:
+        text = load_summary(parse_load_annotation(value).spec)
+    except LoadSpecError as err:
+        text = f"<invalid: {', '.join(err.problems)}>"
+    out.write(0, f"Load:\t{text}\n")
+
+
 def describe_workload(
     kind: str,
     obj: JSON,
@@ -135,6 +159,7 @@ def describe_workload(
         out.write(0, f"CreationTimestamp:\t{format_timestamp(metadata.get('creationTimestamp'))}\n")
         out.write_map("Labels", metadata.get("labels"))
         write_annotations(out, metadata.get("annotations"), SKIPPED_ANNOTATIONS)
+        _write_load(out, kind, metadata)
         out.write(0, f"Selector:\t{format_label_selector(spec.get('selector'))}\n")
         out.write(
             0,
@@ -161,6 +186,7 @@ def describe_workload(
         out.write(0, f"Selector:\t{format_label_selector(spec.get('selector'))}\n")
         out.write_map("Labels", metadata.get("labels"))
         write_annotations(out, metadata.get("annotations"), SKIPPED_ANNOTATIONS)
+        _write_load(out, kind, metadata)
         controller = _controller(metadata)
         if controller:
             out.write(0, f"Controlled By:\t{controller}\n")

@@ -72,6 +72,11 @@ COMMANDS: Final = {
         "get_command",
         "Display one or many resources (TYPE [NAME...]).",
     ),
+    "load": CommandEntry(
+        "podscale.cli.resources",
+        "load_command",
+        "Set the simulated load of a Deployment, ReplicaSet or StatefulSet (TYPE NAME).",
+    ),
     "replay": CommandEntry(
         "podscale.cli.replay_command",
         "replay",

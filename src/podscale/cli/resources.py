@@ -1,12 +1,13 @@
 """The resource commands: ``get``, ``describe``, ``create -f``, ``apply -f``, ``delete``,
-``scale`` and ``autoscale``, against any Kubernetes-compatible server in a kubeconfig.
+``scale``, ``autoscale`` and ``load``, against any Kubernetes-compatible server in a kubeconfig.
 
 Argument parsing only: each command builds a ``Target`` (``--kubeconfig``, ``--context``,
 ``-n``), opens an ``HttpApi`` and awaits one core (``resources_get``, ``describe``,
-``resources_write``, ``apply``), then prints its ``Report`` (stdout lines, stderr lines, exit
-1 on errors), as kubectl does. ``podscale.cli.main`` loads this module when one of them
-runs; each command imports its core when it runs, so ``get`` does not import the apply
-machinery nor ``describe`` the writers. ``TYPE NAME`` and ``TYPE/NAME`` are both accepted.
+``resources_write``, ``apply``, ``resources_load``), then prints its ``Report`` (stdout
+lines, stderr lines, exit 1 on errors), as kubectl does. ``podscale.cli.main`` loads this
+module when one of them runs; each command imports its core when it runs, so ``get`` does
+not import the apply machinery nor ``describe`` the writers. ``TYPE NAME`` and ``TYPE/NAME``
+are both accepted.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ __all__ = [
     "delete_command",
     "describe_command",
     "get_command",
+    "load_command",
     "scale_command",
 ]
 
@@ -287,6 +289,36 @@ def scale_command(
     from podscale.cli.resources_write import scale_object
 
     write = functools.partial(scale_object, replicas=replicas, current_replicas=current_replicas)
+    _execute_on_one(args, kubeconfig, context, namespace, write)
+
+
+@click.command("load")
+@click.argument("args", nargs=-1, required=True)
+@_connection_options
+@click.option("--rate", type=float, default=None, help="A constant load, in requests/s.")
+@click.option("--step", "steps", multiple=True, help="AT=RATE, e.g. 0s=10 --step 5m=80.")
+@click.option("--ramp", default=None, help="FROM,TO,OVER: e.g. 10,80,5m.")
+@click.option("--sine", default=None, help="BASE,AMPLITUDE,PERIOD: e.g. 50,30,10m.")
+@click.option("--trace", default=None, help="A request-rate trace file (read by the plane).")
+@click.option("--time-scale", type=float, default=None, help="Trace seconds per second.")
+@click.option("--loop", is_flag=True, help="Replay the trace from its start when it ends.")
+@click.option("-f", "--filename", "spec_file", default=None, help="A load spec (YAML or JSON).")
+@click.option("--off", is_flag=True, help="Remove the load: the pods idle.")
+@click.option("--cpu-per-request", default=None, help="CPU per request/s, e.g. 20m.")
+@click.option("--memory-per-request", default=None, help="Memory per request/s, e.g. 1Mi.")
+@click.option("--container", default=None, help="The costed container [default: the first].")
+@click.option("--noise", type=float, default=None, help="Usage noise stddev [default: 0.05].")
+def load_command(
+    args: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    **flags: Any,
+) -> None:
+    """Set the simulated load of a Deployment, ReplicaSet or StatefulSet (TYPE NAME)."""
+    from podscale.cli.resources_load import LoadFlags, set_load
+
+    write = functools.partial(set_load, flags=LoadFlags(**flags))
     _execute_on_one(args, kubeconfig, context, namespace, write)
 
 

@@ -5,7 +5,9 @@ the server's own in-process API and clock: the controllers ``--controllers`` ena
 (ReplicaSet, Deployment, StatefulSet, garbage collector, HPA) and, unless ``--no-simulate``,
 the simulated nodes, scheduler and kubelets that give pods a life, with the metrics pipeline
 (simulated usage scraped by a metrics server, so ``kubectl top`` works and the HPA controller
-has metrics; with no load set, pods idle at their baseline). ``serve_with_workloads`` runs
+has metrics; a workload's load comes from its ``load.podscale.dev/v1alpha1`` annotation,
+read by ``podscale.runtime.simulated.load_annotations``, and without one its pods idle at
+their baseline). ``serve_with_workloads`` runs
 it and uvicorn on one event loop (``serve.run_control_plane`` calls it): the plane's parts
 run supervised (a part that fails is restarted with backoff and shown failed on
 ``/readyz``), so only an error that escapes supervision stops the server with the error;

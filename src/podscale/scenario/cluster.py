@@ -34,10 +34,10 @@ from podscale.api.field_errors import (
     not_supported,
     required,
 )
+from podscale.api.field_reader import FieldReader
 from podscale.api.names import validate_dns1123_subdomain_name
 from podscale.api.quantity import Quantity, parse_quantity
 from podscale.runtime.simulated.kubelet_state import StartupProfile
-from podscale.scenario.fields import FieldReader
 from podscale.scenario.model import EVENT_TYPES, NodeSpec, ScenarioEvent
 from podscale.scenario.workloads import read_target
 

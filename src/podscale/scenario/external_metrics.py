@@ -24,10 +24,10 @@ from datetime import timedelta
 from typing import Any, Final
 
 from podscale.api.field_errors import FieldPath, duplicate, invalid, required
+from podscale.api.field_reader import FieldReader
 from podscale.api.names import validate_namespace_name, validate_path_segment_name
 from podscale.api.validation.names import validate_labels
 from podscale.scenario.cluster import read_string_map
-from podscale.scenario.fields import FieldReader
 from podscale.scenario.model import ExternalMetricSeries, ExternalMetricValue
 
 __all__ = ["read_external_metrics", "series_key"]

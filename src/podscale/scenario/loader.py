@@ -47,10 +47,10 @@ from podscale.api.field_errors import (
     not_found,
     required,
 )
+from podscale.api.field_reader import FieldReader
 from podscale.api.names import validate_dns1123_subdomain_name
 from podscale.scenario.cluster import read_events, read_nodes, read_pod_timing, read_string_map
 from podscale.scenario.external_metrics import read_external_metrics
-from podscale.scenario.fields import FieldReader
 from podscale.scenario.manifests import read_manifests
 from podscale.scenario.model import API_VERSION, KIND, Manifest, Scenario, Workload
 from podscale.scenario.workloads import read_workload

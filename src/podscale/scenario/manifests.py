@@ -17,7 +17,7 @@ from typing import Any, Final
 import yaml
 
 from podscale.api.field_errors import FieldPath, invalid, not_found, required
-from podscale.scenario.fields import FieldReader
+from podscale.api.field_reader import FieldReader
 from podscale.scenario.model import Manifest
 
 __all__ = ["read_manifests"]

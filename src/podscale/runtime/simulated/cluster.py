@@ -10,7 +10,9 @@ an API server over HTTP. The fault-injection calls are what tests and scenarios 
 ``usage`` (``usage.SimulatedUsage``) is the kubelets' resource stats and the workloads'
 load: the metrics server scrapes it and it publishes request rates; it is one more
 controller for the manager (``controllers(with_usage=True)``) plus a task of its own
-(``run_usage``), both left out when nobody reads metrics.
+(``run_usage``), both left out when nobody reads metrics. ``annotated_loads``
+(``load_annotations.AnnotatedLoads``) sets the loads workloads declare in their load
+annotation, and comes and goes with ``usage``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from podscale.controllers.runtime_api import ControllerApi
 from podscale.metrics.push import PushMetricsProvider
 from podscale.runtime.simulated.kubelet_state import DEFAULT_PROFILE, StartupProfile
 from podscale.runtime.simulated.kubelets import DEFAULT_EVICTION_TIMEOUT, SimulatedKubelets
+from podscale.runtime.simulated.load_annotations import AnnotatedLoads
 from podscale.runtime.simulated.nodes import (
     NODE_STATUS_REPORT_FREQUENCY,
     NodeSpec,
@@ -77,12 +80,15 @@ class SimulatedCluster:
             request_metric=request_metric,
             publish_period=publish_period,
         )
+        # Loads declared on workloads (the load annotation) feed ``usage`` too.
+        self.annotated_loads = AnnotatedLoads(api, clock, self.usage)
 
     def controllers(self, *, with_usage: bool = False) -> list[Controller]:
         """The control loops to register with the manager: the scheduler and the kubelets,
-        and with ``with_usage`` the resource usage the metrics server scrapes."""
+        and with ``with_usage`` the resource usage the metrics server scrapes and the loop
+        that reads the workloads' load annotations into it."""
         loops: list[Controller] = [self.scheduler, self.kubelets]
-        return [*loops, self.usage] if with_usage else loops
+        return [*loops, self.usage, self.annotated_loads] if with_usage else loops
 
     async def run_usage(self) -> None:
         """Publish the pods' request rates every period (until cancelled)."""

@@ -1,13 +1,14 @@
-"""Typed reads of a decoded YAML document that collect errors instead of raising.
+"""Typed reads of a decoded YAML or JSON document that collect errors instead of raising.
 
-The scenario parsers (``podscale.scenario.loader`` and ``podscale.scenario.workloads``) read
-every field through a ``FieldReader`` so one pass reports every problem, each with its
-field path, in upstream's ``field.Error`` wording (``podscale.api.field_errors``). Fields
-that the schema does not declare are collected separately and reported like upstream's
-strict decoding (``unknown field "spec.foo"``).
+The parsers of the files and annotations users write read every field through a
+``FieldReader`` so one pass reports every problem, each with its field path, in upstream's
+``field.Error`` wording (``podscale.api.field_errors``): scenario files
+(``podscale.scenario.loader`` and its neighbours) and load specs
+(``podscale.runtime.load.spec``). Fields that the schema does not declare are collected
+separately and reported like upstream's strict decoding (``unknown field "spec.foo"``).
 
 Each getter returns the value or None (missing, wrong type, or invalid: the error is
-already recorded), so callers only check for None.
+already recorded), so callers only check for None. Pure.
 """
 
 from __future__ import annotations
