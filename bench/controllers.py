@@ -10,7 +10,8 @@ enough simulated nodes. One simulated hour (``--hours``) of it: every Deployment
 at 0, scaled up by half at 15 min, down to half at 30 min and back at 45 min, each time
 through the ``scale`` subresource as an HPA would. Measured: wall time for the simulated span,
 simulated seconds per wall second, pods created per wall second (pod ADDED watch events),
-and whether every Deployment ended available at its size. Goal: one simulated hour of the
+and whether every Deployment ended available at its size (exit status 1 when one did
+not). Goal: one simulated hour of the
 default cluster in <= 20 s of wall time.
 
 Usage: python3 bench/controllers.py [--deployments 100] [--pods 10] [--hours 1] [--json]
@@ -22,6 +23,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import sys
 import time
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
@@ -157,7 +159,7 @@ def run_once(
     )
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--deployments", type=int, default=100)
     parser.add_argument("--pods", type=int, default=10, help="pods per Deployment")
@@ -182,7 +184,7 @@ def main() -> None:
     }
     if args.json:
         print(json.dumps(report, indent=2))
-        return
+        return 0 if result.converged else 1
     print(f"machine: {report['machine']}")
     print(
         f"{result.deployments} Deployments x {result.pods_per_deployment} pods, "
@@ -195,7 +197,9 @@ def main() -> None:
         f"pods created: {result.pods_created:,} ({result.pods_per_wall_second:,.0f} per wall s); "
         f"converged at the end: {result.converged}"
     )
+    # A run that did not converge measured a cluster that does not work.
+    return 0 if result.converged else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

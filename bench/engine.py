@@ -8,7 +8,10 @@ Workloads:
 Each decision starts from what a controller syncing every 15 s holds in its steady state:
 a history with a recommendation every 15 s over the last 5 minutes plus a few scale
 events, and the HPA carrying the status its previous sync wrote.
-Time is virtual and fixed: the engine never reads the clock, so results are repeatable.
+Time is virtual and advances by 1 ms per call, as a real controller's clock would (a fixed
+``now`` let every cache keyed on it hit, which flattered the engine by 8%); the engine never
+reads the clock, so results are repeatable. Every workload's decision is checked (the
+replica count it is built to ask for, no error) and the script exits 1 when one is wrong.
 
 Usage: python3 bench/engine.py [--seconds 2] [--repeat 5] [--json]
 """
@@ -16,10 +19,12 @@ Usage: python3 bench/engine.py [--seconds 2] [--repeat 5] [--json]
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -48,7 +53,13 @@ def _steady(hpa: dict[str, Any], **inputs: Any) -> Callable[[], Any]:
     """A decide() call on ``hpa`` as it looks after one earlier sync wrote its status."""
     first = decide(hpa, **inputs)
     synced = {**hpa, "status": first.status}
-    return lambda: decide(synced, **inputs)
+    start: datetime = inputs.pop("now")
+    calls = itertools.count(1)
+
+    def run() -> Any:
+        return decide(synced, now=start + timedelta(milliseconds=next(calls)), **inputs)
+
+    return run
 
 
 def workload_a(behavior: dict[str, Any] | None = None) -> Callable[[], Any]:
@@ -147,7 +158,20 @@ def machine() -> dict[str, str]:
     }
 
 
-def main() -> None:
+# What each workload decides: (rescale, desired replicas).
+EXPECTED = {"a": (True, 14), "a-legacy": (True, 14), "b": (True, 146)}
+
+
+def wrong_decision(key: str, run: Callable[[], Any]) -> str | None:
+    """Why ``run``'s decision is not what workload ``key`` is built for (None: it is)."""
+    decision = run()
+    got = (decision.rescale, decision.desired_replicas)
+    if decision.error is not None or got != EXPECTED[key]:
+        return f"{key}: decided {got} (error {decision.error!r}), expected {EXPECTED[key]}"
+    return None
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one round")
     parser.add_argument("--repeat", type=int, default=5, help="rounds per workload")
@@ -155,12 +179,16 @@ def main() -> None:
     args = parser.parse_args()
     goals = {"a": 20_000, "a-legacy": 20_000, "b": 2_000}
     results = {}
+    failures: list[str] = []
     for key, build, title in (
         ("a", lambda: workload_a({}), "(a) 10 pods, cpu, default behavior"),
         ("a-legacy", workload_a, "(a') 10 pods, cpu, no behavior (legacy path)"),
         ("b", workload_b, "(b) 100 pods, cpu + Pods + External"),
     ):
-        rates = measure(build(), args.seconds, args.repeat)
+        run = build()
+        rates = measure(run, args.seconds, args.repeat)
+        if (problem := wrong_decision(key, run)) is not None:
+            failures.append(problem)
         results[key] = {
             "title": title,
             "median": statistics.median(rates),
@@ -169,8 +197,9 @@ def main() -> None:
             "goal": goals[key],
         }
     if args.json:
-        print(json.dumps({"machine": machine(), "results": results}, indent=2))
-        return
+        out = {"machine": machine(), "results": results, "failures": failures}
+        print(json.dumps(out, indent=2))
+        return 1 if failures else 0
     print("machine:", ", ".join(f"{k}={v}" for k, v in machine().items()))
     print("| workload | median decisions/s | best | worst | goal | median / goal |")
     print("|---|---|---|---|---|---|")
@@ -179,7 +208,10 @@ def main() -> None:
             f"| {r['title']} | {r['median']:,.0f} | {r['best']:,.0f} | {r['worst']:,.0f} "
             f"| {r['goal']:,} | {r['median'] / r['goal']:.2f}x |"
         )
+    for problem in failures:
+        print("WRONG:", problem, file=sys.stderr)
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -32,6 +32,8 @@ After ``--warmup`` periods, ``--periods`` sync periods (10) are measured:
   the API) and the HPA controller's own time per reconcile;
 - resident memory (``/proc/self/statm``) sampled at every period boundary.
 
+The script exits 1 when an HPA was not reconciled or did not end at its target.
+
 Usage: python3 bench/hpa_controller.py [--hpas 1000] [--pods 10] [--periods 10] [--json]
        [--profile FILE]  (cProfile of the measured phase, written as pstats to FILE)
        [--gc-freeze] [--gc-threshold N]  (collector tuning for the measured phase)
@@ -47,6 +49,7 @@ import itertools
 import json
 import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -433,7 +436,17 @@ def run_once(
     )
 
 
-def main() -> None:
+def failures(result: Result) -> list[str]:
+    """What the run claims and did not do: every HPA reconciled, each at its target."""
+    problems = []
+    if result.hpas_reconciled != result.hpas:
+        problems.append(f"only {result.hpas_reconciled} of {result.hpas} HPAs reconciled")
+    if result.hpas_at_target != result.hpas:
+        problems.append(f"only {result.hpas_at_target} of {result.hpas} HPAs at their target")
+    return problems
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--hpas", type=int, default=1000)
     parser.add_argument("--pods", type=int, default=10, help="pods per ReplicaSet")
@@ -463,10 +476,16 @@ def main() -> None:
         gc_freeze=args.gc_freeze,
         gc_threshold=args.gc_threshold,
     )
-    report = {"machine": machine(), **asdict(result), "ratio_to_goal": result.ratio}
+    problems = failures(result)
+    report = {
+        "machine": machine(),
+        **asdict(result),
+        "ratio_to_goal": result.ratio,
+        "failures": problems,
+    }
     if args.json:
         print(json.dumps(report, indent=2))
-        return
+        return 1 if problems else 0
     r = result
     print(f"machine: {report['machine']}")
     print(
@@ -499,7 +518,10 @@ def main() -> None:
         + (f" (generation-0 threshold {r.gc_threshold:,})" if r.gc_threshold else "")
     )
     print(f"HPAs with metrics at {r.pods_per_hpa} desired replicas: {r.hpas_at_target:,}")
+    for problem in problems:
+        print("WRONG:", problem, file=sys.stderr)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -3,6 +3,7 @@ sync period, reads its metric and keeps its 10 replicas, and every number is com
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import math
 import sys
@@ -52,6 +53,10 @@ def test_every_hpa_reconciles_each_period_at_target(
     assert len(result.rss_mib) == periods + 1
     assert all(mib > 0 for mib in result.rss_mib)
     assert result.gc_freeze is gc_freeze
+    assert bench.failures(result) == []
+    # A run whose HPAs did not all end at their target is reported (main exits 1).
+    missed = dataclasses.replace(result, hpas_at_target=hpas - 1)
+    assert bench.failures(missed) == [f"only {hpas - 1} of {hpas} HPAs at their target"]
 
 
 def test_percentile_picks_the_ranked_value(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -47,3 +47,10 @@ def test_controllers_bench_converges_and_counts_pods(monkeypatch: pytest.MonkeyP
     assert result.converged
     # 4 x 4 created, scaled to 6 (+2 each), down to 2, back to 4 (+2 each).
     assert result.pods_created == 4 * (4 + 2 + 2)
+
+
+def test_the_engine_bench_rejects_a_wrong_decision() -> None:
+    bench = load_bench()
+    assert bench.wrong_decision("a", bench.workload_a({})) is None
+    # Workload (a)'s decision checked against (b)'s expectation: reported, so main exits 1.
+    assert "expected (True, 146)" in bench.wrong_decision("b", bench.workload_a({}))

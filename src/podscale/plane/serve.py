@@ -48,6 +48,7 @@ from podscale.plane.workloads import (
     build_workloads,
     serve_with_workloads,
 )
+from podscale.runtime.collector import long_lived_heap
 from podscale.store.clock import SystemClock
 from podscale.store.errors import BackendError
 from podscale.store.sqlite import SqliteStore
@@ -253,7 +254,11 @@ def run_control_plane(
             # uvicorn's own run() with its loop choice (uvloop when installed), plus the
             # controllers on the same loop.
             get_factory = getattr(config, "get_loop_factory", None)
-            with asyncio.Runner(loop_factory=get_factory() if get_factory else None) as runner:
+            # The assembled plane is long-lived: keep the cyclic collector off it.
+            with (
+                long_lived_heap(),
+                asyncio.Runner(loop_factory=get_factory() if get_factory else None) as runner,
+            ):
                 runner.run(
                     serve_with_workloads(server, sock, plane, failures, build=build, drive=drive)
                 )

@@ -24,6 +24,12 @@ Contract:
   container does not need going to the others (water-filling). Memory is shared the same
   way: the model clamps rather than simulating OOM kills.
 * Usage is reported in whole millicores and bytes, rounded down so no cap is ever crossed.
+* An interval: ``samples`` > 1 says the usage stands for the mean over that many
+  independent one-step draws (``SimulatedUsage`` integrates a whole interval between
+  scrapes in one call, at the interval's mean rate). CPU, which the kubelet integrates into
+  a counter, then draws its noise with the stddev of such a mean, ``stddev / sqrt(samples)``
+  (the mean of ``n`` draws of N(1, s) is N(1, s / sqrt(n))); memory, a gauge read at the
+  interval's end, keeps the full stddev. Same seed, inputs and ``samples``: same usage.
 
 Pure: no clock, no I/O; randomness only from the passed generator.
 """
@@ -204,8 +210,10 @@ def compute_usage(
     workloads: Sequence[WorkloadDemand],
     allocatable: Mapping[str, Resources],
     rng: random.Random,
+    *,
+    samples: float = 1.0,
 ) -> tuple[PodUsage, ...]:
-    """Every passed pod's usage, sorted by (namespace, name).
+    """Every passed pod's usage, sorted by (namespace, name); ``samples`` see above.
 
     All workloads sharing the cluster go in one call, so that pods of different workloads
     on one node compete for it. Nodes missing from ``allocatable`` (and pods without a
@@ -217,12 +225,13 @@ def compute_usage(
         entries.extend((pod, shares[pod.key], workload.profile) for pod in workload.pods)
     entries.sort(key=lambda entry: entry[0].key)
 
+    cpu_spread = 1.0 / math.sqrt(samples) if samples > 1.0 else 1.0
     slots: list[_Slot] = []
     for index, (pod, share, profile) in enumerate(entries):
         for container in pod.containers:
             cost = profile.cost_of(container.name)
             cpu = (cost.baseline_milli_cpu + cost.milli_cpu_per_rps * share) * _noise(
-                rng, profile.noise_stddev
+                rng, profile.noise_stddev * cpu_spread
             )
             memory = (cost.baseline_memory + cost.memory_per_rps * share) * _noise(
                 rng, profile.noise_stddev

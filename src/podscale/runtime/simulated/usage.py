@@ -21,12 +21,18 @@ workload informers (never polling the store) and implements:
 How usage is integrated: ``advance(now)`` credits the time since the last advance. The
 traffic of a workload goes to the ready pods its ``spec.selector`` matches (as a Service
 routes), split by ``compute_usage`` together with every other pod so node capacity is
-shared; pods no load claims run at ``IDLE_PROFILE``. While a load is set the interval is cut
-into ``step`` pieces (aligned to ``origin``), each at the rate of its start, so a rate that
-changes between scrapes is averaged as it should be; a pod event that changes who serves
-(readiness, a start, a stop) first advances up to that instant with the old view. Without a
-load, usage is constant between events and one piece suffices. All randomness (the
-profiles' noise) comes from the seeded ``rng``.
+shared; pods no load claims run at ``IDLE_PROFILE``. While a load is set, the interval is
+accounted in one piece at each load's mean rate over its ``step`` grid (aligned to
+``origin``, each step at the rate of its start: ``usage_loads.mean_rate``), so a rate that
+changes between scrapes is averaged as it should be, and the CPU noise is that of the mean
+of one draw per step (``compute_usage``'s ``samples``); a pod event that changes who serves
+(readiness, a start, a stop) first advances up to that instant with the old view. So the
+cost grows with scrapes and pod events, not with simulated seconds times pods. Versus
+crediting every step on its own (the model before), cumulative counters and requests served
+have the same expectation and spread while no limit or node capacity binds; when one binds
+inside an interval, the interval's mean is capped rather than each step, which reads at
+most the capped share of the noise higher (about ``stddev x demand / sqrt(steps)``). All
+randomness (the profiles' noise) comes from the seeded ``rng``.
 
 Rate sources see ``t`` = time since ``origin`` (the clock's time at construction unless
 ``set_origin`` moves it, as ``podscale.scenario.run`` does at a scenario's start).
@@ -65,7 +71,7 @@ from podscale.runtime.simulated.usage_loads import (
     WORKLOAD_KINDS,
     WorkloadLoad,
     assign_pods,
-    grid_pieces,
+    mean_rate,
 )
 from podscale.store.interface import Clock
 
@@ -228,14 +234,18 @@ class SimulatedUsage:
             self._ledger.credit(self._idle_usage(allocatable), self._pods, allocatable, start, now)
             return
         members, idle = self._assign()
-        for piece_start, piece_end in grid_pieces(start, now, self.origin, self._step):
-            demands = [
-                WorkloadDemand(load.rate.rate_at(piece_start - self.origin), pods, load.profile)
-                for load, pods in members
-            ]
-            demands.append(WorkloadDemand(0.0, idle, IDLE_PROFILE))
-            usages = compute_usage(demands, allocatable, self._rng)
-            self._ledger.credit(usages, self._pods, allocatable, piece_start, piece_end)
+        # One piece for the whole interval, at each load's mean rate over its steps: the
+        # cost grows with the advances (scrapes, pod events), not with the seconds.
+        demands = [
+            WorkloadDemand(
+                mean_rate(load.rate, start, now, self.origin, self._step), pods, load.profile
+            )
+            for load, pods in members
+        ]
+        demands.append(WorkloadDemand(0.0, idle, IDLE_PROFILE))
+        samples = (now - start) / self._step
+        usages = compute_usage(demands, allocatable, self._rng, samples=samples)
+        self._ledger.credit(usages, self._pods, allocatable, start, now)
 
     def _idle_usage(self, allocatable: dict[str, Resources]) -> tuple[PodUsage, ...]:
         """Every pod at ``IDLE_PROFILE`` (no noise): the same until the pods or nodes change."""

@@ -5,7 +5,8 @@ running pods; ``assign_pods`` says which pods receive each workload's traffic (t
 selector matches in its namespace, as a Service routes; a pod that two selectors match
 serves the first load in key order, so no request is counted twice) and which pods idle at
 ``IDLE_PROFILE``. ``grid_pieces`` cuts an interval at every ``step`` after an origin, so
-integration pieces line up however often the interval is read.
+integration pieces line up however often the interval is read; ``mean_rate`` is a rate
+source's mean over an interval on that grid (each step at the rate of its start).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ __all__ = [
     "WorkloadLoad",
     "assign_pods",
     "grid_pieces",
+    "mean_rate",
 ]
 
 # A container nobody sends traffic to still ticks over (1m CPU, 8 MiB).
@@ -85,3 +87,27 @@ def grid_pieces(
         start, cut = cut, cut + step
     pieces.append((start, end))
     return pieces
+
+
+def mean_rate(
+    rate: RateSource, start: datetime, end: datetime, origin: datetime, step: timedelta
+) -> float:
+    """``rate``'s mean over ``[start, end)``, each ``step`` of the grid from ``origin`` at the
+    rate of its start (the rate at ``start`` for an empty interval).
+
+    Exactly what crediting each grid piece at its own rate adds up to, in one number: the
+    cost is one ``rate_at`` per step and workload, never per pod."""
+    span = (end - start).total_seconds()
+    if span <= 0:
+        return rate.rate_at(start - origin)
+    # Float seconds from the origin: a timedelta per step only where the source needs one.
+    step_s = step.total_seconds()
+    t = (start - origin).total_seconds()
+    stop = (end - origin).total_seconds()
+    cut = (t // step_s + 1) * step_s
+    total = 0.0
+    while cut < stop:
+        total += rate.rate_at(timedelta(seconds=t)) * (cut - t)
+        t, cut = cut, cut + step_s
+    total += rate.rate_at(timedelta(seconds=t)) * (stop - t)
+    return total / span

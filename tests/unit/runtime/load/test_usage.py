@@ -5,6 +5,7 @@ to the rate, same seed gives the same usage."""
 from __future__ import annotations
 
 import random
+import statistics
 
 import pytest
 from hypothesis import given
@@ -164,6 +165,21 @@ def test_noise_is_seeded_and_clamped() -> None:
     assert len({u.milli_cpu for u in first.values()}) > 1
     wild = LoadProfile({"app": APP}, noise_stddev=50.0)
     assert all(u.milli_cpu >= 0 and u.memory >= 0 for u in usage(50.0, pods, wild).values())
+
+
+def test_an_interval_draws_cpu_noise_of_a_mean_and_memory_noise_of_a_reading() -> None:
+    """With ``samples`` n, CPU stands for the mean of n one-step draws (stddev / sqrt(n));
+    the memory gauge keeps the full stddev."""
+    cost = ContainerCost(baseline_milli_cpu=1000.0, baseline_memory=1_000_000.0)
+    profile = LoadProfile({"app": cost}, noise_stddev=0.2)
+    pods = [pod(f"p{i:04}", limit=None, node="uncapped") for i in range(2000)]
+    result = compute_usage(
+        [WorkloadDemand(0.0, pods, profile)], BIG_NODE, random.Random(5), samples=16.0
+    )
+    cpu = statistics.pstdev(u.milli_cpu / 1000 for u in result)
+    memory = statistics.pstdev(u.memory / 1_000_000 for u in result)
+    assert cpu == pytest.approx(0.2 / 4, rel=0.1)
+    assert memory == pytest.approx(0.2, rel=0.1)
 
 
 def test_no_noise_draws_nothing() -> None:

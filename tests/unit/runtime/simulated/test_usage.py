@@ -177,3 +177,34 @@ def test_only_workload_kinds_take_a_load() -> None:
         return str(failure.value)
 
     assert "Deployment, ReplicaSet, StatefulSet" in with_plane(body)
+
+
+def test_a_long_interval_is_integrated_in_one_piece(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cost of an advance does not grow with the seconds it covers: one hour of a
+    changing load between two reads is one usage computation, and the counter still holds
+    the exact integral (no noise: 10 req/s x 10m for 30 min, then 20 req/s for 30 min)."""
+    import podscale.runtime.simulated.usage as usage_module
+
+    calls: list[float] = []
+    original = usage_module.compute_usage
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls.append(float(kwargs.get("samples", 1.0)))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(usage_module, "compute_usage", counting)
+    steps = (RateStep(timedelta(0), 10.0), RateStep(timedelta(minutes=30), 20.0))
+
+    async def body(plane: EmbeddedControlPlane) -> float:
+        usage = plane.usage
+        usage.set_origin(plane.clock.now())
+        usage.set_load("Deployment", "default", "web", StepRate(steps), COST)
+        before, _ = await counter(usage)
+        now = plane.clock.now()
+        calls.clear()
+        usage.advance(now + timedelta(hours=1))
+        assert calls == [3600.0]
+        after, _ = await counter(usage)  # read now: the ledger already holds the hour
+        return (after - before) / MILLI_SECOND_NS
+
+    assert with_plane(body) == pytest.approx(1800 * 100 + 1800 * 200, abs=1)

@@ -10,9 +10,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from podscale.api.selectors import Selector, parse_selector
-from podscale.runtime.load import ConstantRate, LoadProfile, PodLoad
+from podscale.runtime.load import ConstantRate, LoadProfile, PodLoad, SineRate
 from podscale.runtime.simulated.usage_ledger import RunningPod
-from podscale.runtime.simulated.usage_loads import WorkloadLoad, assign_pods, grid_pieces
+from podscale.runtime.simulated.usage_loads import (
+    WorkloadLoad,
+    assign_pods,
+    grid_pieces,
+    mean_rate,
+)
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -82,3 +87,24 @@ def test_grid_pieces_tile_the_interval(start: int, length: int, step: int, shift
     assert all(a[1] == b[0] for a, b in itertools.pairwise(pieces))
     assert all(b - a <= timedelta(milliseconds=step) for a, b in pieces)
     assert all((a - origin) % timedelta(milliseconds=step) == timedelta(0) for a, _ in pieces[1:])
+
+
+@given(
+    st.integers(0, 100_000), st.integers(0, 100_000), st.integers(1, 5_000), st.integers(-999, 999)
+)
+def test_mean_rate_is_the_grid_pieces_at_their_start_rates(
+    start: int, length: int, step: int, shift: int
+) -> None:
+    """One number for the interval, equal to crediting each grid piece on its own."""
+    rate = SineRate(base=50.0, amplitude=40.0, period=timedelta(seconds=37))
+    begin = T0 + timedelta(milliseconds=start)
+    end = begin + timedelta(milliseconds=length)
+    origin = T0 + timedelta(milliseconds=shift)
+    grid = timedelta(milliseconds=step)
+    got = mean_rate(rate, begin, end, origin, grid)
+    if length == 0:
+        assert got == rate.rate_at(begin - origin)
+        return
+    pieces = grid_pieces(begin, end, origin, grid)
+    total = sum(rate.rate_at(a - origin) * (b - a).total_seconds() for a, b in pieces)
+    assert got == pytest.approx(total / (end - begin).total_seconds(), rel=1e-9, abs=1e-9)

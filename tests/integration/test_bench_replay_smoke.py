@@ -1,0 +1,52 @@
+"""The replay benchmark stays runnable and honest: a tiny replay through the whole control
+plane passes its checks, and a workload the HPA did not follow fails them."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from datetime import timedelta
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).parents[2] / "bench" / "replay.py"
+
+
+def load_bench(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    monkeypatch.syspath_prepend(str(BENCH.parent))  # replay.py imports engine.machine
+    spec = importlib.util.spec_from_file_location("bench_replay", BENCH)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_replay", module)  # for its dataclasses
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_short_replay_follows_the_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = load_bench(monkeypatch)
+    run = bench.replay("day", 1, timedelta(hours=2), timedelta(minutes=1))
+    assert run.snapshots == 121
+    # Two hours after the trough the sine needs 4 pods: the HPA is there within the band.
+    [check] = run.checks
+    assert (check.at_hours, check.needed) == (2.0, 4)
+    assert run.ok
+
+
+@pytest.mark.parametrize(
+    ("replicas", "needed", "ok"),
+    [(30, 31, True), (24, 31, True), (23, 31, False), (3, 1, True), (4, 1, False)],
+    ids=["near", "edge", "beyond", "small-edge", "small-beyond"],
+)
+def test_the_band_fails_a_stuck_hpa(
+    monkeypatch: pytest.MonkeyPatch, replicas: int, needed: int, ok: bool
+) -> None:
+    assert load_bench(monkeypatch).within_band(replicas, needed) is ok
+
+
+def test_needed_pods_peak_at_noon(monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = load_bench(monkeypatch)
+    assert bench.needed_at(timedelta(0)) == 3  # 10 req/s x 20m + 1m over 100m
+    assert bench.needed_at(timedelta(hours=12)) == 31  # 150 req/s
