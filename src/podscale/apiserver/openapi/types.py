@@ -12,6 +12,7 @@ Integers must also fit their ``format`` (int32, else int64), as Go refuses rathe
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
@@ -45,6 +46,16 @@ class TypeMismatch(NamedTuple):
             f"json: cannot unmarshal {self.got} into Go struct field "
             f"{self.struct}.{self.path} of type {self.expected}"
         )
+
+
+_WANTED: Final = {
+    "integer": "number",
+    "number": "number",
+    "string": "string",
+    "boolean": "bool",
+    "array": "array",
+    "object": "object",
+}
 
 
 def type_mismatches(api_version: str, kind: str, obj: Mapping[str, Any]) -> list[TypeMismatch]:
@@ -81,8 +92,23 @@ def _fits(value: Any, fmt: str) -> bool:
     return -(1 << (bits - 1)) <= value < (1 << (bits - 1))
 
 
+# Resolved references by the id of the schema node (``all_schemas`` is built once and never
+# freed, as are ``_root``'s nodes): a write walks the same few hundred nodes every time, and
+# resolving them again was a third of the walk.
+_RESOLVED: dict[int, tuple[Mapping[str, Any], str | None, Mapping[str, Any]]] = {}
+
+
 def _named(schema: Mapping[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
     """The schema's name (when it is a reference) and its resolved definition."""
+    cached = _RESOLVED.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1], cached[2]
+    name, resolved = _resolve(schema)
+    _RESOLVED[id(schema)] = (schema, name, resolved)  # holds ``schema``: its id stays its own
+    return name, resolved
+
+
+def _resolve(schema: Mapping[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
     name = None
     target = ref_target(schema)
     while target is not None:
@@ -108,8 +134,14 @@ def _go_type(name: str | None, schema: Mapping[str, Any]) -> str:
     return _GO_SCALARS.get((kind, str(schema.get("format", ""))), kind or "interface {}")
 
 
+@functools.cache
+def _root(schema_name: str) -> Mapping[str, Any]:
+    # One reference node per kind, so that ``_named`` resolves it once.
+    return {"$ref": f"#/components/schemas/{schema_name}"}
+
+
 def _walk(value: Any, schema_name: str, struct: str, path: str, found: list[TypeMismatch]) -> None:
-    _check(value, {"$ref": f"#/components/schemas/{schema_name}"}, struct, path, found)
+    _check(value, _root(schema_name), struct, path, found)
 
 
 def _check(
@@ -128,8 +160,7 @@ def _check(
         return
     kind = schema.get("type")
     got = _json_kind(value)
-    wanted = {"integer": "number", "number": "number", "string": "string", "boolean": "bool",
-              "array": "array", "object": "object"}.get(str(kind))  # fmt: skip
+    wanted = _WANTED.get(str(kind))
     if wanted is None:
         return  # free-form (no type): anything decodes
     integral = kind != "integer" or (isinstance(value, int) and not isinstance(value, bool))

@@ -19,6 +19,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 
 from podscale.api.selectors import Selector, SelectorError, parse_selector
 from podscale.apiserver import errors as server_errors
+from podscale.apiserver.metricsapis.pod_usage import PodUsageReader
 from podscale.apiserver.metricsapis.providers import CustomMetricInfo, ExternalMetricInfo
 from podscale.apiserver.state import ServerState
 from podscale.controllers.hpa.metrics_values import (
@@ -32,6 +33,7 @@ from podscale.controllers.hpa.metrics_values import (
     object_value,
     pod_custom_values,
     pod_resource_values,
+    pod_usage_values,
 )
 from podscale.hpa.types import MetricsUnavailable, PodMetric
 
@@ -72,6 +74,14 @@ class InProcessMetricsClient:
         if provider is None:
             raise fetch_failed(RESOURCE_API, _NOT_SERVED)
         wanted = _selector(selector)
+        try:
+            records = None
+            if isinstance(provider, PodUsageReader):
+                records = provider.pod_usage_selected(namespace, wanted)
+        except Exception as err:
+            raise fetch_failed(RESOURCE_API, _failure_text(err)) from None
+        if records is not None:
+            return pod_usage_values(records, resource, container)
         try:
             selected = None
             if isinstance(provider, _SelectingProvider):

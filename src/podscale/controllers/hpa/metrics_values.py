@@ -12,21 +12,27 @@ them as upstream's ``pkg/controller/podautoscaler/metrics/client.go`` does:
 - an empty answer is an error (``no metrics returned from ... API``);
 - the answer's timestamp is the first item's; custom samples default to a 1 minute window.
 
+``pod_usage_values`` reads the same items as values (``PodUsage``, from a provider in the same
+process) and gives what ``pod_resource_values`` gives for their rendered JSON: quantities,
+timestamps (whole seconds) and windows go through the conversions the text would.
+
 Every failure is a ``MetricsUnavailable`` whose message is upstream's client error, which
 the engine wraps further (``unable to get metrics for resource cpu: ...``).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
-from podscale.api import parse_quantity
-from podscale.api.durations import parse_go_duration
+from podscale.api import Quantity, parse_quantity
+from podscale.api.durations import format_go_duration, parse_go_duration
 from podscale.api.kinds import all_kinds
 from podscale.api.selectors import selector_from_label_selector
-from podscale.api.timestamps import parse_time
+from podscale.api.timestamps import format_time, parse_time
+from podscale.apiserver.metricsapis.pod_usage import ContainerUsage, PodUsage
 from podscale.hpa.types import MetricsUnavailable, PodMetric
 
 __all__ = [
@@ -40,6 +46,7 @@ __all__ = [
     "object_value",
     "pod_custom_values",
     "pod_resource_values",
+    "pod_usage_values",
 ]
 
 JSON = dict[str, Any]
@@ -113,6 +120,59 @@ def pod_resource_values(
         if not missing:
             samples[pod] = PodMetric(total, stamp, window)
     return samples, _timestamp(items[0].get("timestamp"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _served_time(moment: datetime | None) -> datetime:
+    # What the rendered ``timestamp`` reads back as: whole seconds, UTC; null is Go's zero.
+    return _EPOCH if moment is None else parse_time(format_time(moment))
+
+
+@functools.lru_cache(maxsize=256)
+def _served_window(window: timedelta) -> timedelta:
+    return parse_go_duration(format_go_duration(window))
+
+
+def _usage_milli(usage: ContainerUsage, resource: str) -> int | None:
+    # The rendered ResourceList holds exactly cpu (nanocores) and memory (bytes).
+    if resource == "cpu":
+        return Quantity(usage.cpu_nanocores, -9, "DecimalSI").milli_value()
+    if resource == "memory":
+        return Quantity(usage.memory_bytes, 0, "BinarySI").milli_value()
+    return None
+
+
+def pod_usage_values(
+    records: Sequence[PodUsage], resource: str, container: str | None
+) -> tuple[dict[str, PodMetric], datetime]:
+    """``pod_resource_values`` of the items ``records`` hold, without their JSON."""
+    if not records:
+        raise _empty(RESOURCE_API)
+    samples: dict[str, PodMetric] = {}
+    for record in records:
+        stamp = _served_time(record.timestamp)
+        window = _served_window(record.window)
+        if container is not None:
+            entry = next((c for c in record.containers if c.name == container), None)
+            if entry is None:
+                raise MetricsUnavailable(
+                    "failed to get container metrics: container "
+                    f"{container} not present in metrics for pod {record.namespace}/{record.name}"
+                )
+            value = _usage_milli(entry, resource)
+            if value is not None:
+                samples[record.name] = PodMetric(value, stamp, window)
+            continue
+        total = 0
+        for entry in record.containers:
+            value = _usage_milli(entry, resource)
+            if value is None:
+                break
+            total += value
+        else:
+            if record.containers:
+                samples[record.name] = PodMetric(total, stamp, window)
+    return samples, _served_time(records[0].timestamp)
 
 
 def pod_custom_values(items: Sequence[JSON]) -> tuple[dict[str, PodMetric], datetime]:

@@ -23,7 +23,13 @@ from podscale.api.durations import format_go_duration
 from podscale.metrics.server.usage import Usage
 from podscale.store.objects import format_timestamp
 
-__all__ = ["format_go_duration", "render_node_metrics", "render_pod_metrics", "render_usage"]
+__all__ = [
+    "earliest_usage",
+    "format_go_duration",
+    "render_node_metrics",
+    "render_pod_metrics",
+    "render_usage",
+]
 
 JSON = dict[str, Any]
 
@@ -58,6 +64,15 @@ def _times(timestamp: datetime | None, window: timedelta) -> JSON:
     return {"timestamp": stamp, "window": format_go_duration(window)}
 
 
+def earliest_usage(containers: Sequence[tuple[str, Usage]]) -> Usage | None:
+    """The container sampled earliest (upstream's ``earliestTimeInfo``); the first on a tie."""
+    earliest: Usage | None = None
+    for _, usage in containers:
+        if earliest is None or usage.timestamp < earliest.timestamp:
+            earliest = usage
+    return earliest
+
+
 def render_pod_metrics(
     namespace: str,
     name: str,
@@ -67,10 +82,7 @@ def render_pod_metrics(
 ) -> JSON:
     """One PodMetrics. Timestamp and window are those of the container sampled earliest
     (upstream's ``earliestTimeInfo``); with no container, Go's zero time and ``0s``."""
-    earliest: Usage | None = None
-    for _, usage in containers:
-        if earliest is None or usage.timestamp < earliest.timestamp:
-            earliest = usage
+    earliest = earliest_usage(containers)
     return {
         "metadata": _metadata(name, namespace, labels, now),
         **_times(

@@ -22,8 +22,10 @@ in-process readers (the HPA controller's ``InProcessMetricsClient``): a ``PodSel
 (the pod informer's label index; ``SimulatedUsage`` is one, and is used when it is the
 source) names the candidate pods of a selector with an exact-match requirement, and each
 is then checked as ``pod_metrics`` + filtering would (in the snapshot, alive in
-``objects``, its current labels matching). Like metrics-server, which selects from its pod
-informer, a pod relabelled a moment ago may be missed until the informer has seen it.
+``objects``, its current labels matching). ``pod_usage_selected`` is the same read as values
+(``PodUsage``), so that the in-process reader neither renders nor parses a PodMetrics item.
+Like metrics-server, which selects from its pod informer, a pod relabelled a moment ago may
+be missed until the informer has seen it.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from podscale.api.selectors import Selector
+from podscale.apiserver.metricsapis.pod_usage import PodUsage
 from podscale.metrics.object_labels import ObjectLabels
 from podscale.metrics.server.points import MetricsBatch, decode_summary, merge_batches
 from podscale.metrics.server.storage import DEFAULT_RESOLUTION, MetricsStorage
@@ -204,6 +207,13 @@ class MetricsServer:
             namespace, names, selector, self._clock.now(), self._objects
         )
 
+    def pod_usage_selected(self, namespace: str, selector: Selector) -> list[PodUsage] | None:
+        """``pod_metrics_selected``'s items as values (``PodUsageReader``), unrendered."""
+        if self._pods is None or not _has_exact_requirement(selector):
+            return None
+        names = self._pods.select_pods(namespace, selector)
+        return self._storage.pod_usage_of(namespace, names, selector, self._objects)
+
     def node_metrics(self) -> list[JSON]:
         return self._storage.node_metrics(self._clock.now(), self._objects)
 
@@ -220,7 +230,11 @@ def _describe(err: BaseException) -> str:
 
 
 if TYPE_CHECKING:  # mypy holds the server to the API server's protocol
+    from podscale.apiserver.metricsapis.pod_usage import PodUsageReader
     from podscale.apiserver.state import MetricsProvider
 
     def _as_provider(server: MetricsServer) -> MetricsProvider:
+        return server
+
+    def _as_usage_reader(server: MetricsServer) -> PodUsageReader:
         return server

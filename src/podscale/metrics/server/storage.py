@@ -15,6 +15,9 @@ metrics-server's in-memory storage (pkg/storage/{node,pod,storage}.go), rule for
   container whose two points do not make a rate (``usage.UsageError``) is left out of it.
   Timestamp and window are those of the earliest-sampled container (``render``).
 
+``pod_usage_of`` gives the values of ``pod_metrics_of``'s items without rendering them
+(``PodUsage``), for in-process readers.
+
 ``pod_metrics``/``node_metrics`` take ``now`` (for ``creationTimestamp``) and optionally an
 ``ObjectLabels`` (``podscale.metrics.object_labels``): with it, as metrics-server serves from
 its pod and node informers, only objects that exist in the API are served, with their labels.
@@ -25,15 +28,20 @@ server's handlers) always see a consistent pair of scrapes. No clock, no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Final
 
 from podscale.api.selectors import Selector
+from podscale.apiserver.metricsapis.pod_usage import ContainerUsage, PodUsage
 from podscale.metrics.object_labels import ObjectLabels
 from podscale.metrics.server.points import MetricsBatch, MetricsPoint, PodKey
-from podscale.metrics.server.render import render_node_metrics, render_pod_metrics
+from podscale.metrics.server.render import (
+    earliest_usage,
+    render_node_metrics,
+    render_pod_metrics,
+)
 from podscale.metrics.server.usage import Usage, UsageError, compute_usage
 
 __all__ = ["DEFAULT_RESOLUTION", "FRESH_CONTAINER_MIN_AGE", "MetricsStorage"]
@@ -198,8 +206,44 @@ class MetricsStorage:
     ) -> list[JSON]:
         """What ``pod_metrics(namespace, ...)`` filtered by ``selector`` on the served labels
         holds of the pods ``names``, in the same order, without reading the others."""
+        return [
+            render_pod_metrics(namespace, name, labels, now, usages)
+            for name, labels, usages in self._selected(namespace, names, selector, objects)
+        ]
+
+    def pod_usage_of(
+        self,
+        namespace: str,
+        names: Iterable[str],
+        selector: Selector,
+        objects: ObjectLabels | None = None,
+    ) -> list[PodUsage]:
+        """The values of the items ``pod_metrics_of`` would render, unrendered."""
+        records: list[PodUsage] = []
+        for name, _, usages in self._selected(namespace, names, selector, objects):
+            earliest = earliest_usage(usages)
+            records.append(
+                PodUsage(
+                    namespace,
+                    name,
+                    earliest.timestamp if earliest else None,
+                    earliest.window if earliest else timedelta(0),
+                    tuple(
+                        ContainerUsage(container, usage.cpu_nanocores, usage.memory_bytes)
+                        for container, usage in usages
+                    ),
+                )
+            )
+        return records
+
+    def _selected(
+        self,
+        namespace: str,
+        names: Iterable[str],
+        selector: Selector,
+        objects: ObjectLabels | None,
+    ) -> Iterator[tuple[str, Mapping[str, str], list[tuple[str, Usage]]]]:
         snapshot = self._snapshot
-        items: list[JSON] = []
         for name in sorted(set(names)):
             key = (namespace, name)
             if key not in snapshot.pods_last:
@@ -214,8 +258,7 @@ class MetricsStorage:
                 continue
             usages = self._pod_usage(snapshot, key)
             if usages is not None:
-                items.append(render_pod_metrics(namespace, name, labels, now, usages))
-        return items
+                yield name, labels, usages
 
     def node_metrics(self, now: datetime, objects: ObjectLabels | None = None) -> list[JSON]:
         """NodeMetrics, ordered by name."""

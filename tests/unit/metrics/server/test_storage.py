@@ -10,8 +10,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from podscale.api.durations import format_go_duration
+from podscale.api.selectors import parse_selector
+from podscale.api.timestamps import format_time
 from podscale.metrics.server.points import MetricsBatch, MetricsPoint
+from podscale.metrics.server.render import render_usage
 from podscale.metrics.server.storage import MetricsStorage
+from podscale.metrics.server.usage import Usage
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 CORE = 1_000_000_000  # one core for one second, in core-nanoseconds
@@ -306,3 +311,23 @@ def test_reported_cpu_is_the_true_average_rate(
     assert abs(got.cpu_nanocores - true_average) < 2
     assert got.window == timedelta(microseconds=gap)
     assert got.timestamp == origin + timedelta(microseconds=second)
+
+
+def test_usage_of_holds_the_values_of_the_rendered_items() -> None:
+    storage = two_scrapes()
+    objects = Objects({("pods", "a", "z"): {"app": "z"}, ("pods", "a", "y"): {"app": "y"}})
+    wanted = parse_selector("app in (y,z)")
+    names_asked = ["z", "y", "x", "z"]
+    items = storage.pod_metrics_of("a", names_asked, wanted, t(31), objects)
+    records = storage.pod_usage_of("a", names_asked, wanted, objects)
+    assert [(r.namespace, r.name) for r in records] == names(items) == [("a", "y"), ("a", "z")]
+    for item, record in zip(items, records, strict=True):
+        assert item["timestamp"] == format_time(record.timestamp)  # type: ignore[arg-type]
+        assert item["window"] == format_go_duration(record.window)
+        assert item["containers"] == [
+            {
+                "name": c.name,
+                "usage": render_usage(Usage(c.cpu_nanocores, c.memory_bytes, T0, T0 - T0)),
+            }
+            for c in record.containers
+        ]

@@ -1,0 +1,96 @@
+"""``pod_usage_values`` (PodMetrics values read in process) against ``pod_resource_values``
+(the same items rendered as metrics-server's JSON): every sample, timestamp, window and
+error must be the same, so the HPA decides alike on both paths."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from podscale.apiserver.metricsapis.pod_usage import ContainerUsage, PodUsage
+from podscale.controllers.hpa.metrics_values import pod_resource_values, pod_usage_values
+from podscale.hpa.types import MetricsUnavailable, PodMetric
+from podscale.metrics.server.render import render_pod_metrics
+from podscale.metrics.server.usage import Usage
+
+NOW = datetime(2026, 1, 1, 12, tzinfo=UTC)
+
+times = st.datetimes(
+    min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1), timezones=st.just(UTC)
+)
+windows = st.timedeltas(min_value=timedelta(microseconds=1), max_value=timedelta(hours=2))
+containers = st.lists(
+    st.tuples(
+        st.sampled_from(["app", "side", "init"]),
+        st.integers(0, 10**14),
+        st.integers(0, 10**15),
+        times,
+        windows,
+    ),
+    max_size=3,
+    unique_by=lambda c: c[0],
+)
+pods = st.lists(
+    st.tuples(st.sampled_from(["a", "b", "c", "d"]), containers),
+    max_size=4,
+    unique_by=lambda p: p[0],
+)
+
+
+def _both(
+    spec: list[tuple[str, list[tuple[str, int, int, datetime, timedelta]]]],
+) -> tuple[list[dict[str, object]], list[PodUsage]]:
+    items, records = [], []
+    for name, cs in spec:
+        usages = [(c, Usage(cpu, mem, at, window)) for c, cpu, mem, at, window in cs]
+        items.append(render_pod_metrics("ns", name, {}, NOW, usages))
+        earliest = min((u for _, u in usages), key=lambda u: u.timestamp, default=None)
+        records.append(
+            PodUsage(
+                "ns",
+                name,
+                earliest.timestamp if earliest else None,
+                earliest.window if earliest else timedelta(0),
+                tuple(ContainerUsage(c, u.cpu_nanocores, u.memory_bytes) for c, u in usages),
+            )
+        )
+    return items, records
+
+
+def _read(
+    fn: object, arg: object, resource: str, container: str | None
+) -> tuple[dict[str, PodMetric], datetime] | str:
+    try:
+        return fn(arg, resource, container)  # type: ignore[operator, no-any-return]
+    except MetricsUnavailable as err:
+        return str(err)
+
+
+@given(
+    pods, st.sampled_from(["cpu", "memory", "ephemeral-storage"]), st.sampled_from([None, "app"])
+)
+def test_values_read_like_their_json(
+    spec: list[tuple[str, list[tuple[str, int, int, datetime, timedelta]]]],
+    resource: str,
+    container: str | None,
+) -> None:
+    items, records = _both(spec)
+    assert _read(pod_usage_values, records, resource, container) == _read(
+        pod_resource_values, items, resource, container
+    )
+
+
+@pytest.mark.parametrize(
+    ("cpu", "milli"),
+    [(0, 0), (1, 1), (999_999, 1), (1_000_000, 1), (1_000_001, 2), (250_000_000, 250)],
+    ids=["zero", "one-nano", "under-a-milli", "a-milli", "over-a-milli", "250m"],
+)
+def test_cpu_rounds_up_to_a_millicore(cpu: int, milli: int) -> None:
+    at = NOW + timedelta(microseconds=700_000)
+    record = PodUsage("ns", "p", at, timedelta(seconds=15), (ContainerUsage("c", cpu, 0),))
+    samples, stamp = pod_usage_values([record], "cpu", None)
+    assert samples == {"p": PodMetric(milli, NOW, timedelta(seconds=15))}
+    assert stamp == NOW  # whole seconds, as the rendered timestamp
