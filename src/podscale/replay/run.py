@@ -31,7 +31,7 @@ from podscale.runtime.load import is_pod_ready
 from podscale.runtime.simulated.usage import WORKLOAD_KINDS
 from podscale.runtime.virtual_time import DEFAULT_START
 from podscale.scenario.model import Scenario, WorkloadTarget
-from podscale.scenario.run import ScenarioRun, plane_for
+from podscale.scenario.run import ScenarioRun, beside_plane, plane_for
 
 __all__ = ["PROGRESS_EVERY", "Recorder", "Recording", "record_run"]
 
@@ -159,18 +159,7 @@ def record_run(
 
     async def main() -> Recording:
         plane = plane_for(scenario, clock)
-        task = asyncio.create_task(plane.run(), name="embedded-control-plane")
-        player = asyncio.create_task(_play(plane, scenario, target, selector, progress))
-        try:
-            await asyncio.wait({task, player}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            plane.stop()
-            if not player.done():
-                player.cancel()
-            await asyncio.wait({task, player})
-        if task.done() and not task.cancelled() and task.exception() is not None:
-            raise task.exception()  # type: ignore[misc]  # the plane failed: its error wins
-        return player.result()
+        return await beside_plane(plane, _play(plane, scenario, target, selector, progress))
 
     recording = run_virtual(main(), start=start)
     assert recording is not None  # no deadline was given

@@ -22,10 +22,10 @@ snapshot of the same instant. Same scenario, same seed, same options: the same r
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeVar
 
 from podscale.api.kinds import kind_for
 from podscale.api.selectors import selector_from_label_selector
@@ -41,11 +41,14 @@ from podscale.runtime.virtual_time import DEFAULT_START
 from podscale.scenario.external_schedule import ExternalMetricFeed, SeriesLike
 from podscale.scenario.snapshot import POD, EventCursor, ScenarioSnapshot, TargetRef, read_snapshot
 
+T = TypeVar("T")
+
 __all__ = [
     "DEFAULT_TICK",
     "ScenarioLike",
     "ScenarioResult",
     "ScenarioRun",
+    "beside_plane",
     "node_specs",
     "plane_for",
     "play",
@@ -278,6 +281,23 @@ async def _play_when_started(
     return await play(ScenarioRun(plane, scenario), tick=tick, on_tick=on_tick)
 
 
+async def beside_plane(plane: EmbeddedControlPlane, play: Coroutine[Any, Any, T]) -> T:
+    """Run ``plane`` and ``play`` together until ``play`` ends, then stop the plane; the
+    result of ``play``. If the plane fails first, its error wins (``play`` is cancelled)."""
+    task = asyncio.create_task(plane.run(), name="embedded-control-plane")
+    player = asyncio.create_task(play)
+    try:
+        await asyncio.wait({task, player}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        plane.stop()
+        if not player.done():
+            player.cancel()
+        await asyncio.wait({task, player})
+    if task.done() and not task.cancelled() and task.exception() is not None:
+        raise task.exception()  # type: ignore[misc]  # the plane failed: its error wins
+    return player.result()
+
+
 def run_scenario(
     scenario: ScenarioLike,
     *,
@@ -293,18 +313,7 @@ def run_scenario(
 
     async def main() -> list[ScenarioSnapshot]:
         plane = plane_for(scenario, clock, **options)
-        task = asyncio.create_task(plane.run(), name="embedded-control-plane")
-        player = asyncio.create_task(_play_when_started(plane, scenario, tick, on_tick))
-        try:
-            await asyncio.wait({task, player}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            plane.stop()
-            if not player.done():
-                player.cancel()
-            await asyncio.wait({task, player})
-        if task.done() and not task.cancelled() and task.exception() is not None:
-            raise task.exception()  # type: ignore[misc]  # the plane failed: its error wins
-        return player.result()
+        return await beside_plane(plane, _play_when_started(plane, scenario, tick, on_tick))
 
     with long_lived_heap():
         snapshots = run_virtual(main(), start=start)
