@@ -3,8 +3,9 @@
 ``LiveView`` (``podscale.demo.view``) writes plain lines, for pipes and ``--no-color``.
 On a terminal ``demo_command`` uses ``RichLiveView`` instead: the same throttle in virtual
 time, but the samples shown so far (the last ``rows`` of them) stay in a ``rich.live.Live``
-table at the bottom of the screen, with utilization coloured by the HPA's tolerance band
-(red above, cyan below, green within), while the HPA's events print above it and scroll.
+table at the bottom of the screen, with the HPA's first metric (its TARGETS cell and
+bar) coloured by the tolerance band (red above, cyan below, green within), while the HPA's
+events print above it and scroll.
 ``rich`` sizes the table to the console, so it stays readable in an 80-column terminal.
 
 Imported only when the demo runs on a terminal, so the CLI's start does not load ``rich``.
@@ -27,8 +28,9 @@ from podscale.demo.timeline import Sample, TimelineEvent, format_offset
 from podscale.demo.view import (
     LiveView,
     event_head,
-    render_bar,
+    metric_bar,
     render_line,
+    targets_text,
     utilization_band,
 )
 
@@ -40,7 +42,6 @@ _FIXED_COLUMNS: Final = (
     ("time", 5),
     ("load/s", 7),
     ("cpu", 4),
-    ("target", 6),
     ("desired", 7),
     ("current", 7),
     ("ready", 5),
@@ -103,24 +104,26 @@ class RichLiveView(LiveView):
 
     def _table(self) -> Table:
         table = Table(box=None, pad_edge=False, header_style="bold")
-        # Every column but the bar keeps its width; on a narrow console the bar is cropped.
-        for header, width in _FIXED_COLUMNS[:3]:
+        # The numbers and the TARGETS cells keep their width; on a narrow console the bar
+        # (last) is cropped first.
+        for header, width in _FIXED_COLUMNS:
             table.add_column(header, justify="right", no_wrap=True, min_width=width)
+        cells = [targets_text(sample) for sample in self._rows]
+        widest = max((len(cell) for cell in cells), default=0)
+        table.add_column("targets", no_wrap=True, min_width=max(7, widest))
         table.add_column("vs target", no_wrap=True, overflow="crop")
-        for header, width in _FIXED_COLUMNS[3:]:
-            table.add_column(header, justify="right", no_wrap=True, min_width=width)
         for sample in self._rows:
             style = _BAND_STYLE[utilization_band(sample, self._tolerance)]
             known = sample.utilization is not None
             table.add_row(
                 format_offset(sample.offset),
                 f"{sample.load:.1f}",
-                Text(f"{sample.utilization:.0f}%" if known else "--%", style if known else ""),
-                Text(render_bar(sample.utilization, sample.target_utilization), style),
-                f"{sample.target_utilization}%",
+                f"{sample.utilization:.0f}%" if known else "--%",
                 str(sample.desired_replicas),
                 str(sample.current_replicas),
                 str(sample.ready_replicas),
+                Text(targets_text(sample), style),
+                Text(metric_bar(sample), style),
             )
         return table
 

@@ -69,7 +69,12 @@ class DemoRecorder:
             desired_replicas=hpa.desired_replicas,
             current_replicas=workload.replicas if workload else hpa.current_replicas,
             ready_replicas=workload.ready_pods if workload else 0,
+            targets=hpa.targets,
+            metrics=hpa.metrics,
         )
+        # The windows are the HPA's latest; a scenario does not change its behavior.
+        self.timeline.scale_up_window = hpa.scale_up_window
+        self.timeline.scale_down_window = hpa.scale_down_window
         events = [
             TimelineEvent(event.offset, event.reason, event.message, event.type)
             for event in snapshot.events

@@ -1,7 +1,8 @@
 """The closing summary of a ``podscale demo`` run, computed from its ``Timeline``.
 
 ``compute_summary`` returns the numbers as a frozen ``DemoSummary``; ``summarize`` renders
-them as a few lines for the terminal (the live view, ``podscale.demo.view``, comes
+them as a few lines for the terminal, with one line per metric of the HPA (whatever its
+type) against its target (the live view, ``podscale.demo.view``, comes
 before it; the plot, ``podscale.demo.plot``, shows the same run). Times are offsets of
 virtual time from the start of the run, printed ``mm:ss``.
 
@@ -18,7 +19,7 @@ from typing import Final
 
 from podscale.demo.timeline import Timeline, find_rescales, format_offset
 
-__all__ = ["LOAD_STEP_FRACTION", "DemoSummary", "compute_summary", "summarize"]
+__all__ = ["LOAD_STEP_FRACTION", "DemoSummary", "compute_summary", "metric_lines", "summarize"]
 
 # The load step is the first sample whose load has risen by this fraction of the way from
 # the initial load to the peak: high enough to ignore noise, low enough that a second,
@@ -122,13 +123,51 @@ def _scale_up_line(summary: DemoSummary) -> str:
     return f"first scale-up {format_offset(wait)} after the load step at {format_offset(step)}"
 
 
+def metric_lines(timeline: Timeline) -> list[str]:
+    """One line per metric of the HPA (from the last sample's spec order): its time-weighted
+    mean against its target, the highest value and the last TARGETS cell, whatever the type.
+    Empty for a timeline recorded without metrics."""
+    samples = timeline.samples
+    if not samples or not samples[-1].metrics:
+        return []
+    lines = []
+    for index, last in enumerate(samples[-1].metrics):
+        weighted = known = 0.0
+        highest: float | None = None
+        for current, following in pairwise(samples):
+            if index >= len(current.metrics) or current.metrics[index].current is None:
+                continue
+            value = current.metrics[index].current
+            assert value is not None
+            seconds = (following.offset - current.offset).total_seconds()
+            weighted += value * seconds
+            known += seconds
+            highest = value if highest is None else max(highest, value)
+        target = last.format_value(last.target)
+        if last.unit != "%":
+            target += " (average per pod)" if last.average else " (total)"
+        if known <= 0:
+            lines.append(f"{last.label}: no value recorded (target {target})")
+            continue
+        lines.append(
+            f"{last.label}: mean {last.format_value(weighted / known)} (time-weighted), max "
+            f"{last.format_value(highest)} vs target {target}"
+        )
+    lines.append(f"TARGETS at the end: {samples[-1].targets}")
+    return lines
+
+
 def summarize(timeline: Timeline) -> list[str]:
     """The summary as terminal lines (one line when nothing was recorded)."""
     name = f"{timeline.namespace}/{timeline.name}"
     if not timeline.samples:
         return [f"{name}: no samples recorded"]
     s = compute_summary(timeline)
-    if s.mean_utilization is None:
+    if s.target_utilization <= 0:
+        # Not a CPU-utilization HPA: the pods' CPU has no target to be compared with.
+        mean = "no metrics" if s.mean_utilization is None else f"mean {s.mean_utilization:.1f}%"
+        cpu = f"pods' CPU utilization: {mean} (time-weighted; the HPA has no CPU target)"
+    elif s.mean_utilization is None:
         cpu = f"CPU utilization: no metrics (target {s.target_utilization}%)"
     else:
         cpu = (
@@ -144,4 +183,5 @@ def summarize(timeline: Timeline) -> list[str]:
         f"{_count(s.scale_downs, 'scale-down')}",
         _scale_up_line(s),
         cpu,
+        *metric_lines(timeline),
     ]

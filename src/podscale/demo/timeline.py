@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Final
 
+from podscale.scenario.hpa_metrics import MetricReading
+
 __all__ = [
     "Rescale",
     "Sample",
@@ -47,7 +49,9 @@ class Sample:
     ``utilization`` is the average CPU usage of the ready pods as a percentage of their
     request (``None`` while no ready pod has a metric); ``target_utilization`` is the HPA's
     ``averageUtilization``. ``desired_replicas`` is the HPA's ``status.desiredReplicas``,
-    ``current_replicas`` the target's ``spec.replicas`` as the HPA sees it.
+    ``current_replicas`` the target's ``spec.replicas`` as the HPA sees it. ``targets`` is
+    kubectl's TARGETS cell for the HPA and ``metrics`` each of its metrics against its
+    target, whatever the metric type (empty in timelines recorded before they existed).
     """
 
     offset: timedelta
@@ -57,6 +61,8 @@ class Sample:
     desired_replicas: int
     current_replicas: int
     ready_replicas: int
+    targets: str = ""
+    metrics: tuple[MetricReading, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,12 +103,16 @@ class Timeline:
 
     ``tolerance`` is the controller's ``--horizontal-pod-autoscaler-tolerance`` (0.1 by
     default): the summary counts utilization above ``target * (1 + tolerance)`` as above
-    target, since the engine does not act on smaller deviations.
+    target, since the engine does not act on smaller deviations. ``scale_up_window`` and
+    ``scale_down_window`` are the HPA's stabilization windows (upstream's defaults without
+    a behavior), which the plot shades after each scale event.
     """
 
     name: str
     namespace: str = "default"
     tolerance: float = 0.1
+    scale_up_window: timedelta = timedelta(0)
+    scale_down_window: timedelta = timedelta(minutes=5)
     samples: list[Sample] = field(default_factory=list)
     events: list[TimelineEvent] = field(default_factory=list)
 

@@ -7,7 +7,10 @@
      "metadata": {"name": "php-apache", "namespace": "default"}, "tolerance": 0.1,
      "samples": [{"offsetSeconds": 15.0, "load": 25.0, "utilization": 87.5,
                   "targetUtilization": 50, "desiredReplicas": 4, "currentReplicas": 1,
-                  "readyReplicas": 1}],
+                  "readyReplicas": 1, "targets": "cpu: 87%/50%",
+                  "metrics": [{"label": "cpu", "current": 87.5, "target": 50.0,
+                               "unit": "%", "average": true}]}],
+     "scaleUpWindowSeconds": 0.0, "scaleDownWindowSeconds": 300.0,
      "events": [{"offsetSeconds": 15.0, "type": "Normal", "reason": "SuccessfulRescale",
                  "message": "New size: 4; reason: ..."}]}
 
@@ -25,6 +28,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from podscale.demo.timeline import Sample, Timeline, TimelineError, TimelineEvent
+from podscale.scenario.hpa_metrics import MetricReading
 
 __all__ = [
     "API_VERSION",
@@ -46,6 +50,8 @@ def timeline_to_json(timeline: Timeline) -> dict[str, Any]:
         "kind": KIND,
         "metadata": {"name": timeline.name, "namespace": timeline.namespace},
         "tolerance": timeline.tolerance,
+        "scaleUpWindowSeconds": timeline.scale_up_window.total_seconds(),
+        "scaleDownWindowSeconds": timeline.scale_down_window.total_seconds(),
         "samples": [_sample_to_json(s) for s in timeline.samples],
         "events": [_event_to_json(e) for e in timeline.events],
     }
@@ -83,6 +89,17 @@ def _sample_to_json(sample: Sample) -> dict[str, Any]:
         "desiredReplicas": sample.desired_replicas,
         "currentReplicas": sample.current_replicas,
         "readyReplicas": sample.ready_replicas,
+        "targets": sample.targets,
+        "metrics": [
+            {
+                "label": m.label,
+                "current": m.current,
+                "target": m.target,
+                "unit": m.unit,
+                "average": m.average,
+            }
+            for m in sample.metrics
+        ],
     }
 
 
@@ -112,6 +129,8 @@ class _Reader:
             name=self._string(metadata.get("name"), "metadata.name"),
             namespace=self._string(metadata.get("namespace", "default"), "metadata.namespace"),
             tolerance=self._number(doc.get("tolerance", 0.1), "tolerance"),
+            scale_up_window=self._seconds(doc, "scaleUpWindowSeconds", 0.0),
+            scale_down_window=self._seconds(doc, "scaleDownWindowSeconds", 300.0),
         )
         for i, raw in enumerate(self._list(doc.get("samples", []), "samples")):
             timeline.append_sample(self._sample(raw, f"samples[{i}]"))
@@ -134,7 +153,32 @@ class _Reader:
             desired_replicas=self._int(item.get("desiredReplicas"), f"{path}.desiredReplicas"),
             current_replicas=self._int(item.get("currentReplicas"), f"{path}.currentReplicas"),
             ready_replicas=self._int(item.get("readyReplicas"), f"{path}.readyReplicas"),
+            targets=self._string(item.get("targets", ""), f"{path}.targets"),
+            metrics=tuple(
+                self._metric(m, f"{path}.metrics[{i}]")
+                for i, m in enumerate(self._list(item.get("metrics", []), f"{path}.metrics"))
+            ),
         )
+
+    def _metric(self, raw: Any, path: str) -> MetricReading:
+        item = self._mapping(raw, path)
+        current = item.get("current")
+        average = item.get("average")
+        if not isinstance(average, bool):
+            raise TimelineError(f"{path}.average: expected a boolean, got {_describe(average)}")
+        return MetricReading(
+            label=self._string(item.get("label"), f"{path}.label"),
+            current=None if current is None else self._number(current, f"{path}.current"),
+            target=self._number(item.get("target"), f"{path}.target"),
+            unit=self._string(item.get("unit"), f"{path}.unit"),
+            average=average,
+        )
+
+    def _seconds(self, doc: dict[str, Any], key: str, default: float) -> timedelta:
+        seconds = self._number(doc.get(key, default), key)
+        if seconds < 0:
+            raise TimelineError(f"{key}: must be non-negative, got {seconds}")
+        return timedelta(seconds=seconds)
 
     def _event(self, raw: Any, path: str) -> TimelineEvent:
         item = self._mapping(raw, path)

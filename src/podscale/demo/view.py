@@ -1,9 +1,11 @@
 """The live terminal view of ``podscale demo``: one status line per sample, event lines.
 
 ``render_line`` turns a ``Sample`` (``podscale.demo.timeline``) and the events since the
-previous call into lines: virtual time (``mm:ss``), offered load, CPU utilization with a
-small bar against the target, and desired/current/ready replicas, each column at a fixed
-width so the lines stack into a table; then one line per event. ``LiveView`` writes them
+previous call into lines: virtual time (``mm:ss``), offered load, the pods' CPU
+utilization, desired/current/ready replicas, each at a fixed width so the lines stack into a
+table, then a small bar of the HPA's first metric against its target and kubectl's TARGETS
+cell (every metric, whatever its type: ``cpu: 75%/50%``, ``600/30 (avg)``); then one line
+per event. ``LiveView`` writes them
 to a text stream (or a ``click.echo``-like callable) while the demo driver runs, at most
 one status line per ``interval`` of virtual time; event lines are never held back.
 
@@ -24,8 +26,10 @@ __all__ = [
     "BAR_CELLS",
     "LiveView",
     "event_head",
+    "metric_bar",
     "render_bar",
     "render_line",
+    "targets_text",
     "utilization_band",
 ]
 
@@ -52,24 +56,48 @@ def render_bar(utilization: float | None, target: int) -> str:
     return f"[{body[:BAR_CELLS]}|{body[BAR_CELLS:]}]"
 
 
+def _first_ratio(sample: Sample) -> float | None:
+    """The first metric's ``current / target`` (legacy samples: CPU against its target)."""
+    if sample.metrics:
+        return sample.metrics[0].ratio
+    if sample.utilization is None or not sample.target_utilization:
+        return None
+    return sample.utilization / sample.target_utilization
+
+
 def utilization_band(sample: Sample, tolerance: float) -> int:
     """1 above ``target * (1 + tolerance)``, -1 below ``target * (1 - tolerance)``, else 0
-    (also for an unknown utilization): how a view colours the utilization."""
-    if sample.utilization is None or not sample.target_utilization:
+    (also for an unknown value): how a view colours the HPA's first metric, whatever its
+    type (the one its bar shows)."""
+    ratio = _first_ratio(sample)
+    if ratio is None:
         return 0
-    ratio = sample.utilization / sample.target_utilization
     return 1 if ratio > 1 + tolerance else -1 if ratio < 1 - tolerance else 0
+
+
+def metric_bar(sample: Sample) -> str:
+    """``render_bar`` of the HPA's first metric against its target (``|``)."""
+    ratio = _first_ratio(sample)
+    return render_bar(None if ratio is None else ratio * 100, 100)
+
+
+def targets_text(sample: Sample) -> str:
+    """kubectl's TARGETS cell of the sample (for a timeline recorded without it, CPU
+    utilization against the CPU target, as kubectl would print it)."""
+    if sample.targets:
+        return sample.targets
+    current = "<unknown>" if sample.utilization is None else f"{sample.utilization:.0f}%"
+    return f"cpu: {current}/{sample.target_utilization}%"
 
 
 def _status_line(sample: Sample) -> str:
     known = sample.utilization is not None
     utilization = f"{sample.utilization:4.0f}%" if known else "  --%"
-    bar = render_bar(sample.utilization, sample.target_utilization)
+    # TARGETS varies in width, so it comes last and the columns before it still stack.
     return (
-        f"{format_offset(sample.offset)}  load {sample.load:8.1f} req/s"
-        f"  cpu {utilization} {bar} target {sample.target_utilization:3d}%"
+        f"{format_offset(sample.offset)}  load {sample.load:8.1f} req/s  cpu {utilization}"
         f"  desired {sample.desired_replicas:3d}  current {sample.current_replicas:3d}"
-        f"  ready {sample.ready_replicas:3d}"
+        f"  ready {sample.ready_replicas:3d}  {metric_bar(sample)} {targets_text(sample)}"
     )
 
 

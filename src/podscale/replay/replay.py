@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Final
 
+from podscale.replay.hpa_series import RunMetrics, metric_minutes
 from podscale.replay.measures import (
     MinuteSeries,
     PodShape,
@@ -67,6 +68,8 @@ class RunResult:
     series: MinuteSeries
     totals: Totals
     reference: bool = False
+    # What the autoscaler's HPA measured against its targets (None for a reference).
+    metrics: RunMetrics | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,8 +231,14 @@ def replay(
     )
     pod = PodShape(shape.cpu_request, shape.cpu_limit, u / 100)
     needed = tuple(needed_pods(d, pod) for d in demand)
+    start = window.offset.total_seconds()
     runs = [
-        RunResult(a.name, series := _series(r, demand, needed, window), score(series, pod))
+        RunResult(
+            a.name,
+            series := _series(r, demand, needed, window),
+            score(series, pod),
+            metrics=None if r.hpa is None else metric_minutes(r.hpa, start, window.minutes),
+        )
         for a, r in zip(autoscalers, recordings, strict=True)
     ]
     for name, build in ((FIXED_AT_PEAK, fixed_at_peak), (ORACLE, oracle)):

@@ -2,26 +2,29 @@
 
 ``render_table`` prints one row per autoscaler, the best (lowest) value of each column
 marked ``*`` when there are several to compare, then the two references; every measure is
-lower-is-better. ``render_json`` holds the totals and the per-minute series, ``render_csv``
-one row per run and minute. All three are pure and deterministic (no clock, no
-environment): the same report gives the same text. ``podscale.cli.replay_command``
-writes them, ``podscale.replay.plot`` draws the picture.
+lower-is-better. Under the table, ``metric_lines`` says what each autoscaler's HPA measured
+against its targets (whatever the metric types). ``render_json`` holds the totals and the
+per-minute series, ``render_csv`` one row per run and minute. All three are pure and
+deterministic (no clock, no environment): the same report gives the same text.
+``podscale.cli.replay_command`` writes them, ``podscale.replay.plot`` draws the picture.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
 from collections.abc import Callable
 from typing import Any, Final
 
 import orjson
 
 from podscale.api.durations import format_go_duration
+from podscale.replay.hpa_series import RunMetrics
 from podscale.replay.measures import Totals
 from podscale.replay.replay import ReplayReport
 
-__all__ = ["COLUMNS", "render_csv", "render_json", "render_table", "totals_dict"]
+__all__ = ["COLUMNS", "metric_lines", "render_csv", "render_json", "render_table", "totals_dict"]
 
 # (header, JSON name, value, format): the table's columns in order.
 COLUMNS: Final[tuple[tuple[str, str, Callable[[Totals], float | None], str], ...]] = (
@@ -89,7 +92,35 @@ def render_table(report: ReplayReport) -> str:
         )
     if len(compared) > 1:
         lines += ["", "* the best value of the column (lower is better)"]
+    lines += metric_lines(report)
     return "\n".join(lines) + "\n"
+
+
+def metric_lines(report: ReplayReport) -> list[str]:
+    """What each autoscaler's HPA measured in the window, per metric and whatever its
+    type: mean and highest of the minute means against the target."""
+    lines: list[str] = []
+    for run in report.runs:
+        if run.metrics is None:
+            continue
+        for metric in run.metrics.metrics:
+            reading, known = metric.reading, metric.known()
+            target = reading.format_value(metric.target)
+            if reading.unit != "%":
+                target += " (average per pod)" if metric.average else " (total)"
+            if known:
+                values = (
+                    f"mean {reading.format_value(sum(known) / len(known))}, "
+                    f"max {reading.format_value(max(known))}"
+                )
+            else:
+                values = "no value"
+            lines.append(f"  {run.name}: {metric.label} {values} vs target {target}")
+    return (
+        ["", "metrics the autoscalers scaled on (minute means in the window):", *lines]
+        if lines
+        else []
+    )
 
 
 def _number(value: float) -> float | int:
@@ -138,11 +169,30 @@ def render_json(report: ReplayReport) -> str:
                     }
                     for e in run.series.events
                 ],
+                **({} if run.metrics is None else {"hpa": _metrics_json(run.metrics)}),
             }
             for run in report.runs
         ],
     }
     return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def _metrics_json(metrics: RunMetrics) -> dict[str, Any]:
+    return {
+        "name": metrics.hpa,
+        "scaleDownStabilizationSeconds": _number(metrics.scale_down_window),
+        "metrics": [
+            {
+                "label": m.label,
+                "unit": m.unit,
+                "averagePerPod": m.average,
+                "target": _number(m.target),
+                # JSON has no NaN: a minute without a value is null.
+                "minuteMeans": [None if math.isnan(v) else _number(v) for v in m.means],
+            }
+            for m in metrics.metrics
+        ],
+    }
 
 
 def render_csv(report: ReplayReport) -> str:

@@ -7,8 +7,9 @@ the target workload through the plane's own shared informers (the ones its contr
 read, so no extra list or watch): each pod event updates the set of the target's Ready
 pods, each workload event its ``spec.replicas``, and every change is kept with its time.
 That is the run's ``Recording``: two step functions that ``podscale.replay.sampling`` turns
-into per-minute means. Observing changes instead of sampling keeps the cost with the number
-of events, and makes the means exact.
+into per-minute means, and the ``HpaTrace`` (``podscale.replay.hpa_series``) of the HPA
+scaling the target: its metric readings as its status changes. Observing changes instead of
+sampling keeps the cost with the number of events, and makes the means exact.
 """
 
 from __future__ import annotations
@@ -24,19 +25,23 @@ from podscale.api.selector_model import Selector
 from podscale.api.selectors import selector_from_label_selector
 from podscale.client.informer import EventHandler
 from podscale.plane.embedded import EmbeddedControlPlane
+from podscale.replay.hpa_series import HpaTrace, ReadingChange
 from podscale.replay.sampling import Change
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual
 from podscale.runtime.load import is_pod_ready
 from podscale.runtime.simulated.usage import WORKLOAD_KINDS
 from podscale.runtime.virtual_time import DEFAULT_START
+from podscale.scenario.hpa_metrics import read_metrics
 from podscale.scenario.model import Scenario, WorkloadTarget
 from podscale.scenario.run import ScenarioRun, beside_plane, plane_for
+from podscale.scenario.snapshot import DEFAULT_DOWNSCALE_WINDOW
 
 __all__ = ["PROGRESS_EVERY", "Recorder", "Recording", "record_run"]
 
 JSON = dict[str, Any]
 POD: Final = kind_for("v1", "Pod")
+HPA: Final = kind_for("autoscaling/v2", "HorizontalPodAutoscaler")
 # How often (simulated) a run reports how far it got.
 PROGRESS_EVERY: Final = timedelta(minutes=30)
 
@@ -48,6 +53,7 @@ class Recording:
 
     ready: tuple[Change, ...]
     replicas: tuple[Change, ...]
+    hpa: HpaTrace | None = None
 
 
 class Recorder:
@@ -63,6 +69,9 @@ class Recorder:
         self._ready: set[str] = set()
         self.ready: list[Change] = []
         self.replicas: list[Change] = []
+        self.hpa_name: str | None = None
+        self.readings: list[ReadingChange] = []
+        self.scale_down_window = DEFAULT_DOWNSCALE_WINDOW.total_seconds()
 
     def _at(self) -> float:
         return (self._now() - self._started).total_seconds()
@@ -97,6 +106,38 @@ class Recorder:
         if not self.replicas or self.replicas[-1][1] != replicas:
             self.replicas.append((self._at(), replicas))
 
+    def _on_hpa(self, obj: JSON) -> None:
+        """Keep the readings of the first HPA seen scaling the target (by name after)."""
+        meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
+        ref = spec.get("scaleTargetRef") or {}
+        target = self._target
+        if meta.get("namespace") != target.namespace or (ref.get("kind"), ref.get("name")) != (
+            target.kind,
+            target.name,
+        ):
+            return
+        name = str(meta.get("name"))
+        if self.hpa_name is None:
+            self.hpa_name = name
+        if name != self.hpa_name:
+            return
+        readings = read_metrics(spec, obj.get("status") or {})
+        if not self.readings or self.readings[-1][1] != readings:
+            self.readings.append((self._at(), readings))
+        down = ((spec.get("behavior") or {}).get("scaleDown") or {}).get(
+            "stabilizationWindowSeconds"
+        )
+        if down is not None:
+            self.scale_down_window = float(down)
+
+    def hpa_trace(self) -> HpaTrace | None:
+        if self.hpa_name is None:
+            return None
+        return HpaTrace(self.hpa_name, tuple(self.readings), self.scale_down_window)
+
+    def hpa_handler(self) -> EventHandler:
+        return EventHandler(self._on_hpa, lambda _, new: self._on_hpa(new), lambda _: None)
+
     def pod_handler(self) -> EventHandler:
         return EventHandler(self._on_pod, lambda _, new: self._on_pod(new), self._pod_gone)
 
@@ -128,6 +169,10 @@ async def _play(
         if not informer.has_synced():
             raise RuntimeError(f"the plane runs no {kind.kind} informer to follow the target")
         informer.add_handler(handler)
+    hpas = informers.informer_for(HPA)
+    # The HPA informer is the controller's; without one there are no readings to keep.
+    if hpas.has_synced():
+        hpas.add_handler(recorder.hpa_handler())
     await run.start()
     end, report_at = scenario.duration, PROGRESS_EVERY
     while run.offset() < end:
@@ -142,7 +187,7 @@ async def _play(
             report_at += PROGRESS_EVERY
     # Changes made at the very end still land in the last instant.
     await asyncio.sleep(0)
-    return Recording(tuple(recorder.ready), tuple(recorder.replicas))
+    return Recording(tuple(recorder.ready), tuple(recorder.replicas), recorder.hpa_trace())
 
 
 def record_run(

@@ -26,6 +26,7 @@ from podscale.client.http import ApiError
 from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime.load import is_pod_ready
 from podscale.runtime.simulated.usage import WORKLOAD_KINDS
+from podscale.scenario.hpa_metrics import MetricReading, read_metrics, targets_cell
 
 __all__ = [
     "EventCursor",
@@ -41,6 +42,8 @@ JSON = dict[str, Any]
 POD: Final = kind_for("v1", "Pod")
 EVENT: Final = kind_for("v1", "Event")
 HPA: Final = kind_for("autoscaling/v2", "HorizontalPodAutoscaler")
+# kube-controller-manager's --horizontal-pod-autoscaler-downscale-stabilization default.
+DEFAULT_DOWNSCALE_WINDOW: Final = timedelta(minutes=5)
 
 
 class TargetRef(Protocol):
@@ -72,8 +75,9 @@ class WorkloadSnapshot:
 
 @dataclass(frozen=True, slots=True)
 class HpaSnapshot:
-    """One HPA's status: current and desired replicas, and its first CPU Utilization
-    target (None when it has none), with its bounds."""
+    """One HPA's status: current and desired replicas, its first CPU Utilization target
+    (None when it has none), its bounds, every metric against its target and its
+    stabilization windows."""
 
     namespace: str
     name: str
@@ -84,6 +88,14 @@ class HpaSnapshot:
     target_utilization: int | None
     min_replicas: int
     max_replicas: int
+    # kubectl's TARGETS cell and each metric's value against its target
+    # (``podscale.scenario.hpa_metrics``), whatever the metric types.
+    targets: str = "<none>"
+    metrics: tuple[MetricReading, ...] = ()
+    # The behavior's stabilization windows (upstream's defaults without a behavior:
+    # none for scaling up, the controller's 5 minute downscale window).
+    scale_up_window: timedelta = timedelta(0)
+    scale_down_window: timedelta = DEFAULT_DOWNSCALE_WINDOW
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,7 +248,17 @@ def _hpa(obj: JSON) -> HpaSnapshot:
         target_utilization=_cpu_target(spec),
         min_replicas=int(spec.get("minReplicas") or 1),
         max_replicas=int(spec.get("maxReplicas") or 0),
+        targets=targets_cell(spec, status),
+        metrics=read_metrics(spec, status),
+        scale_up_window=_window(spec, "scaleUp", timedelta(0)),
+        scale_down_window=_window(spec, "scaleDown", DEFAULT_DOWNSCALE_WINDOW),
     )
+
+
+def _window(spec: Mapping[str, Any], direction: str, default: timedelta) -> timedelta:
+    rules = (spec.get("behavior") or {}).get(direction) or {}
+    seconds = rules.get("stabilizationWindowSeconds")
+    return default if seconds is None else timedelta(seconds=int(seconds))
 
 
 async def read_snapshot(

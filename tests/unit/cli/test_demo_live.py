@@ -50,16 +50,17 @@ def test_the_view_fits_the_terminal_and_keeps_the_facts(width: int) -> None:
 
 def test_at_80_columns_every_column_is_shown() -> None:
     text = _play(80).export_text()
-    for header in ("time", "load/s", "cpu", "target", "desired", "current", "ready"):
+    for header in ("time", "load/s", "cpu", "desired", "current", "ready", "targets"):
         assert header in text, header
-    assert "[##########|#########" in text  # the bar against the target, off the scale
+    assert "cpu: 250%/50%" in text  # the TARGETS cell whole
+    assert "[##########|#" in text  # the bar past the target (its end may be cropped)
 
 
 def test_utilization_is_coloured_by_the_tolerance_band() -> None:
     console = _play(80, color=True)
     styled = console.export_text(styles=True)
-    assert re.search(r"\x1b\[31m *250%", styled)  # above the band: red
-    assert re.search(r"\x1b\[36m *44%", styled)  # below: cyan
+    assert re.search(r"\x1b\[31m[^\x1b]*250%/50%", styled)  # above the band: red
+    assert re.search(r"\x1b\[36m[^\x1b]*44%/50%", styled)  # below: cyan
     assert "\x1b[1m* SuccessfulRescale" in styled
 
 

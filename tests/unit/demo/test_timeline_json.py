@@ -20,6 +20,7 @@ from podscale.demo.timeline_json import (
     timeline_to_json,
     write_timeline,
 )
+from podscale.scenario.hpa_metrics import MetricReading
 
 UP = "cpu resource utilization (percentage of request) above target"
 
@@ -45,6 +46,8 @@ def test_json_document_shape() -> None:
         "kind": "DemoTimeline",
         "metadata": {"name": "php-apache", "namespace": "demo"},
         "tolerance": 0.05,
+        "scaleUpWindowSeconds": 0.0,
+        "scaleDownWindowSeconds": 300.0,
         "samples": [
             {
                 "offsetSeconds": 15.0,
@@ -54,6 +57,8 @@ def test_json_document_shape() -> None:
                 "desiredReplicas": 4,
                 "currentReplicas": 1,
                 "readyReplicas": 1,
+                "targets": "",
+                "metrics": [],
             }
         ],
         "events": [
@@ -72,9 +77,27 @@ offsets = st.integers(min_value=0, max_value=10 * 86400 * 10**6).map(
 )
 finite = st.floats(min_value=0, max_value=1e9, allow_nan=False)
 counts = st.integers(min_value=0, max_value=10_000)
-samples_strategy = st.builds(
-    Sample, offsets, finite, st.none() | finite, st.integers(1, 1000), counts, counts, counts
+readings = st.builds(
+    MetricReading,
+    st.text(max_size=20),
+    st.none() | finite,
+    finite,
+    st.sampled_from(["%", ""]),
+    st.booleans(),
 )
+samples_strategy = st.builds(
+    Sample,
+    offsets,
+    finite,
+    st.none() | finite,
+    st.integers(1, 1000),
+    counts,
+    counts,
+    counts,
+    st.text(max_size=30),
+    st.lists(readings, max_size=3).map(tuple),
+)
+windows = st.integers(min_value=0, max_value=3600).map(lambda s: timedelta(seconds=s))
 events_strategy = st.builds(
     TimelineEvent,
     offsets,
@@ -89,13 +112,22 @@ events_strategy = st.builds(
     tolerance=st.floats(min_value=0, max_value=1),
     samples=st.lists(samples_strategy, max_size=20),
     events=st.lists(events_strategy, max_size=10),
+    up=windows,
+    down=windows,
 )
 def test_json_round_trip(
-    name: str, tolerance: float, samples: list[Sample], events: list[TimelineEvent]
+    name: str,
+    tolerance: float,
+    samples: list[Sample],
+    events: list[TimelineEvent],
+    up: timedelta,
+    down: timedelta,
 ) -> None:
     timeline = Timeline(
         name,
         tolerance=tolerance,
+        scale_up_window=up,
+        scale_down_window=down,
         samples=sorted(samples, key=lambda s: s.offset),
         events=sorted(events, key=lambda e: e.offset),
     )
@@ -149,6 +181,11 @@ def _document(**changes: Any) -> dict[str, Any]:
         ),
         (_document(samples__0__offsetSeconds=-1), "samples[0].offsetSeconds: must be non-negative"),
         (_document(events__0__reason=None), "events[0].reason: expected a string, got nothing"),
+        (
+            _document(samples__0__metrics=[{"label": "cpu", "target": 50, "unit": "%"}]),
+            "samples[0].metrics[0].average: expected a boolean, got nothing",
+        ),
+        (_document(scaleDownWindowSeconds=-5), "scaleDownWindowSeconds: must be non-negative"),
     ],
     ids=[
         "not-an-object",
@@ -163,6 +200,8 @@ def _document(**changes: Any) -> dict[str, Any]:
         "replicas-float",
         "negative-offset",
         "event-reason-missing",
+        "metric-average-missing",
+        "negative-window",
     ],
 )
 def test_from_json_errors(document: Any, message: str) -> None:

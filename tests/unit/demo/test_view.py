@@ -17,6 +17,7 @@ from podscale.demo.view import (
     render_line,
     utilization_band,
 )
+from podscale.scenario.hpa_metrics import MetricReading
 
 UP = "cpu resource utilization (percentage of request) above target"
 
@@ -80,8 +81,8 @@ def test_render_bar_width_is_fixed(utilization: float | None, target: int) -> No
             sample(),
             [TimelineEvent(at(135), "SuccessfulRescale", f"New size: 5; reason: {UP}")],
             [
-                "02:15  load     25.0 req/s  cpu  250% [##########|#########>] target  50%"
-                "  desired   5  current   1  ready   1",
+                "02:15  load     25.0 req/s  cpu  250%  desired   5  current   1  ready   1"
+                "  [##########|#########>] cpu: 250%/50%",
                 f"02:15  * SuccessfulRescale: New size: 5; reason: {UP}",
             ],
         ),
@@ -93,8 +94,8 @@ def test_render_bar_width_is_fixed(utilization: float | None, target: int) -> No
                 )
             ],
             [
-                "00:03  load      0.5 req/s  cpu   --% [          |          ] target  50%"
-                "  desired   1  current   1  ready   0",
+                "00:03  load      0.5 req/s  cpu   --%  desired   1  current   1  ready   0"
+                "  [          |          ] cpu: <unknown>/50%",
                 "00:00  ! FailedGetResourceMetric: failed to get cpu utilization",
             ],
         ),
@@ -102,8 +103,8 @@ def test_render_bar_width_is_fixed(utilization: float | None, target: int) -> No
             sample(3000, load=50, utilization=52.4, replicas=(10, 10, 10)),
             [],
             [
-                "50:00  load     50.0 req/s  cpu   52% [##########|..........] target  50%"
-                "  desired  10  current  10  ready  10"
+                "50:00  load     50.0 req/s  cpu   52%  desired  10  current  10  ready  10"
+                "  [##########|..........] cpu: 52%/50%"
             ],
         ),
     ],
@@ -111,6 +112,19 @@ def test_render_bar_width_is_fixed(utilization: float | None, target: int) -> No
 )
 def test_render_line(the_sample: Sample, events: list[TimelineEvent], lines: list[str]) -> None:
     assert render_line(the_sample, events) == lines
+
+
+def test_an_external_metric_shows_its_value_and_target_not_cpu() -> None:
+    queue = MetricReading("queue_messages_ready", 60.0, 30.0, "", True)
+    the_sample = Sample(at(400), 5.0, 20.0, 0, 10, 6, 6, targets="60/30 (avg)", metrics=(queue,))
+    (line,) = render_line(the_sample)
+    assert line == (
+        "06:40  load      5.0 req/s  cpu   20%  desired  10  current   6  ready   6"
+        "  [##########|##########] 60/30 (avg)"
+    )
+    assert "0%/" not in line
+    assert "target" not in line
+    assert utilization_band(the_sample, 0.1) == 1
 
 
 @given(
@@ -132,7 +146,8 @@ def test_status_line_width_is_stable(
     )
     reference = render_line(sample())[0]
     (line,) = render_line(the_sample)
-    assert len(line) == len(reference)
+    # Every column up to the bar keeps its width; the TARGETS cell after it varies.
+    assert line.index("]") == reference.index("]")
     assert line.isascii()
 
 

@@ -70,10 +70,20 @@ def test_two_hpas_give_a_table_json_csv_and_plot_deterministically(
     assert "fixed at the peak (reference)" in table
     assert "oracle (reference)" in table
     assert "*" in rows["fast"]  # a best value is marked
+    # What each HPA scaled on, against its target, under the table.
+    assert "metrics the autoscalers scaled on (minute means in the window):" in lines
+    metric_rows = [line for line in lines if line.startswith(("  default: cpu", "  fast: cpu"))]
+    assert len(metric_rows) == 2
+    assert all(line.endswith("vs target 50%") for line in metric_rows), metric_rows
     report = json.loads((tmp_path / "one" / "r.json").read_text())
     assert [r["name"] for r in report["runs"]] == ["default", "fast", "fixed at the peak", "oracle"]
     assert report["minutes"] == list(range(2, 12))
     assert report["neededPods"] == [1, 1, 10, 10, 10, 10, 10, 10, 10, 10]
+    hpa = report["runs"][0]["hpa"]
+    assert hpa["metrics"][0]["label"] == "cpu"
+    assert hpa["metrics"][0]["target"] == 50
+    assert len(hpa["metrics"][0]["minuteMeans"]) == 10
+    assert "hpa" not in report["runs"][2]  # the references measure nothing
     default, fast = report["runs"][0]["totals"], report["runs"][1]["totals"]
     assert default["underProvisionedPodMinutes"] >= 13.5  # the startup bound (test_acceptance)
     assert fast["underProvisionedPodMinutes"] <= default["underProvisionedPodMinutes"]
