@@ -116,8 +116,9 @@ class LazyGroup(click.Group):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         width = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        # A stand-in Command shortens each line as click would for the loaded command.
         rows = [
-            (name, click.utils.make_default_short_help(entry.short_help, width))
+            (name, click.Command(name, help=entry.short_help).get_short_help_str(width))
             for name, entry in sorted(COMMANDS.items())
         ]
         with formatter.section("Commands"):
