@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import pairwise
 
-import pytest
-
-grimp = pytest.importorskip("grimp", reason="grimp comes with import-linter (dev dependency)")
+import grimp
 
 
 def strongly_connected(graph: grimp.ImportGraph, modules: Iterable[str]) -> list[list[str]]:
