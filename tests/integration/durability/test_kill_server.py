@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import httpx
+
+from .up_process import podscale_up
 
 RS_URL = "/apis/apps/v1/namespaces/default/replicasets"
 
@@ -38,44 +38,9 @@ def replica_set(name: str) -> dict[str, object]:
     }
 
 
-@contextmanager
-def control_plane(data_dir: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+def control_plane(data_dir: Path) -> AbstractContextManager[tuple[subprocess.Popen[str], str]]:
     """``podscale up --no-auth`` on a free loopback port; yields the process and its URL."""
-    process = subprocess.Popen(
-        # No controllers: acknowledged objects must come back exactly as written.
-        [
-            sys.executable,
-            "-m",
-            "podscale",
-            "up",
-            "--no-auth",
-            "--controllers=",
-            "--no-simulate",
-            "--data-dir",
-            str(data_dir),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        url = ""
-        for _ in range(50):  # bounded: the first lines announce the URL
-            line = process.stdout.readline()
-            if not line:
-                break
-            if "serving on " in line:
-                url = line.split("serving on ", 1)[1].split()[0]
-                break
-        assert url, "podscale up did not announce its URL"
-        yield process, url
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=30)
-        if process.stdout is not None:
-            process.stdout.close()
+    return podscale_up(data_dir, "--no-auth", "--no-simulate")
 
 
 def storm(url: str, prefix: str, acknowledged: dict[str, int], stop: threading.Event) -> None:

@@ -18,7 +18,6 @@ import os
 import signal
 import ssl
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,6 +27,8 @@ from typing import Any
 
 import httpx
 import yaml
+
+from .up_process import podscale_up
 
 RS_URL = "/apis/apps/v1/namespaces/default/replicasets"
 METRIC_URL = "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/{}"
@@ -95,32 +96,7 @@ class Server:
 @contextmanager
 def control_plane(data_dir: Path) -> Iterator[Server]:
     """``podscale up`` (token, TLS, one simulated node, no controllers) on a free port."""
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "podscale",
-            "up",
-            "--controllers=",
-            "--nodes",
-            "1",
-            "--data-dir",
-            str(data_dir),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        url = ""
-        for _ in range(50):  # bounded: the first lines announce the URL
-            line = process.stdout.readline()
-            if not line:
-                break
-            if "serving on " in line:
-                url = line.split("serving on ", 1)[1].split()[0]
-                break
+    with podscale_up(data_dir, "--nodes", "1") as (process, url):
         assert url.startswith("https://"), f"podscale up did not announce an https URL: {url!r}"
         config = yaml.safe_load((data_dir / "kubeconfig").read_text())
         ca_file = data_dir.parent / "ca.pem"
@@ -128,12 +104,6 @@ def control_plane(data_dir: Path) -> Iterator[Server]:
             base64.b64decode(config["clusters"][0]["cluster"]["certificate-authority-data"])
         )
         yield Server(process, url, config["users"][0]["user"]["token"], ca_file)
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=30)
-        if process.stdout is not None:
-            process.stdout.close()
 
 
 class Model:
