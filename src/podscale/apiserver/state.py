@@ -25,7 +25,13 @@ from podscale.apiserver.operations.pod_log_options import ContainerLogSource
 from podscale.apiserver.registry.service_ranges import ServiceNetwork
 from podscale.store.interface import Clock, Store
 
-__all__ = ["MetricsProvider", "ServerState", "json_response", "query_flag"]
+__all__ = [
+    "DEFAULT_BOOKMARK_INTERVAL",
+    "MetricsProvider",
+    "ServerState",
+    "json_response",
+    "query_flag",
+]
 
 JSON = dict[str, Any]
 
@@ -44,10 +50,17 @@ class MetricsProvider(Protocol):
     def node_metrics(self) -> list[JSON]: ...
 
 
+# kube-apiserver's watch cache sends a watch its bookmarks about once a minute (its event
+# history is kept a minute plus a margin for that reason). Shorter only costs: on virtual time
+# every idle informer wakes at each interval (5 s made bookmarks most of a replay's watch work).
+DEFAULT_BOOKMARK_INTERVAL = 60.0
+
+
 @dataclass
 class ServerState:
     """Shared, read-only after start. ``bookmark_interval`` is how long an idle watch with
-    ``allowWatchBookmarks=true`` waits before it sends a BOOKMARK."""
+    ``allowWatchBookmarks=true`` waits before it sends a BOOKMARK (``DEFAULT_BOOKMARK_INTERVAL``
+    unless a test shortens it)."""
 
     store: Store
     clock: Clock
@@ -56,7 +69,7 @@ class ServerState:
     custom_metrics_provider: CustomMetricsProvider | None = None
     external_metrics_provider: ExternalMetricsProvider | None = None
     version_info: JSON = field(default_factory=dict)
-    bookmark_interval: float = 5.0
+    bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL
     # The collectors served on /metrics (the controllers and the supervisor register theirs
     # when they start next to the server, e.g. the HPA controller's upstream metrics). One
     # registry per server, never prometheus_client's global one, so that several planes in

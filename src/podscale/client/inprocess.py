@@ -47,7 +47,7 @@ from podscale.apiserver.operations import (
 from podscale.apiserver.operations.types import DeleteOptions, EncodedBody, Written
 from podscale.apiserver.registry import admission
 from podscale.apiserver.registry.bootstrap import ensure_system_namespaces
-from podscale.apiserver.state import ServerState
+from podscale.apiserver.state import DEFAULT_BOOKMARK_INTERVAL, ServerState
 from podscale.client.http import ApiError
 from podscale.client.informer import Gone
 from podscale.client.listwatch import ApiListWatcher
@@ -137,7 +137,7 @@ class InProcessApi:
         clock: Clock,
         *,
         feature_gates: frozenset[str] = DEFAULT_FEATURE_GATES,
-        bookmark_interval: float = 5.0,
+        bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
     ) -> InProcessApi:
         """An API over ``store``; the system namespaces are created if missing, as
         kube-apiserver does at start, so objects can be created in ``default``."""

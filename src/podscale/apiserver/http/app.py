@@ -38,7 +38,12 @@ from podscale.apiserver.metricsapis.providers import CustomMetricsProvider, Exte
 from podscale.apiserver.openapi.v2_http import serve_openapi_v2
 from podscale.apiserver.registry.bootstrap import ensure_system_namespaces
 from podscale.apiserver.registry.service_ranges import ServiceNetwork
-from podscale.apiserver.state import MetricsProvider, ServerState, json_response
+from podscale.apiserver.state import (
+    DEFAULT_BOOKMARK_INTERVAL,
+    MetricsProvider,
+    ServerState,
+    json_response,
+)
 from podscale.store.interface import Clock, Store
 
 __all__ = ["create_app"]
@@ -157,7 +162,7 @@ def create_app(
     external_metrics_provider: ExternalMetricsProvider | None = None,
     version_info: JSON | None = None,
     authenticate: Callable[[Request], bool] | None = None,
-    bookmark_interval: float = 5.0,
+    bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
     service_network: ServiceNetwork | None = None,
 ) -> Starlette:
     """The API server over ``store``. ``authenticate`` None means every request is allowed.
