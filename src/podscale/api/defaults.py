@@ -13,11 +13,11 @@ defaulting (a pod's ``status.phase: Pending``, a namespace's ``spec.finalizers``
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any, Final
 
 from podscale.api.defaults_core import default_secret, default_service
+from podscale.api.json_copy import copy_json
 
 __all__ = [
     "DEFAULT_CPU_UTILIZATION",
@@ -364,7 +364,7 @@ def apply_defaults(obj: JSON) -> JSON:
     Kinds without defaulting (Event, Scale, anything unknown) come back as an unchanged copy.
     The input is never modified.
     """
-    result = copy.deepcopy(obj)
+    result = copy_json(obj)
     defaulter = _DEFAULTERS.get((str(obj.get("apiVersion", "")), str(obj.get("kind", ""))))
     if defaulter is not None:
         defaulter(result)

@@ -17,7 +17,6 @@ still use ``promote_ready`` / ``get_nowait`` and ``next_ready_at``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import heapq
 import itertools
 from collections import deque
@@ -45,7 +44,9 @@ class WorkQueue(Generic[T]):
         self._delayed: list[tuple[datetime, int, T]] = []  # heap by ready time
         self._sequence = itertools.count()  # FIFO among equal ready times
         self._shutting_down = False
-        self._wakeup: asyncio.Event | None = None
+        # The futures of the ``get`` calls waiting now; any change resolves them all, and
+        # each looks again (an Event plus ``wait_for`` cost a task and a timeout per wait).
+        self._waiters: set[asyncio.Future[None]] = set()
 
     # -- adding -----------------------------------------------------------------------
 
@@ -113,15 +114,22 @@ class WorkQueue(Generic[T]):
                 return item
             if self._shutting_down:
                 return None
-            self._wakeup = self._wakeup or asyncio.Event()
-            self._wakeup.clear()
+            loop = asyncio.get_running_loop()
+            waiter: asyncio.Future[None] = loop.create_future()
+            self._waiters.add(waiter)
             due = self.next_ready_at()
-            timeout = None
+            # When a delayed item falls due, the timer resolves the wait: loop and promote it.
+            timer = None
             if due is not None:
-                timeout = max(0.0, (due - self._clock.now()).total_seconds())
-            # A timeout means a delayed item fell due: loop and promote it.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wakeup.wait(), timeout)
+                delay = max(0.0, (due - self._clock.now()).total_seconds())
+                timer = loop.call_later(delay, _resolve, waiter)
+            try:
+                await waiter
+            finally:
+                if timer is not None:
+                    timer.cancel()
+                # Resolved by its timer or cancelled: leave no stale waiter behind.
+                self._waiters.discard(waiter)
 
     def done(self, item: T) -> None:
         """Processing finished; an item added meanwhile goes back in the queue."""
@@ -144,5 +152,11 @@ class WorkQueue(Generic[T]):
         return len(self._queue)
 
     def _wake(self) -> None:
-        if self._wakeup is not None:
-            self._wakeup.set()
+        waiters, self._waiters = self._waiters, set()
+        for waiter in waiters:
+            _resolve(waiter)
+
+
+def _resolve(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 
+from podscale.controllers.hpa.history_store import HISTORY_ANNOTATION
 from podscale.controllers.hpa.monitor import (
     ACTION_NONE,
     ACTION_SCALE_UP,
     ERROR_INTERNAL,
     ERROR_NONE,
 )
+from podscale.hpa.trace import LAST_DECISION_ANNOTATION
 
 from .hpa_cluster import HPA, RS, SYNC, HpaCluster, hpa, replica_set, run_scenario
 
@@ -23,7 +25,10 @@ def test_a_quiet_hpa_is_not_written_across_many_sync_periods() -> None:
         await asyncio.sleep(SYNC + 2)
         counting = cluster.counting
         assert counting.count("update", "HorizontalPodAutoscaler", "status") == 1
-        assert counting.count("patch", "HorizontalPodAutoscaler") == 1  # the annotations
+        # The history and the decision trace rode along in that one status update.
+        assert counting.count("patch", "HorizontalPodAutoscaler") == 0
+        annotations = (await cluster.hpa("web"))["metadata"]["annotations"]
+        assert {HISTORY_ANNOTATION, LAST_DECISION_ANNOTATION} <= set(annotations)
         before = list(counting.writes)
         await asyncio.sleep(40 * SYNC)
         assert counting.writes == before

@@ -11,6 +11,7 @@ omitted when unset, ``metric.selector`` and ``metricLabels`` are always present.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -97,6 +98,7 @@ def split_group_resource(group_resource: str) -> tuple[str, str]:
     return group, resource
 
 
+@functools.cache  # the registry is fixed: one scan per resource name
 def described_kind(group_resource: str) -> tuple[str, str]:
     """(apiVersion, kind) of a registered resource's preferred version; ("", "") otherwise."""
     group, resource = split_group_resource(group_resource)

@@ -16,8 +16,9 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from podscale.api.json_copy import copy_json
 from podscale.apiserver.patch.errors import PatchError, bad_request, unprocessable
-from podscale.apiserver.patch.values import copy_json, same_json
+from podscale.apiserver.patch.values import same_json
 
 __all__ = ["MAX_OPERATIONS", "apply_json_patch"]
 

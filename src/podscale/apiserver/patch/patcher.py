@@ -20,12 +20,13 @@ from typing import Any, Final
 
 import orjson
 
+from podscale.api.json_copy import copy_json
 from podscale.apiserver.patch.errors import PatchError, bad_request
 from podscale.apiserver.patch.json_patch import MAX_OPERATIONS, apply_json_patch
 from podscale.apiserver.patch.merge import apply_merge_patch
 from podscale.apiserver.patch.schema import is_builtin, schema_for
 from podscale.apiserver.patch.strategic import apply_strategic_patch
-from podscale.apiserver.patch.values import copy_json, nesting_depth
+from podscale.apiserver.patch.values import nesting_depth
 
 __all__ = [
     "JSON_PATCH",

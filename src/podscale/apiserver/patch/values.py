@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["copy_json", "go_format", "go_type", "nesting_depth", "same_json", "scalar_key"]
+__all__ = ["go_format", "go_type", "nesting_depth", "same_json", "scalar_key"]
 
 
 def same_json(left: Any, right: Any) -> bool:
@@ -66,27 +66,6 @@ def nesting_depth(value: Any, limit: int) -> int:
         children = node.values() if isinstance(node, dict) else node
         stack.extend((child, depth + 1) for child in children)
     return deepest
-
-
-def copy_json(value: Any) -> Any:
-    """A deep copy of a decoded JSON value, iterative so no nesting depth can overflow."""
-    if not isinstance(value, dict | list):
-        return value
-    root: Any = {} if isinstance(value, dict) else []
-    stack: list[tuple[Any, Any]] = [(value, root)]
-    while stack:
-        source, dest = stack.pop()
-        pairs = source.items() if isinstance(source, dict) else enumerate(source)
-        for key, item in pairs:
-            child = item
-            if isinstance(item, dict | list):
-                child = {} if isinstance(item, dict) else []
-                stack.append((item, child))
-            if isinstance(dest, dict):
-                dest[key] = child
-            else:
-                dest.append(child)
-    return root
 
 
 def go_type(value: Any) -> str:

@@ -18,13 +18,13 @@ of this package. A stalled rollout requeues itself for its progress deadline wit
 
 from __future__ import annotations
 
-import copy
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Final
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
+from podscale.api.json_copy import copy_json
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.api.selector_model import Selector
 from podscale.api.selectors import selector_from_label_selector
@@ -204,7 +204,7 @@ class DeploymentController:
         cached = deployment_lister.get(namespace, name)
         if cached is None:
             return  # deleted: the garbage collector removes its ReplicaSets
-        deployment = copy.deepcopy(cached)
+        deployment = copy_json(cached)
         deployment.setdefault("apiVersion", "apps/v1")
         deployment.setdefault("kind", "Deployment")
         spec = deployment.get("spec") or {}
@@ -220,7 +220,7 @@ class DeploymentController:
         # sync O(namespace), quadratic over a namespace of many Deployments.
         uid = meta(deployment).get("uid")
         candidates = [
-            copy.deepcopy(rs) for rs in rs_lister.list(namespace) if _claimable(rs, uid, selector)
+            copy_json(rs) for rs in rs_lister.list(namespace) if _claimable(rs, uid, selector)
         ]
         replica_sets = await claim_replica_sets(self._api, deployment, candidates)
         sync = DeploymentSync(

@@ -12,10 +12,11 @@ Neighbours: ``revisions`` finds the new/old ReplicaSets with ``templates_equal``
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Mapping
 from typing import Any, Final
+
+from podscale.api.json_copy import copy_json
 
 __all__ = [
     "POD_TEMPLATE_HASH_LABEL",
@@ -71,7 +72,7 @@ def new_replica_set_name(deployment_name: str, template_hash: str) -> str:
 
 def template_without_hash(template: Mapping[str, Any]) -> dict[str, Any]:
     """A deep copy of ``template`` without the ``pod-template-hash`` label."""
-    copied: dict[str, Any] = copy.deepcopy(dict(template))
+    copied: dict[str, Any] = copy_json(dict(template))
     labels = (copied.get("metadata") or {}).get("labels")
     if isinstance(labels, dict):
         labels.pop(POD_TEMPLATE_HASH_LABEL, None)
@@ -80,4 +81,17 @@ def template_without_hash(template: Mapping[str, Any]) -> dict[str, Any]:
 
 def templates_equal(left: Mapping[str, Any], right: Mapping[str, Any]) -> bool:
     """Equal pod templates once the hash label is ignored (upstream ``EqualIgnoreHash``)."""
-    return template_without_hash(left) == template_without_hash(right)
+    return _without_hash_label(left) == _without_hash_label(right)
+
+
+def _without_hash_label(template: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``template`` itself, or a shallow view of it without the hash label: comparing
+    needs no deep copy (every Deployment sync compares its ReplicaSets' templates)."""
+    metadata = template.get("metadata")
+    if not isinstance(metadata, dict):
+        return template
+    labels = metadata.get("labels")
+    if not isinstance(labels, dict) or POD_TEMPLATE_HASH_LABEL not in labels:
+        return template
+    kept = {key: value for key, value in labels.items() if key != POD_TEMPLATE_HASH_LABEL}
+    return {**template, "metadata": {**metadata, "labels": kept}}

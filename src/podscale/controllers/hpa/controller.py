@@ -25,7 +25,6 @@ Beyond upstream, the engine's history survives a controller restart (``history_s
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +33,7 @@ from typing import Any, Final
 
 import orjson
 
+from podscale.api.json_copy import copy_json
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.api.selectors import SelectorError, parse_selector
 from podscale.client.cache import Lister, object_key
@@ -56,7 +56,12 @@ from podscale.controllers.hpa.monitor import (
     ERROR_SPEC,
     ControllerMetrics,
 )
-from podscale.controllers.hpa.prefetch import QueryRecorder, RecordedMetrics, fetch_answers
+from podscale.controllers.hpa.prefetch import (
+    MetricQuery,
+    QueryRecorder,
+    RecordedMetrics,
+    fetch_answers,
+)
 from podscale.controllers.hpa.scale_target import ScaleTargetError, read_scale, resolve_target
 from podscale.controllers.hpa.selector_index import SelectorIndex
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
@@ -83,18 +88,6 @@ JSON = dict[str, Any]
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return obj.get("metadata") or {}
-
-
-def _copy_json(obj: JSON) -> JSON:
-    """A deep copy of a JSON object. A sync must not change the informer's cached object
-    (the engine writes into what it is given); an orjson round trip copies several times
-    faster than ``copy.deepcopy``, which stays the fallback for what orjson refuses (an
-    integer beyond 64 bits)."""
-    try:
-        copied: JSON = orjson.loads(orjson.dumps(obj))
-    except TypeError:  # orjson.JSONEncodeError included
-        return copy.deepcopy(obj)
-    return copied
 
 
 class HorizontalPodAutoscalerController:
@@ -133,6 +126,8 @@ class HorizontalPodAutoscalerController:
         # Per key: the last-decision annotation text last seen stored and the signature of
         # the trace it encodes, so an unchanged trace is not encoded again on every sync.
         self._stored_traces: dict[str, tuple[str, DecisionTrace]] = {}
+        # Per HPA: the inputs its metric queries were last recorded from, and those queries.
+        self._queries: dict[str, tuple[bytes, list[MetricQuery]]] = {}
         self._queue: WorkQueue[str] | None = None
         self._hpa_lister: Lister | None = None
         self._pod_lister: Lister | None = None
@@ -184,12 +179,13 @@ class HorizontalPodAutoscalerController:
             self._loaded.discard(key)
             self._due.pop(key, None)
             self._stored_traces.pop(key, None)
+            self._queries.pop(key, None)
             self._selectors.remove(namespace, key)
             return
         started = self._timer()
         action, error = ACTION_NONE, ERROR_INTERNAL
         try:
-            action, error = await self._sync(key, _copy_json(cached))
+            action, error = await self._sync(key, copy_json(cached))
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -228,13 +224,29 @@ class HorizontalPodAutoscalerController:
             await self._publish(hpa, decision, history, now)
             return ACTION_NONE, ERROR_SPEC if err.spec else ERROR_INTERNAL
         pods, controlling = self._target_pods(key, namespace, scale)
-        recorder = QueryRecorder()
-        self._decide(hpa, scale, pods, recorder, history, now, controlling)
-        recorded = await fetch_answers(self._metrics, recorder.queries, timer=self._timer)
-        decision = self._decide(hpa, scale, pods, recorded, history, now, controlling)
+        inputs = orjson.dumps(
+            [hpa.get("spec"), scale.get("spec"), scale.get("status"), controlling],
+            option=orjson.OPT_SORT_KEYS,
+        )
+        remembered = self._queries.get(key)
+        queries = remembered[1] if remembered is not None and remembered[0] == inputs else None
+        while True:
+            if queries is None:
+                recorder = QueryRecorder()
+                self._decide(hpa, scale, pods, recorder, history, now, controlling)
+                queries = recorder.queries
+                self._queries[key] = (inputs, queries)
+                fresh = True
+            else:
+                fresh = False
+            recorded = await fetch_answers(self._metrics, queries, timer=self._timer)
+            decision = self._decide(hpa, scale, pods, recorded, history, now, controlling)
+            if fresh or not recorded.missed:
+                break
+            queries = None  # the remembered questions were not all of them: record again
         action = ACTION_NONE
         if decision.rescale:
-            body = copy.deepcopy(scale)
+            body = copy_json(scale)
             body.setdefault("spec", {})["replicas"] = decision.desired_replicas
             try:
                 await self._api.update(target_kind, namespace, body, "scale")
@@ -293,30 +305,41 @@ class HorizontalPodAutoscalerController:
     async def _publish(
         self, hpa: JSON, decision: Decision, history: History | None, now: datetime
     ) -> bool:
-        """Events, then the status (if changed), then the annotations (if changed).
-        Returns False when the status write failed."""
+        """Events, then the status and the annotations. Returns False when the status
+        write failed.
+
+        Annotation changes ride along in the status update when the status changed (the
+        HPA's status strategy keeps metadata changes, as upstream's does), so a sync writes
+        at most once; alone they go as a merge patch."""
         for event in decision.events:
             await self._recorder.record(hpa, event.type, event.reason, event.message)
-        written = await self._write_status(hpa, decision.status)
-        if self._persist:
-            await self._write_annotations(hpa, decision, history, now)
-        return written
+        changes = self._annotation_changes(hpa, decision, history, now) if self._persist else {}
+        if decision.status != (hpa.get("status") or {}):
+            return await self._write_status(hpa, decision.status, changes)
+        if changes:
+            await self._patch_annotations(hpa, changes)
+        return True
 
-    async def _write_status(self, hpa: JSON, status: JSON) -> bool:
-        if status == (hpa.get("status") or {}):
-            return True
+    async def _write_status(self, hpa: JSON, status: JSON, annotations: dict[str, str]) -> bool:
+        meta = _meta(hpa)
         body = {**hpa, "status": status}
+        if annotations:
+            body["metadata"] = {
+                **meta,
+                "annotations": {**(meta.get("annotations") or {}), **annotations},
+            }
         try:
-            await self._api.update(HPA, str(_meta(hpa).get("namespace") or ""), body, "status")
+            await self._api.update(HPA, str(meta.get("namespace") or ""), body, "status")
         except ApiError as err:
+            self._stored_traces.pop(object_key(hpa), None)
             await self._recorder.record(hpa, "Warning", "FailedUpdateStatus", str(err))
-            _LOG.warning("failed to update status for %s: %s", _meta(hpa).get("name"), err)
+            _LOG.warning("failed to update status for %s: %s", meta.get("name"), err)
             return False
         return True
 
-    async def _write_annotations(
+    def _annotation_changes(
         self, hpa: JSON, decision: Decision, history: History | None, now: datetime
-    ) -> None:
+    ) -> dict[str, str]:
         key = object_key(hpa)
         stored = str((_meta(hpa).get("annotations") or {}).get(LAST_DECISION_ANNOTATION) or "")
         signature = trace_signature(decision.trace)
@@ -325,11 +348,12 @@ class HorizontalPodAutoscalerController:
         changes = annotation_changes(
             hpa, decision, history, now=now, config=self._config, trace_unchanged=unchanged
         )
-        # What will be stored if the patch lands; if it does not, the texts differ next
+        # What will be stored if the write lands; if it does not, the texts differ next
         # time and the trace is compared in full again.
         self._stored_traces[key] = (changes.get(LAST_DECISION_ANNOTATION, stored), signature)
-        if not changes:
-            return
+        return changes
+
+    async def _patch_annotations(self, hpa: JSON, changes: dict[str, str]) -> None:
         patch = {"metadata": {"annotations": changes}}
         meta = _meta(hpa)
         try:

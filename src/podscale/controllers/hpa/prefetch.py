@@ -9,6 +9,10 @@ queries through the client (``fetch_answers``) and runs ``decide`` again against
 other metric's answer, so the second run asks exactly the recorded questions.
 Failures are kept as ``MetricsUnavailable`` answers, so the engine sets upstream's
 ``FailedGet*Metric`` conditions and events from them.
+
+The controller keeps each HPA's recorded queries while the inputs they depend on (the
+spec, the scale's replicas and selector, the HPAs sharing its pods) stay the same, and
+records again when a replay reports a question it had no answer for (``missed``).
 """
 
 from __future__ import annotations
@@ -119,10 +123,14 @@ class RecordedMetrics(_ByQuery):
 
     answers: Mapping[tuple[str, str], Answer]
     seconds: Mapping[tuple[str, str], float] = field(default_factory=dict)
+    # The questions asked that had no answer: the queries fetched were not all of them.
+    missed: list[MetricQuery] = field(default_factory=list)
 
     def _on(self, kind: str, *args: Any) -> Any:
-        answer = self.answers.get(MetricQuery(kind, args).key)
+        query = MetricQuery(kind, args)
+        answer = self.answers.get(query.key)
         if answer is None:
+            self.missed.append(query)
             raise MetricsUnavailable(_NOT_FETCHED)
         if isinstance(answer, MetricsUnavailable):
             raise MetricsUnavailable(str(answer))

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from podscale.api.selectors import parse_selector
-from podscale.controllers.hpa.prefetch import QueryRecorder, fetch_answers
+from podscale.controllers.hpa.prefetch import MetricQuery, QueryRecorder, fetch_answers
 from podscale.controllers.hpa.scale_target import ScaleTargetError, resolve_target
 from podscale.controllers.hpa.selector_index import SelectorIndex
 from podscale.hpa import decide
@@ -132,3 +132,21 @@ def test_prefetch_asks_what_the_decision_needs_then_replays_it() -> None:
     assert decision.desired_replicas == 4
     assert [m.error is None for m in decision.trace.metrics] == [True, False]
     assert "no metrics returned from resource metrics API" in (decision.error or "")
+
+
+def test_a_replay_reports_the_questions_it_had_no_answer_for() -> None:
+    hpa = make_hpa("web", min_replicas=1, max_replicas=10, metrics=[cpu_metric(50)])
+    pods = [make_pod(f"web-{i}", now=NOW, requests={"cpu": "200m"}) for i in range(2)]
+    options: dict[str, Any] = {"scale": make_scale(2), "pods": pods, "history": None, "now": NOW}
+    complete = asyncio.run(
+        fetch_answers(Answers(), [MetricQuery("resource", ("cpu", "elsewhere", "app=web", None))])
+    )
+    recorder = QueryRecorder()
+    decide(hpa, metrics=recorder, **options)
+    full = asyncio.run(fetch_answers(Answers(), recorder.queries))
+    decide(hpa, metrics=full, **options)
+    assert full.missed == []
+    # Answers to other questions than the decision asks (a stale set): the miss is reported.
+    decision = decide(hpa, metrics=complete, **options)
+    assert [q.kind for q in complete.missed] == ["resource"]
+    assert decision.trace.metrics[0].error is not None
