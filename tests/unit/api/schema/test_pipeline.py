@@ -7,7 +7,7 @@ from typing import Any
 
 from podscale.api.schema import admit_custom_object, apply_read_defaults
 
-_QUANTITY = {
+_QUANTITY: dict[str, Any] = {
     "anyOf": [{"type": "integer"}, {"type": "string"}],
     "x-kubernetes-int-or-string": True,
     "pattern": r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE])?$",

@@ -8,7 +8,7 @@ import pytest
 
 from podscale.api.schema import apply_defaults, prune
 
-SPEC = {
+SPEC: dict[str, Any] = {
     "type": "object",
     "properties": {
         "spec": {
@@ -110,7 +110,7 @@ def test_prune_not_at_resource_root_drops_type_meta() -> None:
     assert obj == {"spec": {}}
 
 
-DEFAULTS = {
+DEFAULTS: dict[str, Any] = {
     "type": "object",
     "properties": {
         "spec": {
