@@ -11,7 +11,13 @@ from hypothesis import strategies as st
 
 from podscale.api.json_copy import copy_json
 
-_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
 JSON_VALUES = st.recursive(
     _SCALARS,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
