@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from podscale.apiserver.customresources.jsonpath import JsonPathError, find_results, parse
 from podscale.apiserver.customresources.jsonpath_text import go_float, go_json, print_value
@@ -166,3 +168,24 @@ def test_go_float_and_json_agree_on_round_trip() -> None:
     for value in (0.1, 1 / 3, 2.0**60, -7.75, 5e-324):
         assert float(go_float(value)) == value
         assert float(go_json(value)) == value
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_go_float_spellings_round_trip(value: float) -> None:
+    assert float(go_float(value)) == value
+    assert float(go_json(value)) == value
+    assert "e" not in go_json(value) or not 1e-6 <= abs(value) < 1e21
+
+
+_KEYS = st.text(
+    alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-/", min_size=1
+)
+_SCALARS = st.none() | st.booleans() | st.integers() | st.text()
+
+
+@given(st.dictionaries(_KEYS, st.dictionaries(_KEYS, _SCALARS, min_size=1), min_size=1))
+def test_dotted_paths_read_nested_fields(data: dict[str, dict[str, Any]]) -> None:
+    for outer, inner in data.items():
+        for key, value in inner.items():
+            assert find_results(parse(f"{{.{outer}.{key}}}"), data) == [[value]]
+            assert find_results(parse(f"{{.{outer}['{key}']}}"), data) == [[value]]
