@@ -1,0 +1,1 @@
+"""Custom resources served from CustomResourceDefinitions: registry, routing, tables, OpenAPI."""
