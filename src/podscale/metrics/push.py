@@ -188,6 +188,37 @@ class PushMetricsProvider:
         """``set_custom_metric`` for a pod (what a Pods metric of an HPA reads)."""
         self.set_custom_metric("pods", namespace, pod, metric, value, **options)
 
+    def set_pod_metrics(
+        self, namespace: str, metric: str, values: Mapping[str, tuple[QuantityLike, int | None]]
+    ) -> None:
+        """``set_pod_metric`` for many pods of ``namespace`` at once (pod name -> value and
+        window seconds), as one write: one lock, one expiry check, one journal write."""
+        api_version, kind = described_kind("pods")
+        now = self._clock.now()
+        samples = [
+            (pod, _quantity(value), window) for pod, (value, window) in sorted(values.items())
+        ]
+        with self._lock:
+            removed: list[CustomKey | ExternalKey] = list(self._purge())
+            written: list[tuple[CustomKey | ExternalKey, _Entry]] = []
+            for pod, quantity, window in samples:
+                sample = CustomSample(
+                    "pods",
+                    namespace or None,
+                    pod,
+                    metric,
+                    quantity,
+                    (),
+                    now,
+                    window,
+                    kind,
+                    api_version,
+                )
+                key: CustomKey = ("pods", namespace, pod, metric, ())
+                self._custom[key] = entry = self._noted(_Entry(sample, now, self._expiry(now)))
+                written.append((key, entry))
+            self._record_changes(written, removed)
+
     def set_external_metric(
         self,
         namespace: str,

@@ -21,8 +21,9 @@ from typing import Any, Final, Protocol
 
 from podscale.api.kinds import kind_for
 from podscale.api.quantity import parse_quantity
-from podscale.api.selectors import SelectorError, selector_from_label_selector
+from podscale.api.selectors import Selector, SelectorError, selector_from_label_selector
 from podscale.client.http import ApiError
+from podscale.controllers.hpa.metrics_values import pod_usage_values
 from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime.load import is_pod_ready
 from podscale.runtime.simulated.usage import WORKLOAD_KINDS
@@ -177,10 +178,22 @@ def _utilization(ready: Sequence[JSON], usage: Mapping[str, int]) -> float | Non
     return 100.0 * used / requested if requested else None
 
 
-def _pod_cpu(plane: EmbeddedControlPlane, namespace: str) -> dict[str, int]:
+def _pod_cpu(
+    plane: EmbeddedControlPlane, namespace: str, selector: Selector | None
+) -> dict[str, int]:
+    """Each pod's CPU in millicores as metrics.k8s.io serves it. The selected pods' values
+    are read unrendered when the server can narrow to them (as the HPA reads them): a
+    PodMetrics item per pod of the namespace, for each workload, made snapshots of a
+    fleet quadratic in pods."""
     server = plane.metrics_server
     if server is None:
         return {}
+    records = server.pod_usage_selected(namespace, selector) if selector is not None else None
+    if records is not None:
+        if not records:
+            return {}
+        samples, _ = pod_usage_values(records, "cpu", None)
+        return {name: sample.value for name, sample in samples.items()}
     return {
         str(item["metadata"]["name"]): sum(
             _milli((c.get("usage") or {}).get("cpu")) for c in item.get("containers") or []
@@ -220,7 +233,7 @@ async def _workload(
         offered_load=offered,
         replicas=int(spec.get("replicas", 1)),
         ready_pods=len(ready),
-        utilization=_utilization(ready, _pod_cpu(plane, target.namespace)),
+        utilization=_utilization(ready, _pod_cpu(plane, target.namespace, selector)),
     )
 
 

@@ -294,3 +294,32 @@ def test_replace_keeps_exactly_the_new_set(first: set[str], second: set[str]) ->
             == 404
         )
     assert CustomMetricInfo("pods", True, "other") in provider.list_custom_metrics()
+
+
+def test_set_pod_metrics_writes_what_one_set_pod_metric_per_pod_writes() -> None:
+    one_by_one = PushMetricsProvider(FakeClock(START))
+    batched = PushMetricsProvider(FakeClock(START))
+    values: dict[str, tuple[str | int, int | None]] = {"web-1": ("1500m", 30), "web-2": (2, None)}
+    for pod, (value, window) in values.items():
+        one_by_one.set_pod_metric("default", pod, "rps", value, window_seconds=window)
+    batched.set_pod_metrics("default", "rps", values)
+    assert _by_selector(batched) == _by_selector(one_by_one) == {"web-1": "1500m", "web-2": "2"}
+    assert _by_name(batched, "web-1") == _by_name(one_by_one, "web-1")
+
+
+def test_a_write_drops_the_series_that_expired_since_the_last_one() -> None:
+    clock = FakeClock(START)
+    provider = PushMetricsProvider(clock, ttl=timedelta(seconds=60))
+    provider.set_pod_metric("default", "old", "rps", 1)
+    clock.advance(timedelta(seconds=30))
+    provider.set_pod_metrics("default", "rps", {"new": (2, None)})
+    clock.advance(timedelta(seconds=31))  # "old" is 61 s old, "new" 31 s
+    provider.set_pod_metrics("default", "rps", {"newer": (3, None)})
+    # The stored series themselves, not a read (reads purge too).
+    assert set(provider._custom) == {
+        ("pods", "default", "new", "rps", ()),
+        ("pods", "default", "newer", "rps", ()),
+    }
+    clock.advance(timedelta(seconds=30))
+    provider.set_pod_metrics("default", "rps", {})
+    assert set(provider._custom) == {("pods", "default", "newer", "rps", ())}

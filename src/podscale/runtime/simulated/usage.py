@@ -325,6 +325,7 @@ class SimulatedUsage:
         now = self._clock.now()
         self.advance(now)
         members, _ = self._assign()
+        by_namespace: dict[str, dict[str, tuple[str, int | None]]] = {}
         for _, pods in members:
             for pod in pods:
                 served = self._ledger.requests_served(pod.key)
@@ -332,14 +333,13 @@ class SimulatedUsage:
                 self._published[pod.key] = (now, served)
                 if not pod.ready or since is None or self.push is None:
                     continue
-                rate = (served - before) / max((now - since).total_seconds(), 1e-9)
-                self.push.set_pod_metric(
-                    pod.namespace,
-                    pod.name,
-                    self.request_metric,
-                    f"{round(rate * 1000)}m",
-                    window_seconds=round((now - since).total_seconds()),
-                )
+                seconds = (now - since).total_seconds()
+                rate = (served - before) / max(seconds, 1e-9)
+                values = by_namespace.setdefault(pod.namespace, {})
+                values[pod.name] = (f"{round(rate * 1000)}m", round(seconds))
+        if self.push is not None:
+            for namespace, values in by_namespace.items():
+                self.push.set_pod_metrics(namespace, self.request_metric, values)
 
 
 def _name(obj: JSON) -> str:
