@@ -23,6 +23,8 @@ import podscale.apiserver.extensions as extensions
 from podscale.api.exposition import render_text
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.apiserver.auth.reviews import REVIEW_GROUP_VERSIONS
+from podscale.apiserver.customresources.discovery import custom_group_versions
+from podscale.apiserver.customresources.lifecycle import custom_kinds
 from podscale.apiserver.errors import (
     ApiError,
     error_headers,
@@ -48,9 +50,15 @@ _LOG = logging.getLogger(__name__)
 _METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 
+def _extra_group_versions(state: ServerState) -> list[discovery.ExtraGroupVersion]:
+    """Group versions served outside the kind registry: reviews, metrics APIs, custom kinds."""
+    custom = custom_group_versions(custom_kinds(state))
+    return [*metric_group_versions(state), *REVIEW_GROUP_VERSIONS, *custom]
+
+
 def _discovery_root(state: ServerState, request: Request, core: bool) -> Response:
     with_metrics = state.metrics_provider is not None
-    extra = metric_group_versions(state) + REVIEW_GROUP_VERSIONS
+    extra = _extra_group_versions(state)
     version = discovery.negotiate_aggregated(request.headers.get("accept"))
     if version is not None:
         body = discovery.discovery_list(core, version, with_metrics, extra)
@@ -64,7 +72,7 @@ def _discovery_root(state: ServerState, request: Request, core: bool) -> Respons
 
 def _api_group(state: ServerState, group: str) -> JSON | None:
     with_metrics = state.metrics_provider is not None
-    extra = metric_group_versions(state) + REVIEW_GROUP_VERSIONS
+    extra = _extra_group_versions(state)
     for entry in discovery.api_group_list(with_metrics, extra)["groups"]:
         if entry["name"] == group:
             return {"kind": "APIGroup", "apiVersion": "v1", **entry}
@@ -132,7 +140,7 @@ async def _route(state: ServerState, request: Request) -> Response:
     parts = path.strip("/").split("/")
     if (parts[0] == "api" and len(parts) == 2) or (parts[0] == "apis" and len(parts) == 3):
         group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])
-        extra = metric_group_versions(state) + REVIEW_GROUP_VERSIONS
+        extra = _extra_group_versions(state)
         resources = discovery.api_resource_list(group, version, with_metrics, extra)
         if resources is None:
             raise path_not_found()
