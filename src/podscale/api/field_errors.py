@@ -19,6 +19,7 @@ __all__ = [
     "ErrorType",
     "FieldError",
     "FieldPath",
+    "GoSyntax",
     "duplicate",
     "forbidden",
     "format_value",
@@ -71,6 +72,12 @@ _VALUELESS: Final = frozenset(
 )
 
 
+class GoSyntax(str):
+    """A bad value printed as is: Go's ``%#v`` of a struct, which no JSON form reproduces."""
+
+    __slots__ = ()
+
+
 def format_value(value: Any) -> str:
     """Print a bad value the way Go's field errors do.
 
@@ -79,6 +86,8 @@ def format_value(value: Any) -> str:
     """
     if value is None:
         return "null"
+    if isinstance(value, GoSyntax):
+        return str(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
