@@ -20,6 +20,7 @@ __all__ = [
     "FieldError",
     "FieldPath",
     "GoSyntax",
+    "GoValue",
     "duplicate",
     "forbidden",
     "format_value",
@@ -66,6 +67,18 @@ class _Omit:
 
 OMIT_VALUE: Final = _Omit()
 
+
+@dataclass(frozen=True, slots=True)
+class GoValue:
+    """A bad value already printed the way Go's ``%#v`` prints it, shown verbatim.
+
+    Upstream prints composite bad values (maps, slices) with ``%#v``, e.g.
+    ``map[string]interface {}{"name":"http"}``; ``podscale.api.schema`` renders those itself.
+    """
+
+    text: str
+
+
 # Types whose body never prints the bad value, as upstream's ErrorBody.
 _VALUELESS: Final = frozenset(
     {ErrorType.REQUIRED, ErrorType.FORBIDDEN, ErrorType.TOO_LONG, ErrorType.INTERNAL}
@@ -84,6 +97,8 @@ def format_value(value: Any) -> str:
     Numbers and booleans bare, strings double-quoted (Go ``%q``), ``None`` as ``null``,
     and composite values as compact JSON (what current upstream servers print).
     """
+    if isinstance(value, GoValue):
+        return value.text
     if value is None:
         return "null"
     if isinstance(value, GoSyntax):
