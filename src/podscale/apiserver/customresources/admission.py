@@ -22,7 +22,9 @@ from __future__ import annotations
 import copy
 from typing import Any, Final
 
+from podscale.api.cel.validation import validate as validate_rules
 from podscale.api.field_errors import FieldError, invalid, invalid_status
+from podscale.api.schema.pipeline import admit_custom_object
 from podscale.api.validation.objectmeta import validate_object_meta, validate_object_meta_update
 from podscale.apiserver.customresources.definitions import CustomKind, ScalePaths
 from podscale.apiserver.errors import ApiError, status_body
@@ -37,11 +39,14 @@ _MAX_INT32: Final = 2**31 - 1
 def _apply_schema(
     obj: JSON, info: CustomKind, old: JSON | None
 ) -> tuple[JSON, tuple[str, ...], tuple[FieldError, ...]]:
-    """The one schema step: the pruned and defaulted object, the pruned field paths and the
-    schema's field errors. A CRD without a schema (only possible for served versions that
-    preserve unknown fields) accepts the object as it is."""
-    del info, old
-    return obj, (), ()
+    """The one schema step (``podscale.api.schema``): the pruned and defaulted object, the
+    pruned field paths and the schema's field errors. A version without a schema accepts
+    the object as it is."""
+    del old  # ratcheting of unchanged invalid values is not modelled yet
+    if info.schema is None:
+        return obj, (), ()
+    outcome = admit_custom_object(obj, info.schema)
+    return outcome.object, outcome.unknown_fields, outcome.errors
 
 
 def unknown_fields(obj: JSON, info: CustomKind) -> list[str]:
@@ -155,6 +160,8 @@ def admit_custom(
     obj = _prepare(obj, info, old, subresource)
     obj, _, schema_errors = _apply_schema(obj, info, old)
     errors = list(schema_errors)
+    if info.schema is not None:
+        errors += validate_rules(obj, old, info.schema)
     meta = obj.get("metadata") or {}
     if old is None:
         errors = validate_object_meta(meta, namespaced=info.namespaced) + errors

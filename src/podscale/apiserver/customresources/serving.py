@@ -2,7 +2,8 @@
 
 CRDs here convert with ``conversion: None``: an object is the same in every version, only its
 ``apiVersion`` is rewritten (upstream's nopConverter), so ``to_storage`` stamps the storage
-version and ``to_served`` the version the client asked for. ``resources.to_storage`` and
+version and ``to_served`` the version the client asked for (plus that version's schema
+defaults, ``podscale.api.schema.apply_read_defaults``). ``resources.to_storage`` and
 ``resources.to_served`` call these for a ``CustomKind``, so get, list, watch, delete and the
 subresources all serve the requested version. ``served_kind`` resolves the kind a caller
 names (``routes``, the in-process client) against the server's ``registry``.
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from podscale.api.kinds import KindInfo, resource_for
+from podscale.api.schema.pipeline import apply_read_defaults
 from podscale.apiserver.customresources.definitions import CustomKind
 from podscale.apiserver.customresources.registry import CustomKinds
 
@@ -28,9 +30,12 @@ def to_storage_custom(obj: JSON, info: CustomKind) -> JSON:
 
 
 def to_served_custom(obj: JSON, info: CustomKind) -> JSON:
-    """A stored custom resource in ``info``'s version (mutates and returns ``obj``)."""
+    """A stored custom resource in ``info``'s version, with the version schema's defaults
+    applied as upstream applies them on every read from storage."""
     obj["apiVersion"] = info.api_version
-    return obj
+    if info.schema is None:
+        return obj
+    return apply_read_defaults(obj, info.schema)
 
 
 def served_kind(kinds: CustomKinds, group: str, version: str, plural: str) -> KindInfo | None:

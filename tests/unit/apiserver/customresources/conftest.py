@@ -30,6 +30,7 @@ _SCHEMA: JSON = {
                 "replicas": {"type": "integer"},
                 "selector": {"type": "string"},
                 "size": {"type": "string"},
+                "color": {"type": "string", "default": "blue"},
             },
         },
         "status": {

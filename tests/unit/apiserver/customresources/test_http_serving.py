@@ -26,7 +26,7 @@ def test_create_get_list_and_delete(
     assert body["metadata"]["generation"] == 1
     assert body["metadata"]["namespace"] == "default"
     got = client.get(f"{BASE}/w1").json()
-    assert got["spec"] == {"replicas": 2, "size": "big"}
+    assert got["spec"] == {"replicas": 2, "size": "big", "color": "blue"}
     listed = client.get(BASE).json()
     assert listed["kind"] == "WidgetList"
     assert [item["metadata"]["name"] for item in listed["items"]] == ["w1"]
@@ -276,3 +276,72 @@ def test_crd_status_is_maintained(client: TestClient, store: MemoryStore) -> Non
     assert conditions["Established"]["reason"] == "InitialNamesAccepted"
     assert crd["status"]["acceptedNames"]["plural"] == "widgets"
     assert crd["status"]["storedVersions"] == ["v1"]
+
+
+def test_validation_rules_are_enforced(
+    client: TestClient, store: MemoryStore, crd_factory: Callable[..., JSON]
+) -> None:
+    crd = crd_factory(plural="gadgets", kind="Gadget", short_names=(), categories=())
+    spec_schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec_schema["x-kubernetes-validations"] = [
+        {"rule": "self.replicas <= 10", "message": "at most 10 replicas"}
+    ]
+    store.create(CRD_RESOURCE, crd)
+    url = "/apis/example.com/v1/namespaces/default/gadgets"
+    body = {
+        "apiVersion": "example.com/v1",
+        "kind": "Gadget",
+        "metadata": {"name": "g"},
+        "spec": {"replicas": 11},
+    }
+    refused = client.post(url, json=body)
+    assert refused.status_code == 422
+    assert refused.json()["message"] == (
+        'Gadget.example.com "g" is invalid: spec: Invalid value: "object": at most 10 replicas'
+    )
+    body["spec"]["replicas"] = 3
+    assert client.post(url, json=body).status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("mode", "code", "warning"),
+    [
+        ("Strict", 400, None),
+        ("Warn", 201, '299 - "unknown field \\"spec.extra\\""'),
+        ("Ignore", 201, None),
+    ],
+    ids=["strict", "warn", "ignore"],
+)
+def test_unknown_fields_follow_field_validation(
+    client: TestClient,
+    widget_factory: Callable[..., JSON],
+    mode: str,
+    code: int,
+    warning: str | None,
+) -> None:
+    body = widget_factory()
+    body["spec"]["extra"] = 1
+    response = client.post(BASE, json=body, params={"fieldValidation": mode})
+    assert response.status_code == code, response.text
+    if code == 400:
+        assert response.json()["message"] == 'strict decoding error: unknown field "spec.extra"'
+        return
+    assert response.headers.get("warning") == warning
+    assert "extra" not in response.json()["spec"]
+
+
+def test_schema_errors_and_defaults(
+    client: TestClient, widget_factory: Callable[..., JSON], store: MemoryStore
+) -> None:
+    bad = widget_factory()
+    bad["spec"]["size"] = 5
+    refused = client.post(BASE, json=bad)
+    assert refused.status_code == 422
+    assert "spec.size: Invalid value" in refused.json()["message"]
+    created = client.post(BASE, json=widget_factory()).json()
+    assert created["spec"]["color"] == "blue"
+    # Defaults also apply on read: a stored object without the field is served with it.
+    stored = store.get("widgets.example.com", "default", "w1")
+    del stored["spec"]["color"]
+    store.update("widgets.example.com", stored)
+    assert client.get(f"{BASE}/w1").json()["spec"]["color"] == "blue"
