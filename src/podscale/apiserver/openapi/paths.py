@@ -36,8 +36,13 @@ _PATCH_TYPES: Final = (
 
 
 def schema_name(group: str, version: str, kind: str) -> str:
-    """The components.schemas key of a kind, e.g. io.k8s.api.apps.v1.ReplicaSet."""
-    return f"{_SCHEMA_PACKAGES[group]}.{version}.{kind}"
+    """The components.schemas key of a kind, e.g. io.k8s.api.apps.v1.ReplicaSet.
+
+    A group without a Go package (a custom resource's) is named by its reversed domain, as
+    upstream names CRD schemas: example.com v1 Widget is com.example.v1.Widget.
+    """
+    package = _SCHEMA_PACKAGES.get(group) or ".".join(reversed(group.split(".")))
+    return f"{package}.{version}.{kind}"
 
 
 def api_prefix(group: str, version: str) -> str:

@@ -24,7 +24,7 @@ from podscale.api.version import KUBERNETES_VERSION
 from podscale.apiserver.openapi.documents import openapi_v3_document
 from podscale.apiserver.openapi.dsl import REF_PREFIX
 
-__all__ = ["V2_REF_PREFIX", "openapi_v2_document", "openapi_v2_json"]
+__all__ = ["V2_REF_PREFIX", "openapi_v2_document", "openapi_v2_json", "v2_parts"]
 
 JSON = dict[str, Any]
 V2_REF_PREFIX: Final = "#/definitions/"
@@ -122,6 +122,16 @@ def _path_item(item: JSON) -> JSON:
     return out
 
 
+def v2_parts(document: JSON) -> tuple[JSON, JSON]:
+    """The paths and the definitions of one v3 group-version document, in 2.0's shapes.
+
+    ``customresources.openapi`` adds the custom resources' documents to ours through it.
+    """
+    paths = {path: _path_item(item) for path, item in document["paths"].items()}
+    schemas = document["components"]["schemas"].items()
+    return paths, {name: convert_schema(schema) for name, schema in schemas}
+
+
 @cache
 def _document() -> JSON:
     paths: JSON = {}
@@ -130,10 +140,9 @@ def _document() -> JSON:
         document = openapi_v3_document(group, version)
         if document is None:
             continue
-        for path, item in document["paths"].items():
-            paths[path] = _path_item(item)
-        for name, schema in document["components"]["schemas"].items():
-            definitions[name] = convert_schema(schema)
+        gv_paths, gv_definitions = v2_parts(document)
+        paths.update(gv_paths)
+        definitions.update(gv_definitions)
     return {
         "swagger": "2.0",
         "info": {"title": "Kubernetes", "version": KUBERNETES_VERSION},

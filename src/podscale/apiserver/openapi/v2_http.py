@@ -10,6 +10,7 @@ matching ``If-None-Match`` with 304; a client that accepts neither gets 406.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from functools import cache
 from typing import Final
 
@@ -49,12 +50,22 @@ def _body(media: str) -> tuple[bytes, str]:
     return body, '"' + hashlib.sha512(body).hexdigest().upper() + '"'
 
 
-def serve_openapi_v2(accept: str | None, if_none_match: str | None = None) -> Response:
+def serve_openapi_v2(
+    accept: str | None,
+    if_none_match: str | None = None,
+    body_for: Callable[[str], bytes] | None = None,
+) -> Response:
+    """The response for ``accept``; ``body_for(media)`` replaces the built-in document's body
+    (a server with custom resources serves ``customresources.openapi``'s merged one)."""
     media = negotiate(accept)
     if media is None:
         message = f"only the following media types are accepted: {_JSON}, {PROTOBUF_V2}"
         raise ApiError(status_body(406, message, "NotAcceptable"))
-    body, etag = _body(media)
+    if body_for is None:
+        body, etag = _body(media)
+    else:
+        body = body_for(media)
+        etag = '"' + hashlib.sha512(body).hexdigest().upper() + '"'
     headers = {"etag": etag, "vary": "Accept"}
     if if_none_match is not None and etag in if_none_match:
         return Response(status_code=304, headers=headers)

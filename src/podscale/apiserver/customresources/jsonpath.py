@@ -1,0 +1,460 @@
+"""Kubernetes JSONPath templates (client-go ``util/jsonpath``): parsing and finding results.
+
+The language kube-apiserver evaluates a CRD's ``additionalPrinterColumns[].jsonPath`` in
+(wrapped as ``{<path>}``) and ``kubectl -o jsonpath`` prints with: text outside ``{...}``,
+``.field`` (``\\.`` escapes a dot), ``..`` recursive descent, ``*`` / ``[*]``, ``[i]`` (negative
+counts from the end), ``[a:b]``, unions ``[0,2]`` / ``['a','b']``, ``['key']``, filters
+``[?(@.type=="Ready")]`` with ``== != < > <= >=`` or bare existence, quoted text and number /
+boolean literals. Missing keys give no result rather than an error (``AllowMissingKeys``, as the
+table convertor sets it). ``range``/``end`` loops are parsed but not evaluated (a column reads
+only the first result). No Python JSONPath library fits: jsonpath-ng speaks Goessner's
+``$``-rooted dialect, with other filter syntax, no templates and other missing-key rules.
+
+``customresources.columns`` compiles each column with ``parse`` and reads cells with
+``find_results``; ``customresources.jsonpath_text`` renders a result as Go prints it. Values
+are plain decoded JSON (dicts, lists, str, int, float, bool, None). Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Final
+
+__all__ = ["JsonPathError", "Node", "Template", "find_results", "parse"]
+
+
+class JsonPathError(ValueError):
+    """A template that does not parse, or an evaluation error (wrong types, bad index)."""
+
+
+@dataclass(frozen=True)
+class Text:
+    text: str
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+
+
+@dataclass(frozen=True)
+class Wildcard:
+    pass
+
+
+@dataclass(frozen=True)
+class Recursive:
+    pass
+
+
+@dataclass(frozen=True)
+class Literal:
+    """An int, float or bool literal: evaluates to itself once per input value."""
+
+    value: int | float | bool
+
+
+@dataclass(frozen=True)
+class Identifier:
+    name: str
+
+
+@dataclass(frozen=True)
+class Slice:
+    """``[start:end:cap]``; None for an omitted bound. ``derived`` marks a single index."""
+
+    start: int | None
+    end: int | None
+    cap: int | None
+    derived: bool
+
+
+@dataclass(frozen=True)
+class Union:
+    branches: tuple[tuple[Node, ...], ...]
+
+
+@dataclass(frozen=True)
+class Filter:
+    left: tuple[Node, ...]
+    right: tuple[Node, ...]
+    operator: str  # "exists" for a bare [?(@.x)]
+
+
+@dataclass(frozen=True)
+class Action:
+    """One ``{...}``: its nodes apply in sequence."""
+
+    nodes: tuple[Node, ...]
+
+
+Node = Text | Field | Wildcard | Recursive | Literal | Identifier | Slice | Union | Filter | Action
+
+
+@dataclass(frozen=True)
+class Template:
+    parts: tuple[Text | Action, ...]
+
+
+_DICT_KEY: Final = re.compile(r"'([^']*)'")
+_SLICE: Final = re.compile(r"(-?\d*)(:-?\d*)?(:-?\d*)?")
+_COMPARISON: Final = re.compile(r"([^!<>=]+)([!<>=]+)(.+?)")
+_TERMINATORS: Final = frozenset(" \t\r\n.,[]$@{}")
+
+
+@lru_cache(maxsize=512)
+def parse(text: str) -> Template:
+    """Parse a template such as ``{.status.replicas}``; JsonPathError if it is malformed."""
+    parts: list[Text | Action] = []
+    pos = 0
+    while pos < len(text):
+        brace = text.find("{", pos)
+        if brace < 0:
+            parts.append(Text(text[pos:]))
+            break
+        if brace > pos:
+            parts.append(Text(text[pos:brace]))
+        nodes, pos = _Parser(text, brace + 1).action()
+        parts.append(Action(tuple(nodes)))
+    return Template(tuple(parts))
+
+
+def _sub_action(text: str) -> list[Node]:
+    """upstream's parseAction: the nodes of ``{text}`` (its first action)."""
+    template = parse("{" + text + "}")
+    first = template.parts[0]
+    return list(first.nodes) if isinstance(first, Action) else []
+
+
+class _Parser:
+    """Scans the inside of one action, from just after ``{`` to its ``}``."""
+
+    def __init__(self, text: str, pos: int) -> None:
+        self.text = text
+        self.pos = pos
+
+    def action(self) -> tuple[list[Node], int]:
+        nodes: list[Node] = []
+        text = self.text
+        while True:
+            rest = text[self.pos :]
+            if rest.startswith("}"):
+                return nodes, self.pos + 1
+            if rest.startswith("[?("):
+                nodes.append(self._filter())
+                continue
+            if rest.startswith(".."):
+                if nodes and isinstance(nodes[-1], Recursive):
+                    raise JsonPathError("invalid multiple recursive descent")
+                self.pos += 2
+                nodes.append(Recursive())
+                if self.pos < len(text) and _alphanumeric(text[self.pos]):
+                    nodes.append(self._field())
+                continue
+            if not rest or rest[0] in "\r\n":
+                raise JsonPathError("unclosed action")
+            char = rest[0]
+            if char in " @$":
+                self.pos += 1
+            elif char == "[":
+                nodes.extend(self._array())
+            elif char in "\"'":
+                nodes.append(self._quote(char))
+            elif char == ".":
+                self.pos += 1
+                nodes.append(self._field())
+            elif char in "+-" or char.isdigit():
+                nodes.append(self._number())
+            elif _alphanumeric(char):
+                nodes.append(self._identifier())
+            else:
+                raise JsonPathError(f"unrecognized character in action: {char!r}")
+
+    def _field(self) -> Node:
+        start = self.pos
+        text = self.text
+        while self.pos < len(text):
+            char = text[self.pos]
+            if char == "\\":
+                self.pos += 2
+            elif char in _TERMINATORS:
+                break
+            else:
+                self.pos += 1
+        self.pos = min(self.pos, len(text))
+        name = text[start : self.pos]
+        return Wildcard() if name == "*" else Field(name.replace("\\", ""))
+
+    def _identifier(self) -> Node:
+        start = self.pos
+        while self.pos < len(self.text) and self.text[self.pos] not in _TERMINATORS:
+            self.pos += 1
+        name = self.text[start : self.pos]
+        return Literal(name == "true") if name in ("true", "false") else Identifier(name)
+
+    def _number(self) -> Node:
+        start = self.pos
+        if self.text[self.pos] in "+-":
+            self.pos += 1
+        while self.pos < len(self.text) and (
+            self.text[self.pos] == "." or self.text[self.pos].isdigit()
+        ):
+            self.pos += 1
+        raw = self.text[start : self.pos]
+        if re.fullmatch(r"[+-]?\d+", raw):
+            return Literal(int(raw))
+        try:
+            return Literal(float(raw))
+        except ValueError:
+            raise JsonPathError(f"cannot parse number {raw}") from None
+
+    def _quote(self, quote: str) -> Node:
+        start = self.pos
+        self.pos += 1
+        while True:
+            if self.pos >= len(self.text) or self.text[self.pos] == "\n":
+                raise JsonPathError("unterminated quoted string")
+            if self.text[self.pos] == quote and self.text[self.pos - 1] != "\\":
+                break
+            self.pos += 1
+        self.pos += 1
+        return Text(_unquote(self.text[start + 1 : self.pos - 1]))
+
+    def _array(self) -> list[Node]:
+        end = self.pos
+        while True:
+            end += 1
+            if end >= len(self.text) or self.text[end] == "\n":
+                raise JsonPathError("unterminated array")
+            if self.text[end] == "]":
+                break
+        inner = self.text[self.pos + 1 : end]
+        self.pos = end + 1
+        if inner == "*":
+            inner = ":"
+        pieces = inner.split(",")
+        if len(pieces) > 1:
+            return [Union(tuple(tuple(_sub_action(f"[{p.strip()}]")) for p in pieces))]
+        key = _DICT_KEY.fullmatch(inner)
+        if key:
+            return _sub_action("." + key.group(1))
+        bounds = _SLICE.fullmatch(inner)
+        if bounds is None:
+            raise JsonPathError(f"invalid array index {inner}")
+        start_text, end_text, cap_text = bounds.groups()
+        start = int(start_text) if start_text not in ("", "-") else None
+        if start_text == "-":
+            raise JsonPathError(f"array index {start_text} is not a number")
+        if end_text is None:  # a single index: [i] is [i:i+1]
+            return [Slice(start, (start or 0) + 1, None, derived=True)]
+        return [Slice(start, _bound(end_text), _bound(cap_text), derived=False)]
+
+    def _filter(self) -> Node:
+        self.pos += 3
+        start = self.pos
+        opened = closed = False
+        pair = ""
+        while True:
+            if self.pos >= len(self.text) or self.text[self.pos] == "\n":
+                raise JsonPathError("unterminated filter")
+            char = self.text[self.pos]
+            self.pos += 1
+            if char in "\"'":
+                if not opened:
+                    opened, pair = True, char
+                elif char == pair and self.text[self.pos - 2] != "\\":
+                    closed = True
+            elif char == ")" and opened == closed:
+                break
+        if self.text[self.pos : self.pos + 1] != "]":
+            raise JsonPathError("unclosed array expect ]")
+        body = self.text[start : self.pos - 1]
+        self.pos += 1
+        comparison = _COMPARISON.fullmatch(body)
+        if comparison is None:
+            return Filter(tuple(_sub_action(body)), (), "exists")
+        left, operator, right = comparison.groups()
+        return Filter(tuple(_sub_action(left)), tuple(_sub_action(right)), operator)
+
+
+def _bound(text: str | None) -> int | None:
+    """A slice bound after its colon; None when omitted."""
+    if text is None or text == ":":
+        return None
+    try:
+        return int(text[1:])
+    except ValueError:
+        raise JsonPathError(f"array index {text[1:]} is not a number") from None
+
+
+def _alphanumeric(char: str) -> bool:
+    return char == "_" or char.isalpha() or char.isdigit()
+
+
+def _unquote(body: str) -> str:
+    """Go's strconv unquoting of the common escapes (``\\"``, ``\\'``, ``\\\\``, ``\\n``...)."""
+    if "\\" not in body:
+        return body
+    try:
+        return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except UnicodeDecodeError:
+        raise JsonPathError(f"unquote string {body} error invalid syntax") from None
+
+
+# --- evaluation ---------------------------------------------------------------------------
+
+
+def find_results(template: Template, data: Any) -> list[list[Any]]:
+    """The values each part of the template selects (client-go ``FindResults``).
+
+    One list per part: a text part gives its text, an action the values it selects (JSON null
+    included, as None). Raises JsonPathError where upstream reports an error.
+    """
+    results: list[list[Any]] = []
+    for part in template.parts:
+        if isinstance(part, Text):
+            results.append([part.text])
+        else:
+            results.append(_walk_all([data], part.nodes))
+    return results
+
+
+def _walk_all(values: list[Any], nodes: tuple[Node, ...]) -> list[Any]:
+    for node in nodes:
+        values = _walk(values, node)
+    return values
+
+
+def _walk(values: list[Any], node: Node) -> list[Any]:
+    if isinstance(node, Field):
+        return [v[node.name] for v in values if isinstance(v, dict) and node.name in v]
+    if isinstance(node, Text):
+        return [node.text]
+    if isinstance(node, Literal):
+        return [node.value for _ in values]
+    if isinstance(node, Slice):
+        return [item for v in values if v is not None for item in _slice(v, node)]
+    if isinstance(node, Wildcard):
+        return [child for v in values for child in _children(v)]
+    if isinstance(node, Recursive):
+        return _recursive(values)
+    if isinstance(node, Union):
+        return [item for branch in node.branches for item in _walk_all(values, branch)]
+    if isinstance(node, Filter):
+        return [item for v in values for item in _filter(v, node)]
+    if isinstance(node, Action):
+        return _walk_all(values, node.nodes)
+    # range / end: loops print several blocks; a table cell never needs them.
+    raise JsonPathError(f"unsupported identifier {node.name}")
+
+
+def _slice(value: Any, node: Slice) -> list[Any]:
+    if not isinstance(value, list):
+        raise JsonPathError(f"{_go_type(value)} is not array or slice")
+    length = len(value)
+    start = 0 if node.start is None else node.start
+    if start < 0:
+        start += length
+    if node.derived:  # [i] is [i:i+1] after a negative i is counted from the end
+        end = start + 1
+    else:
+        end = length if node.end is None else node.end
+        if end < 0:
+            end += length
+    if end != start:
+        if start >= length:
+            raise JsonPathError(f"array index out of bounds: index {start}, length {length}")
+        if end > length:
+            raise JsonPathError(f"array index out of bounds: index {end - 1}, length {length}")
+    # Go would panic on these; an error (no cell) is the sane reading.
+    if start < 0 or end < start or (node.cap is not None and not end <= node.cap <= length):
+        raise JsonPathError(f"slice bounds out of range [{start}:{end}]")
+    return value[start:end]
+
+
+def _children(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return list(value.values())
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, str):  # Go indexes a string by its bytes
+        return list(value.encode())
+    return []
+
+
+def _recursive(values: list[Any]) -> list[Any]:
+    found: list[Any] = []
+    for value in values:
+        children = _children(value)
+        if children:
+            found.append(value)
+            found.extend(_recursive(children))
+    return found
+
+
+def _filter(value: Any, node: Filter) -> list[Any]:
+    if not isinstance(value, list):
+        raise JsonPathError(f"{_go_type(value)} is not array or slice and cannot be filtered")
+    passed: list[Any] = []
+    for item in value:
+        if node.operator == "exists":
+            try:
+                lefts = _walk_all([item], node.left)
+            except JsonPathError:
+                lefts = []
+            if lefts:
+                passed.append(item)
+            continue
+        lefts = _walk_all([item], node.left)
+        if len(lefts) != 1:
+            raise JsonPathError("can only compare one element at a time")
+        rights = _walk_all([item], node.right)
+        if len(rights) != 1:
+            raise JsonPathError("can only compare one element at a time")
+        if _compare(node.operator, lefts[0], rights[0]):
+            passed.append(item)
+    return passed
+
+
+def _kind(value: Any) -> str:
+    """text/template's basicKind: the comparison class of a value."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "string"
+    raise JsonPathError("invalid type for comparison")
+
+
+def _compare(operator: str, left: Any, right: Any) -> bool:
+    left_kind, right_kind = _kind(left), _kind(right)
+    if left_kind != right_kind:
+        raise JsonPathError("incompatible types for comparison")
+    if operator in ("==", "!="):
+        return bool(left == right) == (operator == "==")
+    if left_kind == "bool":
+        raise JsonPathError("invalid type for comparison")
+    if operator == "<":
+        return bool(left < right)
+    if operator == ">":
+        return bool(left > right)
+    if operator == "<=":
+        return bool(left <= right)
+    if operator == ">=":
+        return bool(left >= right)
+    raise JsonPathError(f"unrecognized filter operator {operator}")
+
+
+def _go_type(value: Any) -> str:
+    if isinstance(value, dict):
+        return "map[string]interface {}"
+    if value is None:
+        return "<invalid reflect.Value>"
+    return {bool: "bool", int: "int64", float: "float64", str: "string"}.get(
+        type(value), type(value).__name__
+    )
