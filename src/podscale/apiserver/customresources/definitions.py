@@ -78,6 +78,8 @@ class CustomKind(KindInfo):
     status_enabled: bool = False
     scale: ScalePaths | None = None
     terminating: bool = False
+    # The CRD's ``spec.versions`` entry (printer columns for Tables).
+    definition_version: JSON = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def storage_api_version(self) -> str:
@@ -202,6 +204,7 @@ def custom_kinds(crd: JSON) -> list[CustomKind]:
                 status_enabled=status_enabled,
                 scale=scale,
                 terminating=terminating,
+                definition_version=version,
             )
         )
     return kinds

@@ -12,7 +12,7 @@ decides what to write back to the CRDs.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,12 +33,15 @@ class CustomKinds:
     _by_resource: Mapping[tuple[str, str, str], CustomKind] = field(
         default_factory=dict, compare=False
     )
+    # Values derived from these CRDs alone (OpenAPI documents): a new snapshot starts empty,
+    # so nothing outlives the CRDs it was computed from.
+    _memo: dict[tuple[str, ...], Any] = field(default_factory=dict, compare=False)
 
     @classmethod
     def build(cls, definitions: list[JSON]) -> CustomKinds:
         kinds = tuple(kind for crd in definitions for kind in custom_kinds(crd))
         by_resource = {(k.group, k.version, k.plural): k for k in kinds}
-        return cls(tuple(definitions), kinds, by_resource)
+        return cls(tuple(definitions), kinds, by_resource, {})
 
     def lookup(self, group: str, version: str, plural: str) -> CustomKind | None:
         """The kind serving ``/apis/<group>/<version>/<plural>``, if any."""
@@ -53,6 +56,12 @@ class CustomKinds:
 
     def kinds_of(self, crd_name: str) -> list[CustomKind]:
         return [kind for kind in self.kinds if kind.crd_name == crd_name]
+
+    def memo(self, key: tuple[str, ...], compute: Callable[[], Any]) -> Any:
+        """``compute()``, once per snapshot and ``key`` (a racing duplicate is harmless)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
 
 def _fingerprint(definitions: list[JSON]) -> tuple[tuple[str, str], ...]:

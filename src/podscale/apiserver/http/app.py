@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+import podscale.apiserver.customresources.openapi as custom_openapi
 import podscale.apiserver.discovery as discovery
 import podscale.apiserver.extensions as extensions
 from podscale.api.exposition import render_text
@@ -79,19 +80,43 @@ def _api_group(state: ServerState, group: str) -> JSON | None:
     return None
 
 
-def _openapi(path: str) -> Response:
+def _openapi(state: ServerState, path: str) -> Response:
+    kinds = custom_kinds(state)
+    crds = kinds.definitions
     if path == "/openapi/v3":
-        return json_response(extensions.openapi_root())
+        if not crds:
+            return json_response(extensions.openapi_root())
+        return json_response(kinds.memo(("v3",), lambda: custom_openapi.openapi_v3_root(crds)))
     rest = path.removeprefix("/openapi/v3/").strip("/").split("/")
     if len(rest) == 2 and rest[0] == "api":
         document = extensions.openapi_document("", rest[1])
     elif len(rest) == 3 and rest[0] == "apis":
-        document = extensions.openapi_document(rest[1], rest[2])
+        group, version = rest[1], rest[2]
+        document = extensions.openapi_document(group, version)
+        if document is None and crds:
+            # A custom group version: the documents its CRDs' schemas make.
+            document = kinds.memo(
+                ("v3", group, version),
+                lambda: custom_openapi.openapi_v3_document_bytes(crds, group, version),
+            )
     else:
         document = None
     if document is None:
         raise path_not_found()
     return Response(document, media_type="application/json")
+
+
+def _openapi_v2(state: ServerState, request: Request) -> Response:
+    kinds = custom_kinds(state)
+    crds = kinds.definitions
+
+    def body_for(media: str) -> bytes:
+        body = kinds.memo(("v2", media), lambda: custom_openapi.openapi_v2_body(crds, media))
+        assert isinstance(body, bytes)
+        return body
+
+    accept, if_none_match = request.headers.get("accept"), request.headers.get("if-none-match")
+    return serve_openapi_v2(accept, if_none_match, body_for if crds else None)
 
 
 # Prometheus' text exposition format, as client_golang serves /metrics.
@@ -134,9 +159,9 @@ async def _route(state: ServerState, request: Request) -> Response:
     if path == "/apis":
         return _discovery_root(state, request, core=False)
     if path.startswith("/openapi/v3"):
-        return _openapi(path)
+        return _openapi(state, path)
     if path == "/openapi/v2":
-        return serve_openapi_v2(request.headers.get("accept"), request.headers.get("if-none-match"))
+        return _openapi_v2(state, request)
     parts = path.strip("/").split("/")
     if (parts[0] == "api" and len(parts) == 2) or (parts[0] == "apis" and len(parts) == 3):
         group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])

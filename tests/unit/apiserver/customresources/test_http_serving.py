@@ -345,3 +345,34 @@ def test_schema_errors_and_defaults(
     del stored["spec"]["color"]
     store.update("widgets.example.com", stored)
     assert client.get(f"{BASE}/w1").json()["spec"]["color"] == "blue"
+
+
+def test_tables_use_printer_columns(client: TestClient, store: MemoryStore, kiln_crd: JSON) -> None:
+    del kiln_crd["metadata"]["resourceVersion"]
+    del kiln_crd["status"]
+    store.create(CRD_RESOURCE, kiln_crd)
+    url = "/apis/ceramics.podscale.test/v1/namespaces/default/kilns"
+    body = {
+        "apiVersion": "ceramics.podscale.test/v1",
+        "kind": "Kiln",
+        "metadata": {"name": "k"},
+        "spec": {"cone": 6, "glaze": "celadon"},
+    }
+    assert client.post(url, json=body).status_code == 201, client.post(url, json=body).text
+    table = client.get(url, headers={"accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+    assert table.status_code == 200
+    names = [c["name"] for c in table.json()["columnDefinitions"]]
+    assert names == ["Name", "Cone"]
+    assert table.json()["rows"][0]["cells"] == ["k", 6]
+
+
+def test_openapi_publishes_custom_group_versions(client: TestClient) -> None:
+    client.get("/apis")  # establishes the CRD
+    root = client.get("/openapi/v3").json()["paths"]
+    assert "apis/example.com/v1" in root
+    assert "api/v1" in root
+    document = client.get("/openapi/v3/apis/example.com/v1").json()
+    assert "com.example.v1.Widget" in document["components"]["schemas"]
+    v2 = client.get("/openapi/v2", headers={"accept": "application/json"}).json()
+    assert "com.example.v1.Widget" in v2["definitions"]
+    assert "io.k8s.api.apps.v1.Deployment" in v2["definitions"]
