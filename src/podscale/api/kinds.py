@@ -252,6 +252,18 @@ _KINDS: Final[tuple[KindInfo, ...]] = (
     _app_kind("", "Service", "services", ("svc",), ("all",), status=True),
     _app_kind("", "ServiceAccount", "serviceaccounts", ("sa",), ()),
     _app_kind("policy", "PodDisruptionBudget", "poddisruptionbudgets", ("pdb",), (), status=True),
+    # CustomResourceDefinitions (apiextensions-apiserver's kind), served before
+    # coordination.k8s.io as upstream's group priorities order them.
+    _kind(
+        "apiextensions.k8s.io",
+        "v1",
+        "CustomResourceDefinition",
+        "customresourcedefinitions",
+        short_names=("crd", "crds"),
+        namespaced=False,
+        subresources=(_status("apiextensions.k8s.io", "v1", "CustomResourceDefinition"),),
+        categories=("api-extensions",),
+    ),
     _app_kind("coordination.k8s.io", "Lease", "leases", (), ()),
     # The same stored events as core/v1 Event, in the events.k8s.io/v1 shape
     # (podscale.api.conversion_events; podscale.apiserver.resources stores both as "events").

@@ -44,6 +44,8 @@ _STATUS_ALWAYS_SERIALISED: Final[dict[str, tuple[tuple[str, Any], ...]]] = {
         (key, 0)
         for key in ("disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods")
     ),
+    # A CRD's acceptedNames is a struct (no omitempty): empty names until they are accepted.
+    "CustomResourceDefinition": (("acceptedNames", lambda: {"plural": "", "kind": ""}),),
 }
 
 

@@ -198,6 +198,7 @@ def test_served_group_versions_in_discovery_order() -> None:
         ("autoscaling", "v2"),
         ("autoscaling", "v1"),
         ("policy", "v1"),
+        ("apiextensions.k8s.io", "v1"),
         ("coordination.k8s.io", "v1"),
         ("events.k8s.io", "v1"),
     ]

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from podscale.apiserver.openapi.dsl import ref_target
+from podscale.apiserver.openapi.dsl import REF_PREFIX, ref_target
 from podscale.apiserver.openapi.schemas import all_schemas, schema_for_kind
+from podscale.apiserver.openapi.schemas_apiextensions import ALTERNATIVES, PROPS
 
 __all__ = ["unknown_fields"]
 
@@ -48,6 +49,15 @@ def _join(path: str, key: str) -> str:
 
 
 def _walk(value: Any, schema: Mapping[str, Any], path: str, found: list[str]) -> None:
+    alternative = ALTERNATIVES.get(ref_target(schema) or "")
+    if alternative is not None:
+        # A CRD schema's either-or field: a nested schema, or a list of them, is searched.
+        if isinstance(value, Mapping):
+            _walk(value, {"$ref": REF_PREFIX + PROPS}, path, found)
+        elif isinstance(value, list) and alternative.array_of == PROPS:
+            for index, child in enumerate(value):
+                _walk(child, {"$ref": REF_PREFIX + PROPS}, f"{path}[{index}]", found)
+        return
     schema = _resolve(schema)
     if isinstance(value, Mapping):
         properties = schema.get("properties")

@@ -25,6 +25,7 @@ _SCHEMA_PACKAGES: Final = {
     "policy": "io.k8s.api.policy",
     "coordination.k8s.io": "io.k8s.api.coordination",
     "events.k8s.io": "io.k8s.api.events",
+    "apiextensions.k8s.io": "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions",
 }
 
 _PATCH_TYPES: Final = (

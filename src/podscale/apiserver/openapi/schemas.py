@@ -1,9 +1,9 @@
 """Every OpenAPI schema podscale publishes, in one table, and lookups into it.
 
 Merges the ``openapi_schemas_*`` modules (meta, container, probes, pod, pod_status, volume
-with volume_legacy, claim, core, apps, autoscaling, autoscaling_status, autoscaling_v1, events)
-into ``components.schemas`` form. ``openapi`` cuts per group-version documents out of it
-(``reachable_schemas``); ``openapi.fields`` finds a kind's schema (``schema_for_kind``) to
+with volume_legacy, claim, core, apps, autoscaling, autoscaling_status, autoscaling_v1, events,
+apiextensions) into ``components.schemas`` form. ``openapi`` cuts per group-version documents
+out of it (``reachable_schemas``); ``openapi.fields`` finds a kind's schema (``schema_for_kind``) to
 check objects against. The table is built once and is read-only.
 """
 
@@ -14,6 +14,7 @@ from functools import cache
 from typing import Any
 
 from podscale.apiserver.openapi.dsl import REF_PREFIX, Schema
+from podscale.apiserver.openapi.schemas_apiextensions import apiextensions_schemas
 from podscale.apiserver.openapi.schemas_app import app_schemas
 from podscale.apiserver.openapi.schemas_apps import apps_schemas
 from podscale.apiserver.openapi.schemas_autoscaling import autoscaling_v2_schemas
@@ -51,6 +52,7 @@ def all_schemas() -> Mapping[str, Schema]:
         autoscaling_v1_schemas(),
         app_schemas(),
         events_schemas(),
+        apiextensions_schemas(),
     ):
         overlap = merged.keys() & part.keys()
         if overlap:

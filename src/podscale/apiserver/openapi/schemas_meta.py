@@ -43,6 +43,7 @@ _SHARED_GVKS: Final = (
     ("autoscaling", "v2"),
     ("policy", "v1"),
     ("coordination.k8s.io", "v1"),
+    ("apiextensions.k8s.io", "v1"),
 )
 
 

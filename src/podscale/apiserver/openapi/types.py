@@ -18,6 +18,7 @@ from typing import Any, Final, NamedTuple
 
 from podscale.apiserver.openapi.dsl import ref_target
 from podscale.apiserver.openapi.schemas import all_schemas, schema_for_kind
+from podscale.apiserver.openapi.schemas_apiextensions import ALTERNATIVES, PROPS
 from podscale.apiserver.openapi.schemas_meta import INT_OR_STRING, QUANTITY
 
 __all__ = ["TypeMismatch", "type_mismatches"]
@@ -140,6 +141,26 @@ def _root(schema_name: str) -> Mapping[str, Any]:
     return {"$ref": f"#/components/schemas/{schema_name}"}
 
 
+def _check_alternative(
+    value: Any, name: str, struct: str, path: str, found: list[TypeMismatch]
+) -> None:
+    """An either-or type of a CRD schema (``items``: a schema or a list of them...): the
+    shape sent picks the type its content is checked against."""
+    alternative = ALTERNATIVES[name]
+    if isinstance(value, dict):
+        _check(value, _root(PROPS), struct, path, found)
+    elif isinstance(value, list) and alternative.array_of is not None:
+        for index, child in enumerate(value):
+            child_path = f"{path}[{index}]"
+            if alternative.array_of == "string":
+                if not isinstance(child, str):
+                    found.append(TypeMismatch(struct, child_path, "string", _json_kind(child)))
+            else:
+                _check(child, _root(alternative.array_of), struct, child_path, found)
+    elif not (isinstance(value, bool) and alternative.boolean):
+        found.append(TypeMismatch(struct, path, _go_type(name, {}), _json_kind(value)))
+
+
 def _walk(value: Any, schema_name: str, struct: str, path: str, found: list[TypeMismatch]) -> None:
     _check(value, _root(schema_name), struct, path, found)
 
@@ -150,6 +171,9 @@ def _check(
     if value is None or found:
         return  # null decodes to the zero value; report only the first mismatch, as Go does
     name, schema = _named(schema)
+    if name in ALTERNATIVES:
+        _check_alternative(value, name, struct, path, found)
+        return
     if name in (QUANTITY, INT_OR_STRING):
         if not isinstance(value, str | int | float) or isinstance(value, bool):
             found.append(TypeMismatch(struct, path, _go_type(name, schema), _json_kind(value)))

@@ -46,7 +46,7 @@ JSON = dict[str, Any]
 # Kinds whose status is owned by the status subresource (upstream strategies reset it).
 _STATUS_RESET_ON_CREATE: Final = frozenset(
     {"HorizontalPodAutoscaler", "ReplicaSet", "Deployment", "StatefulSet"}
-    | {"Service", "PodDisruptionBudget"}
+    | {"Service", "PodDisruptionBudget", "CustomResourceDefinition"}
 )
 _STATUS_KEPT_ON_UPDATE: Final = frozenset(
     {
@@ -59,11 +59,13 @@ _STATUS_KEPT_ON_UPDATE: Final = frozenset(
         "Namespace",
         "Service",
         "PodDisruptionBudget",
+        "CustomResourceDefinition",
     }
 )
 # Strategies that manage generation: 1 on create, +1 on a spec change (Pod since v1.33).
 _GENERATION_ON_SPEC: Final = frozenset(
     {"Deployment", "ReplicaSet", "StatefulSet", "Pod", "PodDisruptionBudget"}
+    | {"CustomResourceDefinition"}
 )
 # ... and also on an annotation change of the main resource.
 _GENERATION_ON_ANNOTATIONS: Final = frozenset({"Deployment"})
@@ -74,6 +76,8 @@ _KUBERNETES_FINALIZER: Final = "kubernetes"
 _STATUS_KEEPS_METADATA: Final[Mapping[str, tuple[str, ...]]] = {
     "Deployment": ("labels",),
     "Pod": ("ownerReferences",),
+    # The CRD status strategy: a status write changes status only, not labels or owners.
+    "CustomResourceDefinition": ("labels", "annotations", "ownerReferences"),
 }
 
 
@@ -94,6 +98,8 @@ def prepare_for_create(obj: JSON) -> None:
         metadata["generation"] = 1
     if obj.get("kind") == "Service":
         prepare_service_create(obj)
+    if obj.get("kind") == "CustomResourceDefinition":
+        _record_storage_version(obj)
 
 
 def _prepare_namespace_for_create(obj: JSON) -> None:
@@ -206,7 +212,34 @@ def prepare_for_update(obj: JSON, old: JSON) -> None:
             spec["finalizers"] = copy.deepcopy(old_finalizers)
     if obj.get("kind") == "Service":
         prepare_service_update(obj, old)
+    if obj.get("kind") == "CustomResourceDefinition":
+        _record_storage_version(obj)
     update_generation(obj, old)
+
+
+def _record_storage_version(obj: JSON) -> None:
+    """The CRD strategies' bookkeeping: the storage version is added to
+    ``status.storedVersions`` (never removed: only a status write may drop one, once no
+    object is stored in it any more), so every version objects may be stored in is known."""
+    versions = (
+        (obj.get("spec") or {}).get("versions") if isinstance(obj.get("spec"), dict) else None
+    )
+    if not isinstance(versions, list):
+        return  # the wrong shape: validation refuses it next
+    storage = next(
+        (v.get("name") for v in versions if isinstance(v, dict) and v.get("storage") is True),
+        None,
+    )
+    if not isinstance(storage, str):
+        return
+    status = obj.get("status")
+    if not isinstance(status, dict):
+        status = obj["status"] = {}
+    stored = status.get("storedVersions")
+    if not isinstance(stored, list):
+        stored = status["storedVersions"] = []
+    if storage not in stored:
+        stored.append(storage)
 
 
 def prepare_for_status_update(obj: JSON, old: JSON) -> None:

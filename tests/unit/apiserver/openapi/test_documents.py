@@ -37,14 +37,17 @@ def _schema_name(group: str, version: str, kind: str) -> str:
         "policy": "policy",
         "coordination.k8s.io": "coordination",
         "events.k8s.io": "events",
+        "apiextensions.k8s.io": "apiextensions",
     }[group]
+    if group == "apiextensions.k8s.io":
+        return f"io.k8s.apiextensions-apiserver.pkg.apis.{package}.{version}.{kind}"
     return f"io.k8s.api.{package}.{version}.{kind}"
 
 
 def _refs(fragment: Any) -> Iterator[str]:
     if isinstance(fragment, dict):
         for key, value in fragment.items():
-            if key == "$ref":
+            if key == "$ref" and isinstance(value, str):  # not JSONSchemaProps' "$ref" field
                 yield value
             else:
                 yield from _refs(value)

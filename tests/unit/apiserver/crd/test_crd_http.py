@@ -1,0 +1,110 @@
+"""CustomResourceDefinition as a built-in kind over HTTP: create, get, list, watch, status and
+delete, discovery and the OpenAPI document, with the server's strategy fields."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from starlette.testclient import TestClient
+
+JSON = dict[str, Any]
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+NAME = "cacheclusters.caching.podscale.dev"
+
+
+def test_create_get_list_delete_round_trip(
+    client: TestClient, make_crd: Callable[[], JSON]
+) -> None:
+    created = client.post(CRDS, json=make_crd())
+    assert created.status_code == 201, created.text
+    body = created.json()
+    assert body["metadata"]["name"] == NAME
+    assert "namespace" not in body["metadata"]
+    assert body["metadata"]["generation"] == 1
+    fetched = client.get(f"{CRDS}/{NAME}").json()
+    assert fetched["spec"] == body["spec"]
+    # Arbitrary JSON in default/enum/example survives the round trip unchanged.
+    spec_props = fetched["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+    assert spec_props["spec"]["properties"]["tier"]["enum"] == ["hot", "warm", "cold"]
+    listed = client.get(CRDS).json()
+    assert listed["kind"] == "CustomResourceDefinitionList"
+    assert [item["metadata"]["name"] for item in listed["items"]] == [NAME]
+    deleted = client.delete(f"{CRDS}/{NAME}")
+    assert deleted.status_code == 200
+    missing = client.get(f"{CRDS}/{NAME}")
+    assert missing.status_code == 404
+    assert missing.json()["message"] == (
+        f'customresourcedefinitions.apiextensions.k8s.io "{NAME}" not found'
+    )
+
+
+def test_is_cluster_scoped(client: TestClient, make_crd: Callable[[], JSON]) -> None:
+    namespaced = client.post(
+        "/apis/apiextensions.k8s.io/v1/namespaces/default/customresourcedefinitions",
+        json=make_crd(),
+    )
+    assert namespaced.status_code == 404
+
+
+def test_discovery_lists_the_group_and_resource(client: TestClient) -> None:
+    groups = client.get("/apis").json()["groups"]
+    names = [group["name"] for group in groups]
+    assert "apiextensions.k8s.io" in names
+    resources = client.get("/apis/apiextensions.k8s.io/v1").json()["resources"]
+    crd = next(r for r in resources if r["name"] == "customresourcedefinitions")
+    assert crd["kind"] == "CustomResourceDefinition"
+    assert crd["namespaced"] is False
+    assert crd["shortNames"] == ["crd", "crds"]
+    assert crd["categories"] == ["api-extensions"]
+    assert crd["singularName"] == "customresourcedefinition"
+    assert any(r["name"] == "customresourcedefinitions/status" for r in resources)
+
+
+def test_openapi_v3_document_describes_the_kind(client: TestClient) -> None:
+    index = client.get("/openapi/v3").json()["paths"]
+    url = index["apis/apiextensions.k8s.io/v1"]["serverRelativeURL"]
+    schemas = client.get(url).json()["components"]["schemas"]
+    crd = schemas[
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition"
+    ]
+    assert crd["x-kubernetes-group-version-kind"] == [
+        {"group": "apiextensions.k8s.io", "kind": "CustomResourceDefinition", "version": "v1"}
+    ]
+
+
+def test_wrong_value_type_deep_in_a_schema_is_a_400(
+    client: TestClient, make_crd: Callable[[], JSON]
+) -> None:
+    crd = make_crd()
+    items = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"][
+        "properties"
+    ]["shards"]["items"]
+    items["properties"]["zone"]["maxLength"] = "ten"
+    response = client.post(CRDS, json=crd)
+    assert response.status_code == 400
+    assert (
+        "spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.shards"
+        in (response.json()["message"])
+    )
+
+
+def test_unknown_schema_keyword_is_refused_under_strict_validation(
+    client: TestClient, make_crd: Callable[[], JSON]
+) -> None:
+    crd = make_crd()
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["propertiess"] = {}
+    response = client.post(f"{CRDS}?fieldValidation=Strict", json=crd)
+    assert response.status_code == 400
+    assert response.json()["message"] == (
+        'strict decoding error: unknown field "spec.versions[0].schema.openAPIV3Schema.propertiess"'
+    )
+
+
+def test_watch_sees_the_create(client: TestClient, make_crd: Callable[[], JSON]) -> None:
+    client.post(CRDS, json=make_crd())
+    with client.stream("GET", f"{CRDS}?watch=true&resourceVersion=0&timeoutSeconds=1") as stream:
+        first = json.loads(next(stream.iter_lines()))
+    assert first["type"] == "ADDED"
+    assert first["object"]["metadata"]["name"] == NAME
