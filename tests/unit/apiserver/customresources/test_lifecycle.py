@@ -10,9 +10,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from starlette.testclient import TestClient
 
-from podscale.api.kinds import KindInfo
+from podscale.api.kinds import resource_for
 from podscale.apiserver.customresources.definitions import CLEANUP_FINALIZER, CRD_RESOURCE
 from podscale.apiserver.customresources.lifecycle import settle
 from podscale.apiserver.operations.delete import delete_object
@@ -23,19 +24,7 @@ from podscale.store.memory import MemoryStore
 
 JSON = dict[str, Any]
 BASE = "/apis/example.com/v1/namespaces/default/widgets"
-CRD_KIND = KindInfo(
-    group="apiextensions.k8s.io",
-    version="v1",
-    kind="CustomResourceDefinition",
-    plural="customresourcedefinitions",
-    singular="customresourcedefinition",
-    short_names=("crd", "crds"),
-    namespaced=False,
-    verbs=("delete", "get"),
-    subresources=(),
-    categories=("api-extensions",),
-    list_kind="CustomResourceDefinitionList",
-)
+CRD_KIND = resource_for("apiextensions.k8s.io", "v1", "customresourcedefinitions")
 
 
 def _state(client: TestClient) -> ServerState:
@@ -67,11 +56,8 @@ def test_deleting_a_crd_deletes_its_resources_then_itself(
     pending = _conditions(reply)["Terminating"]
     assert (pending["status"], pending["reason"]) == ("True", "InstanceDeletionPending")
     assert store.list("widgets.example.com").items == []
-    try:
+    with pytest.raises(NotFoundError):
         store.get(CRD_RESOURCE, "", "widgets.example.com")
-        raise AssertionError("the CRD should be gone")
-    except NotFoundError:
-        pass
     assert client.get(BASE).status_code == 404
     groups = [g["name"] for g in client.get("/apis").json()["groups"]]
     assert "example.com" not in groups
@@ -104,11 +90,8 @@ def test_resources_with_finalizers_keep_the_crd_terminating(
         headers={"content-type": "application/merge-patch+json"},
     )
     assert released.status_code == 200, released.text
-    try:
+    with pytest.raises(NotFoundError):
         store.get(CRD_RESOURCE, "", "widgets.example.com")
-        raise AssertionError("the CRD should be gone once its last resource went")
-    except NotFoundError:
-        pass
 
 
 def test_a_crd_that_never_served_goes_at_once(
@@ -118,10 +101,33 @@ def test_a_crd_that_never_served_goes_at_once(
     reply = delete_object(state, CRD_KIND, None, "widgets.example.com", DeleteOptions())
     assert reply.body["metadata"]["deletionTimestamp"]
     # No request read the CRD before, so it never got names: nothing to clean up.
-    assert "acceptedNames" not in reply.body.get("status", {})
+    assert not reply.body["status"]["acceptedNames"]["plural"]
     settle(state, CRD_KIND)
-    try:
+    with pytest.raises(NotFoundError):
         store.get(CRD_RESOURCE, "", "widgets.example.com")
-        raise AssertionError("the CRD should be gone")
-    except NotFoundError:
-        pass
+
+
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+def test_whole_lifecycle_over_http(
+    client: TestClient, crd_factory: Callable[..., JSON], widget_factory: Callable[..., JSON]
+) -> None:
+    crd = crd_factory(group="shop.example.org", plural="orders", kind="Order", short_names=())
+    created = client.post(CRDS, json=crd)
+    assert created.status_code == 201, created.text
+    # The controllers' status follows the write at once.
+    stored = client.get(f"{CRDS}/orders.shop.example.org").json()
+    conditions = _conditions(stored)
+    assert conditions["Established"]["status"] == "True"
+    assert conditions["NamesAccepted"]["status"] == "True"
+    assert stored["status"]["acceptedNames"]["kind"] == "Order"
+    url = "/apis/shop.example.org/v1/namespaces/default/orders"
+    order = widget_factory(name="o1")
+    order.update(apiVersion="shop.example.org/v1", kind="Order")
+    assert client.post(url, json=order).status_code == 201
+    deleted = client.delete(f"{CRDS}/orders.shop.example.org")
+    assert deleted.status_code == 200, deleted.text
+    assert deleted.json()["metadata"]["finalizers"] == [CLEANUP_FINALIZER]
+    assert client.get(f"{CRDS}/orders.shop.example.org").status_code == 404
+    assert client.get(url).status_code == 404
