@@ -10,6 +10,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from podscale.apiserver.customresources.definitions import CRD_RESOURCE
+from podscale.apiserver.http.app import create_app
 from podscale.store.memory import MemoryStore
 
 JSON = dict[str, Any]
@@ -376,3 +377,12 @@ def test_openapi_publishes_custom_group_versions(client: TestClient) -> None:
     v2 = client.get("/openapi/v2", headers={"accept": "application/json"}).json()
     assert "com.example.v1.Widget" in v2["definitions"]
     assert "io.k8s.api.apps.v1.Deployment" in v2["definitions"]
+
+
+def test_servers_in_one_process_keep_their_own_kinds(
+    client: TestClient, clock: Any, widget_factory: Callable[..., JSON]
+) -> None:
+    other = TestClient(create_app(MemoryStore(clock), clock=clock))
+    assert client.post(BASE, json=widget_factory()).status_code == 201
+    assert other.post(BASE, json=widget_factory()).status_code == 404
+    assert "example.com" not in [g["name"] for g in other.get("/apis").json()["groups"]]
