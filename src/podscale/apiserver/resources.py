@@ -18,6 +18,8 @@ from typing import Any, Final
 from podscale.api import convert_hpa
 from podscale.api.conversion_events import EVENTS_API_VERSION, event_from_core, event_to_core
 from podscale.api.kinds import KindInfo, resource_for
+from podscale.apiserver.customresources.definitions import CustomKind
+from podscale.apiserver.customresources.serving import to_served_custom, to_storage_custom
 
 __all__ = [
     "Target",
@@ -101,6 +103,8 @@ def storage_resource(info: KindInfo) -> str:
 
 def to_storage(obj: JSON, info: KindInfo) -> JSON:
     """``obj`` (in the served version of ``info``) as stored: HPAs become autoscaling/v2."""
+    if isinstance(info, CustomKind):
+        return to_storage_custom(obj, info)
     if info.kind == _HPA and info.api_version != _STORED_HPA_VERSION:
         return convert_hpa(obj, _STORED_HPA_VERSION)
     if info.kind == "Event" and info.api_version == EVENTS_API_VERSION:
@@ -110,6 +114,8 @@ def to_storage(obj: JSON, info: KindInfo) -> JSON:
 
 def to_served(obj: JSON, info: KindInfo) -> JSON:
     """A stored object as the client's version serialises it (mutates and returns ``obj``)."""
+    if isinstance(info, CustomKind):
+        return to_served_custom(obj, info)
     if info.kind == _HPA:
         if info.api_version != _STORED_HPA_VERSION:
             obj = convert_hpa(obj, info.api_version)

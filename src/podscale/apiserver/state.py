@@ -18,6 +18,7 @@ from prometheus_client import CollectorRegistry
 from starlette.responses import Response
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
+from podscale.apiserver.customresources.registry import CustomKindRegistry
 from podscale.apiserver.http.fairness import HeavyWork
 from podscale.apiserver.http.health import HealthCheck
 from podscale.apiserver.metricsapis.providers import CustomMetricsProvider, ExternalMetricsProvider
@@ -85,6 +86,8 @@ class ServerState:
     # Sources of the checks /readyz runs after ``ping``, asked on every request (a
     # supervisor lists its components as they appear; one in backoff fails its check).
     readiness_sources: list[Callable[[], Sequence[HealthCheck]]] = field(default_factory=list)
+    # The kinds the stored CustomResourceDefinitions define (``customresources``).
+    custom_kinds: CustomKindRegistry = field(default_factory=CustomKindRegistry)
 
 
 def json_response(

@@ -25,8 +25,10 @@ from starlette.applications import Starlette
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.api.json_copy import copy_json
-from podscale.api.kinds import KindInfo
+from podscale.api.kinds import KindInfo, resource_for
 from podscale.apiserver import errors as server_errors
+from podscale.apiserver.customresources.definitions import CustomKind, is_definition
+from podscale.apiserver.customresources.lifecycle import custom_kinds, settle
 from podscale.apiserver.operations import (
     binding as operations_binding,
 )
@@ -163,6 +165,38 @@ class InProcessApi:
     async def aclose(self) -> None:
         """Nothing to release (the store belongs to whoever made it); for ``HttpApi`` parity."""
 
+    # -- kinds: built in, or defined by a CustomResourceDefinition -------------------------
+    async def resolve_kind(self, group: str, version: str, plural: str) -> KindInfo:
+        """The kind serving ``plural`` in ``group``/``version`` (built in or custom); the
+        server's 404 when nothing serves it."""
+        try:
+            return resource_for(group, version, plural)
+        except KeyError:
+            found = custom_kinds(self._state).lookup(group, version, plural)
+        if found is None:
+            raise ApiError(404, server_errors.path_not_found().status)
+        return found
+
+    def _served(self, kind: KindInfo) -> KindInfo:
+        """``kind`` as served now: a kind no built-in serves is looked up among the custom
+        kinds afresh (its CRD may have changed since the caller got it, or gone: 404)."""
+        if not isinstance(kind, CustomKind):
+            try:
+                resource_for(kind.group, kind.version, kind.plural)
+            except KeyError:
+                pass
+            else:
+                return kind
+        found = custom_kinds(self._state).lookup(kind.group, kind.version, kind.plural)
+        if found is None:
+            raise ApiError(404, server_errors.path_not_found().status)
+        return found
+
+    def _settle(self, kind: KindInfo) -> None:
+        """After a write: the CRD controllers' work, as the HTTP router does it."""
+        if is_definition(kind) or isinstance(kind, CustomKind):
+            _call(lambda: settle(self._state, kind))
+
     # -- scope checks: the shapes the HTTP router would refuse ------------------------------
     @staticmethod
     def _object_scope(kind: KindInfo, namespace: str | None) -> str | None:
@@ -187,6 +221,7 @@ class InProcessApi:
         self, kind: KindInfo, namespace: str | None, name: str, subresource: str | None = None
     ) -> JSON:
         state = self._state
+        kind = self._served(kind)
         scope = self._object_scope(kind, namespace)
         if subresource is None:
             _call(lambda: operations.require_verb(kind, "get"))
@@ -211,6 +246,7 @@ class InProcessApi:
         """A list as the server serves it; a ``resource_version`` the store has not reached
         waits for it (up to upstream's 3 s) before the 504, like the HTTP server."""
         state = self._state
+        kind = self._served(kind)
         scope = (namespace or None) if kind.namespaced else None
         _call(lambda: operations.require_verb(kind, "list"))
         page = await _call_async(
@@ -242,6 +278,7 @@ class InProcessApi:
         ``obj``'s ``metadata.name`` names, as ``HttpApi`` builds the path from it; the reply
         is then the server's Success ``Status``."""
         state = self._state
+        kind = self._served(kind)
         options = _write_options(dry_run, field_validation)
         if subresource is not None:
             name = str((obj.get("metadata") or {}).get("name") or "")
@@ -257,7 +294,9 @@ class InProcessApi:
             operations.require_verb(kind, "create")
             return operations.create_object(state, kind, scope, copy_json(obj), options)
 
-        return _call(run).object
+        created = _call(run).object
+        self._settle(kind)
+        return created
 
     async def update(
         self,
@@ -302,6 +341,7 @@ class InProcessApi:
         options: admission.WriteOptions,
     ) -> JSON:
         state = self._state
+        kind = self._served(kind)
         scope = self._object_scope(kind, namespace)
         if subresource is not None and kind.subresource(subresource) is None:
             raise ApiError(404, server_errors.path_not_found().status)
@@ -314,7 +354,9 @@ class InProcessApi:
             _call(lambda: operations.require_verb(kind, verb))
         else:
             self._subresource_verb(kind, subresource, verb)
-        return _call(lambda: write(state, kind, scope, name, payload, options)).object
+        written = _call(lambda: write(state, kind, scope, name, payload, options)).object
+        self._settle(kind)
+        return written
 
     async def delete(
         self,
@@ -329,6 +371,7 @@ class InProcessApi:
     ) -> JSON:
         """The reply body: the object (pods, or any object finalizers keep) or a Status."""
         state = self._state
+        kind = self._served(kind)
         scope = self._object_scope(kind, namespace)
         options = DeleteOptions(
             propagation_policy=propagation or "",
@@ -341,7 +384,9 @@ class InProcessApi:
             operations.require_verb(kind, "delete")
             return operations_delete.delete_object(state, kind, scope, name, options).body
 
-        return _call(run)
+        deleted = _call(run)
+        self._settle(kind)
+        return deleted
 
     async def watch(
         self,
@@ -358,6 +403,7 @@ class InProcessApi:
         ``timeout_seconds`` pass; ``Gone`` when ``resource_version`` is too old.
         ``send_initial_events`` asks for a watch-list stream (the current state, then the
         BOOKMARK annotated ``k8s.io/initial-events-end``, then changes)."""
+        kind = self._served(kind)
         _call(lambda: operations.require_verb(kind, "watch"))
         events = operations_watch.watch_events(
             self._state,

@@ -18,11 +18,14 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+import podscale.apiserver.customresources.openapi as custom_openapi
 import podscale.apiserver.discovery as discovery
 import podscale.apiserver.extensions as extensions
 from podscale.api.exposition import render_text
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.apiserver.auth.reviews import REVIEW_GROUP_VERSIONS
+from podscale.apiserver.customresources.discovery import custom_group_versions
+from podscale.apiserver.customresources.lifecycle import custom_kinds
 from podscale.apiserver.errors import (
     ApiError,
     error_headers,
@@ -53,9 +56,15 @@ _LOG = logging.getLogger(__name__)
 _METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 
+def _extra_group_versions(state: ServerState) -> list[discovery.ExtraGroupVersion]:
+    """Group versions served outside the kind registry: reviews, metrics APIs, custom kinds."""
+    custom = custom_group_versions(custom_kinds(state))
+    return [*metric_group_versions(state), *REVIEW_GROUP_VERSIONS, *custom]
+
+
 def _discovery_root(state: ServerState, request: Request, core: bool) -> Response:
     with_metrics = state.metrics_provider is not None
-    extra = metric_group_versions(state) + REVIEW_GROUP_VERSIONS
+    extra = _extra_group_versions(state)
     version = discovery.negotiate_aggregated(request.headers.get("accept"))
     if version is not None:
         body = discovery.discovery_list(core, version, with_metrics, extra)
@@ -69,26 +78,50 @@ def _discovery_root(state: ServerState, request: Request, core: bool) -> Respons
 
 def _api_group(state: ServerState, group: str) -> JSON | None:
     with_metrics = state.metrics_provider is not None
-    extra = metric_group_versions(state) + REVIEW_GROUP_VERSIONS
+    extra = _extra_group_versions(state)
     for entry in discovery.api_group_list(with_metrics, extra)["groups"]:
         if entry["name"] == group:
             return {"kind": "APIGroup", "apiVersion": "v1", **entry}
     return None
 
 
-def _openapi(path: str) -> Response:
+def _openapi(state: ServerState, path: str) -> Response:
+    kinds = custom_kinds(state)
+    crds = kinds.definitions
     if path == "/openapi/v3":
-        return json_response(extensions.openapi_root())
+        if not crds:
+            return json_response(extensions.openapi_root())
+        return json_response(kinds.memo(("v3",), lambda: custom_openapi.openapi_v3_root(crds)))
     rest = path.removeprefix("/openapi/v3/").strip("/").split("/")
     if len(rest) == 2 and rest[0] == "api":
         document = extensions.openapi_document("", rest[1])
     elif len(rest) == 3 and rest[0] == "apis":
-        document = extensions.openapi_document(rest[1], rest[2])
+        group, version = rest[1], rest[2]
+        document = extensions.openapi_document(group, version)
+        if document is None and crds:
+            # A custom group version: the documents its CRDs' schemas make.
+            document = kinds.memo(
+                ("v3", group, version),
+                lambda: custom_openapi.openapi_v3_document_bytes(crds, group, version),
+            )
     else:
         document = None
     if document is None:
         raise path_not_found()
     return Response(document, media_type="application/json")
+
+
+def _openapi_v2(state: ServerState, request: Request) -> Response:
+    kinds = custom_kinds(state)
+    crds = kinds.definitions
+
+    def body_for(media: str) -> bytes:
+        body = kinds.memo(("v2", media), lambda: custom_openapi.openapi_v2_body(crds, media))
+        assert isinstance(body, bytes)
+        return body
+
+    accept, if_none_match = request.headers.get("accept"), request.headers.get("if-none-match")
+    return serve_openapi_v2(accept, if_none_match, body_for if crds else None)
 
 
 # Prometheus' text exposition format, as client_golang serves /metrics.
@@ -131,13 +164,13 @@ async def _route(state: ServerState, request: Request) -> Response:
     if path == "/apis":
         return _discovery_root(state, request, core=False)
     if path.startswith("/openapi/v3"):
-        return _openapi(path)
+        return _openapi(state, path)
     if path == "/openapi/v2":
-        return serve_openapi_v2(request.headers.get("accept"), request.headers.get("if-none-match"))
+        return _openapi_v2(state, request)
     parts = path.strip("/").split("/")
     if (parts[0] == "api" and len(parts) == 2) or (parts[0] == "apis" and len(parts) == 3):
         group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])
-        extra = metric_group_versions(state) + REVIEW_GROUP_VERSIONS
+        extra = _extra_group_versions(state)
         resources = discovery.api_resource_list(group, version, with_metrics, extra)
         if resources is None:
             raise path_not_found()

@@ -19,6 +19,8 @@ from starlette.responses import Response
 
 from podscale.api.kinds import KindInfo
 from podscale.apiserver.auth.reviews import serve_review
+from podscale.apiserver.customresources.definitions import CustomKind, is_definition
+from podscale.apiserver.customresources.lifecycle import custom_kinds, settle
 from podscale.apiserver.discovery import METRICS_GROUP
 from podscale.apiserver.errors import method_not_allowed, path_not_found
 from podscale.apiserver.http import handlers_delete, handlers_read, handlers_write, subresources
@@ -119,6 +121,9 @@ async def dispatch_resource(state: ServerState, request: Request) -> Response:
         return handle_metrics(state.metrics_provider, request, target)
     info = lookup_kind(target)
     if info is None:
+        # Not built in: a resource a CustomResourceDefinition defines, if any.
+        info = custom_kinds(state).lookup(target.group, target.version, target.plural)
+    if info is None:
         raise path_not_found()
     # A namespace segment on a cluster resource, or an object name without its namespace.
     if not info.namespaced and target.namespace is not None:
@@ -126,7 +131,13 @@ async def dispatch_resource(state: ServerState, request: Request) -> Response:
     if info.namespaced and target.namespace is None and target.name is not None:
         raise path_not_found()
     if target.name is None:
-        return await _collection(state, request, info, target)
-    if target.subresource is None:
-        return await _object(state, request, info, target)
-    return await _subresource(state, request, info, target)
+        response = await _collection(state, request, info, target)
+    elif target.subresource is None:
+        response = await _object(state, request, info, target)
+    else:
+        response = await _subresource(state, request, info, target)
+    if request.method != "GET" and (is_definition(info) or isinstance(info, CustomKind)):
+        # The CRD controllers' work after a write (status, cleanup), as upstream's run
+        # a moment later.
+        settle(state, info)
+    return response

@@ -18,6 +18,8 @@ from typing import Any, Final
 from podscale.api import invalid_status
 from podscale.api.field_errors import not_supported
 from podscale.api.kinds import KindInfo
+from podscale.apiserver.customresources.definitions import is_definition
+from podscale.apiserver.customresources.lifecycle import delete_definition
 from podscale.apiserver.errors import ApiError, from_store_error
 from podscale.apiserver.operations.graceful import plan_graceful_delete
 from podscale.apiserver.operations.namespace import delete_namespace
@@ -77,6 +79,8 @@ def delete_object(
     options: DeleteOptions,
 ) -> Deleted:
     finalizers = finalizers_for(options)
+    if is_definition(info):
+        return delete_definition(state, info, name, options, finalizers)
     if info.kind == "Namespace" and not info.group:
         return delete_namespace(state, info, name, options, finalizers)
     resource = storage_resource(info)

@@ -21,6 +21,8 @@ from typing import Any
 import podscale.apiserver.extensions as extensions
 from podscale.api import invalid_status, label_selector_to_string, validate
 from podscale.api.kinds import KindInfo
+from podscale.apiserver.customresources.definitions import CustomKind
+from podscale.apiserver.customresources.scale import ScaleError, scale_from, set_spec_replicas
 from podscale.apiserver.errors import ApiError, bad_request, from_store_error
 from podscale.apiserver.openapi.types import type_mismatches
 from podscale.apiserver.operations.types import EncodedBody, Payload, Written, decode_object_payload
@@ -64,7 +66,7 @@ def _write_status(
     admission.check_type(obj, info)
     check_object_name(obj, name)
     check_namespace(obj, info, namespace)
-    warnings = admission.check_unknown_fields(obj, options)
+    warnings = admission.check_unknown_fields(obj, options, info)
     namespace_lifecycle.admit(state, info, "update", namespace, name)
     strategy.prepare_for_status_update(obj, old)
     if patched and not obj["metadata"].get("resourceVersion"):
@@ -130,8 +132,18 @@ def scale_of(parent: JSON) -> JSON:
     }
 
 
+def _scale_view(info: KindInfo, parent: JSON) -> JSON:
+    """The Scale of ``parent``: a custom kind's from its CRD's scale paths."""
+    if isinstance(info, CustomKind) and info.scale is not None:
+        try:
+            return scale_from(parent, info.scale)
+        except ScaleError as err:
+            raise bad_request(str(err)) from None
+    return scale_of(parent)
+
+
 def get_scale(state: ServerState, info: KindInfo, namespace: str | None, name: str) -> JSON:
-    return scale_of(get_object(state, info, namespace, name))
+    return _scale_view(info, get_object(state, info, namespace, name))
 
 
 def _write_scale(
@@ -163,15 +175,22 @@ def _write_scale(
     replicas = (scale.get("spec") or {}).get("replicas", 0)
     old_parent = copy.deepcopy(parent)
     # The parent is this call's own fresh read: changing it in place is safe.
-    parent.setdefault("spec", {})["replicas"] = replicas
-    strategy.update_generation(parent, old_parent)
+    if isinstance(info, CustomKind) and info.scale is not None:
+        # A custom resource's scale write is an update of it: schema, rules, generation.
+        set_spec_replicas(parent, info.scale, replicas)
+        parent = admission.default_and_validate(
+            parent, info, old=old_parent, feature_gates=state.feature_gates
+        )
+    else:
+        parent.setdefault("spec", {})["replicas"] = replicas
+        strategy.update_generation(parent, old_parent)
     requested_rv = scale["metadata"].get("resourceVersion") or ""
     # The Scale's resourceVersion is the parent's: a stale one must fail like a stale PUT.
     if requested_rv:
         parent["metadata"]["resourceVersion"] = requested_rv
     if options.dry_run:
-        return Written(scale_of(parent))
-    return Written(scale_of(_save(state, info, parent, name)))
+        return Written(_scale_view(info, parent))
+    return Written(_scale_view(info, _save(state, info, parent, name)))
 
 
 def _go_type(value: Any) -> str:
@@ -235,6 +254,10 @@ def patch_scale(
 ) -> Written:
     parent = get_object(state, info, namespace, name)
     scale = extensions.apply_patch(
-        patch.media_type, scale_of(parent), patch.data, kind="Scale", api_version="autoscaling/v1"
+        patch.media_type,
+        _scale_view(info, parent),
+        patch.data,
+        kind="Scale",
+        api_version="autoscaling/v1",
     )
     return _write_scale(state, info, name, parent, scale, options)

@@ -251,7 +251,7 @@ def create_object(
     check_namespace(obj, info, namespace)
     metadata = obj["metadata"]
     # Decoding (strict fields) comes first, then admission, then the create strategy.
-    warnings = admission.check_unknown_fields(obj, options)
+    warnings = admission.check_unknown_fields(obj, options, info)
     namespace_lifecycle.admit(
         state, info, "create", namespace, namespace_lifecycle.request_name(metadata)
     )
@@ -284,7 +284,7 @@ def create_object(
 def _admit_update(
     state: ServerState, obj: JSON, old: JSON, info: KindInfo, options: admission.WriteOptions
 ) -> tuple[JSON, list[str]]:
-    warnings = admission.check_unknown_fields(obj, options)
+    warnings = admission.check_unknown_fields(obj, options, info)
     name = str(old["metadata"].get("name", ""))
     namespace_lifecycle.admit(state, info, "update", old["metadata"].get("namespace"), name)
     strategy.prepare_for_update(obj, old)

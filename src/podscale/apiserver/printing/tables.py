@@ -22,6 +22,8 @@ from typing import Any, Final
 from podscale.api.conversion_events import event_to_core
 from podscale.api.kinds import KindInfo
 from podscale.api.selector_model import go_quote
+from podscale.apiserver.customresources import columns as custom_columns
+from podscale.apiserver.customresources.definitions import CustomKind
 from podscale.apiserver.printing.app import (
     CONFIG_MAP_COLUMNS,
     LEASE_COLUMNS,
@@ -166,6 +168,11 @@ def wants_table(accept: str) -> bool:
 
 
 def _printer_for(kind: KindInfo) -> tuple[tuple[ColumnDefinition, ...], RowPrinter]:
+    if isinstance(kind, CustomKind):
+        # A custom kind prints its CRD version's additionalPrinterColumns.
+        version = kind.definition_version
+        columns = tuple(custom_columns.column_definitions(version))
+        return columns, lambda obj, now: custom_columns.print_row(version, obj, now)
     return _PRINTERS.get((kind.group, kind.kind), (GENERIC_COLUMNS, print_generic))
 
 

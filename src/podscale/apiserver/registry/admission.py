@@ -19,6 +19,9 @@ import podscale.apiserver.extensions as extensions
 from podscale.api import apply_defaults, invalid_status, validate
 from podscale.api.core_data import DataError, normalize_data_maps
 from podscale.api.kinds import KindInfo
+from podscale.apiserver.customresources.admission import admit_custom
+from podscale.apiserver.customresources.admission import unknown_fields as custom_unknown_fields
+from podscale.apiserver.customresources.definitions import CustomKind
 from podscale.apiserver.errors import ApiError, bad_request, conflict, status_body
 from podscale.apiserver.openapi.types import type_mismatches
 
@@ -96,11 +99,17 @@ def check_type(obj: JSON, info: KindInfo) -> None:
         )
 
 
-def check_unknown_fields(obj: JSON, options: WriteOptions) -> list[str]:
-    """Warning texts for unknown fields (Warn), a 400 for them (Strict), nothing (Ignore)."""
+def check_unknown_fields(
+    obj: JSON, options: WriteOptions, info: KindInfo | None = None
+) -> list[str]:
+    """Warning texts for unknown fields (Warn), a 400 for them (Strict), nothing (Ignore).
+    A custom kind's unknown fields are those its schema prunes."""
     if options.field_validation == "Ignore":
         return []
-    unknown = extensions.unknown_fields(str(obj["apiVersion"]), str(obj["kind"]), obj)
+    if isinstance(info, CustomKind):
+        unknown = custom_unknown_fields(obj, info)
+    else:
+        unknown = extensions.unknown_fields(str(obj["apiVersion"]), str(obj["kind"]), obj)
     texts = [f"unknown field {json.dumps(path)}" for path in unknown]
     if texts and options.field_validation == "Strict":
         raise bad_request("strict decoding error: " + ", ".join(texts))
@@ -132,8 +141,10 @@ def default_and_validate(
     """The defaulted object, or a 422 ``Invalid`` Status with every field error.
 
     Values of the wrong JSON type are a 400 first, worded like upstream's decoder error,
-    so they are never stored.
+    so they are never stored. Custom kinds go through their own pipeline (``customresources``).
     """
+    if isinstance(info, CustomKind):
+        return admit_custom(obj, info, old=old, subresource=subresource)
     mismatches = type_mismatches(str(obj.get("apiVersion", "")), info.kind, obj)
     if mismatches:
         raise bad_request(

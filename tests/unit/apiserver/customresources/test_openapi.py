@@ -42,7 +42,8 @@ def _v3(crd: dict[str, Any], version: str = "v1") -> dict[str, Any]:
 def _refs(fragment: Any) -> Iterator[str]:
     if isinstance(fragment, dict):
         for key, value in fragment.items():
-            if key == "$ref":
+            # A reference is a string; JSONSchemaProps also has a *property* named "$ref".
+            if key == "$ref" and isinstance(value, str):
                 yield value
             else:
                 yield from _refs(value)
