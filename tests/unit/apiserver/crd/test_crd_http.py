@@ -182,3 +182,13 @@ def test_immutable_group_on_update(client: TestClient, make_crd: Callable[[], JS
         'spec.group: Invalid value: "other.podscale.dev": field is immutable'
         in (response.json()["message"])
     )
+
+
+def test_table_has_name_and_created_at(client: TestClient, make_crd: Callable[[], JSON]) -> None:
+    client.post(CRDS, json=make_crd())
+    table = client.get(CRDS, headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+    body = table.json()
+    assert body["kind"] == "Table"
+    columns = [(c["name"], c["type"], c["format"]) for c in body["columnDefinitions"]]
+    assert columns == [("Name", "string", "name"), ("Created At", "date", "")]
+    assert body["rows"][0]["cells"] == [NAME, "2026-01-02T03:04:05Z"]
