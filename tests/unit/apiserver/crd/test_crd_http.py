@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from starlette.testclient import TestClient
 
 JSON = dict[str, Any]
@@ -192,3 +193,20 @@ def test_table_has_name_and_created_at(client: TestClient, make_crd: Callable[[]
     columns = [(c["name"], c["type"], c["format"]) for c in body["columnDefinitions"]]
     assert columns == [("Name", "string", "name"), ("Created At", "date", "")]
     assert body["rows"][0]["cells"] == [NAME, "2026-01-02T03:04:05Z"]
+
+
+def test_official_client_models_read_the_responses(
+    client: TestClient, make_crd: Callable[[], JSON]
+) -> None:
+    kubernetes = pytest.importorskip("kubernetes", reason="the official kubernetes client")
+    api = kubernetes.client.ApiClient()
+    created = client.post(CRDS, json=make_crd())
+    crd = api.deserialize(created.text, "V1CustomResourceDefinition", "application/json")
+    assert crd.spec.names.short_names == ["cc"]
+    assert crd.status.stored_versions == ["v1"]
+    assert crd.status.accepted_names.kind == ""
+    schema = crd.spec.versions[0].schema.open_apiv3_schema
+    assert schema.properties["spec"].properties["memory"].x_kubernetes_int_or_string is True
+    listed = client.get(CRDS)
+    items = api.deserialize(listed.text, "V1CustomResourceDefinitionList", "application/json")
+    assert [item.metadata.name for item in items.items] == [NAME]
