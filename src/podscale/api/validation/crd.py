@@ -52,6 +52,10 @@ def _mapping(value: Any) -> JSON:
     return value if isinstance(value, Mapping) else {}
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -77,7 +81,7 @@ def validate_names(names: JSON, path: FieldPath) -> list[FieldError]:
         if value and (msgs := is_dns1035_label(value.lower())):
             detail = "may have mixed case, but should otherwise match: " + ",".join(msgs)
             errors.append(invalid(path.child(key), value, detail))
-    for index, short in enumerate(names.get("shortNames") or []):
+    for index, short in enumerate(_list(names.get("shortNames"))):
         if msgs := is_dns1035_label(_text(short)):
             errors.append(invalid(path.child("shortNames").index(index), short, ",".join(msgs)))
     kind = _text(names.get("kind"))
@@ -85,7 +89,7 @@ def validate_names(names: JSON, path: FieldPath) -> list[FieldError]:
         errors.append(
             invalid(path.child("listKind"), kind, "kind and listKind may not be the same")
         )
-    for index, category in enumerate(names.get("categories") or []):
+    for index, category in enumerate(_list(names.get("categories"))):
         if msgs := is_dns1035_label(_text(category)):
             errors.append(invalid(path.child("categories").index(index), category, ",".join(msgs)))
     return errors
@@ -156,7 +160,7 @@ def _validate_spec(spec: JSON, *, require_schema: bool) -> list[FieldError]:
     per_version, shared = validate_versions(spec, SPEC)
     errors.extend(per_version)
     versions = _versions(spec)
-    raw_versions = spec.get("versions") or []
+    raw_versions = _list(spec.get("versions"))
     names = [v.get("name") for v in versions]
     if len(set(map(str, names))) != len(names):
         errors.append(
@@ -189,7 +193,7 @@ def _validate_status(obj: JSON) -> list[FieldError]:
 
 def _validate_stored_versions(obj: JSON) -> list[FieldError]:
     path = FieldPath("status", "storedVersions")
-    raw = _mapping(obj.get("status")).get("storedVersions") or []
+    raw = _list(_mapping(obj.get("status")).get("storedVersions"))
     stored = [_text(v) for v in raw]
     if not stored:
         return [invalid(path, stored, "must have at least one stored version")]
@@ -296,7 +300,7 @@ def validate_crd(obj: JSON) -> list[FieldError]:
 
 
 def _established(obj: JSON) -> bool:
-    conditions = _mapping(obj.get("status")).get("conditions") or []
+    conditions = _list(_mapping(obj.get("status")).get("conditions"))
     return any(
         _mapping(c).get("type") == "Established" and _mapping(c).get("status") == "True"
         for c in conditions

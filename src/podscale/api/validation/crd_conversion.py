@@ -61,7 +61,8 @@ def validate_conversion(spec: JSON, preserve: bool) -> list[FieldError]:
         errors.append(not_supported(path.child("strategy"), strategy, _STRATEGIES))
     webhook = _mapping(conversion.get("webhook"))
     client_config = webhook.get("clientConfig")
-    review_versions = webhook.get("conversionReviewVersions") or []
+    review_versions = webhook.get("conversionReviewVersions")
+    review_versions = review_versions if isinstance(review_versions, list) else []
     # v1's webhook.clientConfig and webhook.conversionReviewVersions are reported at the
     # internal type's paths, as upstream validates after converting.
     config_path = path.child("webhookClientConfig")

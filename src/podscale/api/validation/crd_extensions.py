@@ -21,11 +21,16 @@ from podscale.api.field_errors import (
     not_supported,
     required,
 )
-from podscale.api.validation.crd_structural import as_schema
+from podscale.api.validation.crd_structural import as_list, as_schema
 
 __all__ = ["extension_errors", "list_key_errors", "rule_shape_errors"]
 
 JSON = Mapping[str, Any]
+
+
+def _dict(value: Any) -> JSON:
+    return value if isinstance(value, Mapping) else {}
+
 
 _RULE_REASONS: Final = (
     "FieldValueDuplicate",
@@ -91,7 +96,9 @@ def list_key_errors(schema: JSON, path: FieldPath) -> list[FieldError]:
     are required (or defaulted) and never null."""
     errors: list[FieldError] = []
     list_type = schema.get("x-kubernetes-list-type")
-    keys = [key for key in schema.get("x-kubernetes-list-map-keys") or [] if isinstance(key, str)]
+    keys = [
+        key for key in as_list(schema.get("x-kubernetes-list-map-keys")) if isinstance(key, str)
+    ]
     keys_path = path.child("x-kubernetes-list-map-keys")
     if keys and list_type is None:
         errors.append(
@@ -142,7 +149,7 @@ def list_key_errors(schema: JSON, path: FieldPath) -> list[FieldError]:
 
 def _map_keys_errors(items: JSON, keys: list[str], path: FieldPath) -> list[FieldError]:
     errors: list[FieldError] = []
-    props = items.get("properties") or {}
+    props = _dict(items.get("properties"))
     seen: set[str] = set()
     for key in keys:
         prop = props.get(key)
@@ -188,8 +195,8 @@ def _keyed_item_errors(
         )
     if list_type != "map":
         return errors
-    required_keys = set(items.get("required") or [])
-    props = items.get("properties") or {}
+    required_keys = {key for key in as_list(items.get("required")) if isinstance(key, str)}
+    props = _dict(items.get("properties"))
     for key in keys:
         prop = props.get(key)
         if not isinstance(prop, Mapping):
@@ -220,7 +227,7 @@ def _has_newline(text: str) -> bool:
 def rule_shape_errors(schema: JSON, path: FieldPath) -> list[FieldError]:
     """The static shape of each ``x-kubernetes-validations`` entry (compiling is CEL's)."""
     errors: list[FieldError] = []
-    for index, rule in enumerate(schema.get("x-kubernetes-validations") or []):
+    for index, rule in enumerate(as_list(schema.get("x-kubernetes-validations"))):
         if not isinstance(rule, Mapping):
             continue
         base = path.child("x-kubernetes-validations").index(index)

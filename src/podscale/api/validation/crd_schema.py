@@ -29,7 +29,7 @@ from podscale.api.validation.crd_extensions import (
     list_key_errors,
     rule_shape_errors,
 )
-from podscale.api.validation.crd_structural import as_schema, validate_structural
+from podscale.api.validation.crd_structural import as_list, as_schema, validate_structural
 
 __all__ = ["validate_crd_schema"]
 
@@ -226,9 +226,14 @@ def _keyword_errors(schema: JSON, path: FieldPath, ctx: _Context) -> list[FieldE
     return errors
 
 
+def _properties(schema: JSON) -> JSON:
+    props = schema.get("properties")
+    return props if isinstance(props, Mapping) else {}
+
+
 def _walk(schema: JSON, path: FieldPath, ctx: _Context, *, is_root: bool) -> list[FieldError]:
     errors = _keyword_errors(schema, path, ctx)
-    props = {k: v for k, v in (schema.get("properties") or {}).items() if isinstance(v, Mapping)}
+    props = {k: v for k, v in _properties(schema).items() if isinstance(v, Mapping)}
     additional = schema.get("additionalProperties")
     if additional is not None:
         if props and (additional is False or isinstance(additional, Mapping)):
@@ -260,7 +265,7 @@ def _walk(schema: JSON, path: FieldPath, ctx: _Context, *, is_root: bool) -> lis
     if negated is not None:
         errors.extend(_walk(negated, path.child("not"), ctx, is_root=False))
     for junctor in ("allOf", "oneOf", "anyOf"):
-        for index, nested in enumerate(schema.get(junctor) or []):
+        for index, nested in enumerate(as_list(schema.get(junctor))):
             if isinstance(nested, Mapping):
                 errors.extend(_walk(nested, path.child(junctor).index(index), ctx, is_root=False))
     items = schema.get("items")

@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from podscale.api.field_errors import FieldError, FieldPath, forbidden, invalid, required
 
-__all__ = ["as_schema", "validate_structural"]
+__all__ = ["as_list", "as_schema", "validate_structural"]
 
 JSON = Mapping[str, Any]
 
@@ -55,6 +55,11 @@ class Level(enum.Enum):
 def as_schema(value: Any) -> JSON | None:
     """``value`` when it is a schema object, else None (absent, null, boolean, list)."""
     return value if isinstance(value, Mapping) else None
+
+
+def as_list(value: Any) -> list[Any]:
+    """``value`` when it is a list, else empty (absent, null or another JSON type)."""
+    return value if isinstance(value, list) else []
 
 
 def _properties(schema: JSON) -> dict[str, JSON]:
@@ -172,7 +177,10 @@ def _root_metadata(metadata: JSON, path: FieldPath) -> list[FieldError]:
     restricted = {key for key in metadata if _set(metadata, key)} - _METADATA_ALLOWED
     declared = metadata.get("properties")
     props_ok = declared is None or (
-        bool(names) and names <= {"name", "generateName"} and len(names) == len(declared)
+        isinstance(declared, Mapping)
+        and bool(names)
+        and names <= {"name", "generateName"}
+        and len(names) == len(declared)
     )
     if restricted or not props_ok:
         return [

@@ -18,6 +18,7 @@ from typing import Any, Final
 from podscale.api.field_errors import FieldError, FieldPath, invalid, required
 from podscale.api.names import is_dns1035_label
 from podscale.api.validation.crd_schema import validate_crd_schema
+from podscale.api.validation.crd_structural import as_list
 
 __all__ = ["validate_simple_json_path", "validate_versions"]
 
@@ -163,7 +164,7 @@ def validate_versions(spec: JSON, path: FieldPath) -> tuple[list[FieldError], li
     shared: list[FieldError] = []
     schemas = [v.get("schema") for v in versions]
     subresources = [v.get("subresources") for v in versions]
-    columns = [v.get("additionalPrinterColumns") or [] for v in versions]
+    columns = [as_list(v.get("additionalPrinterColumns")) for v in versions]
     shared_schema, shared_subresources, shared_columns = (
         _identical(schemas),
         _identical(subresources),
