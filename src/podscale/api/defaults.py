@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from podscale.api.defaults_core import default_secret, default_service
+from podscale.api.defaults_crd import default_crd
 from podscale.api.json_copy import copy_json
 
 __all__ = [
@@ -355,6 +356,7 @@ _DEFAULTERS: Final[dict[tuple[str, str], Callable[[JSON], None]]] = {
     ("v1", "Namespace"): _default_namespace,
     ("v1", "Service"): default_service,
     ("v1", "Secret"): default_secret,
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"): default_crd,
 }
 
 

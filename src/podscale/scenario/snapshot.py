@@ -28,6 +28,7 @@ from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime.load import is_pod_ready
 from podscale.runtime.simulated.usage import WORKLOAD_KINDS
 from podscale.scenario.hpa_metrics import MetricReading, read_metrics, targets_cell
+from podscale.scenario.pod_index import PodIndex
 
 __all__ = [
     "EventCursor",
@@ -203,7 +204,7 @@ def _pod_cpu(
 
 
 async def _workload(
-    plane: EmbeddedControlPlane, target: TargetRef, now: datetime
+    plane: EmbeddedControlPlane, target: TargetRef, now: datetime, pods_index: PodIndex
 ) -> WorkloadSnapshot:
     try:
         obj = await plane.api.get(WORKLOAD_KINDS[target.kind], target.namespace, target.name)
@@ -218,8 +219,7 @@ async def _workload(
         selector = None
     pods: list[JSON] = []
     if selector is not None and not selector.empty():
-        listed = await plane.api.list(POD, target.namespace, label_selector=str(selector))
-        pods = list(listed.get("items") or [])
+        pods = await pods_index.select(target.namespace, selector)
     ready = [pod for pod in pods if is_pod_ready(pod)]
     offered = (
         plane.usage.offered_rate(target.kind, target.namespace, target.name, now)
@@ -282,7 +282,12 @@ async def read_snapshot(
 ) -> ScenarioSnapshot:
     """The workloads of ``targets``, every HPA, and the Events ``cursor`` has not seen."""
     now = plane.clock.now()
-    workloads = [await _workload(plane, target, now) for target in targets]
+
+    async def list_pods(namespace: str) -> list[JSON]:
+        return list((await plane.api.list(POD, namespace)).get("items") or [])
+
+    pods_index = PodIndex(list_pods)
+    workloads = [await _workload(plane, target, now, pods_index) for target in targets]
     hpas = (await plane.api.list(HPA)).get("items") or []
     events = (await plane.api.list(EVENT)).get("items") or []
     return ScenarioSnapshot(

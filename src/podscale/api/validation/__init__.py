@@ -4,7 +4,8 @@ This is the one entry point the API server (and the CLI's offline checks) call a
 It dispatches on ``(apiVersion, kind)`` and the subresource to the per-kind validators: ``pod``
 (Pod), ``apps`` (ReplicaSet, Deployment, StatefulSet), ``hpa`` (HorizontalPodAutoscaler v1/v2
 and the autoscaling/v1 ``Scale`` of ``/scale``), ``events`` (events.k8s.io/v1 Event, on top of
-the core rules), and the small Namespace/Node/Event rules kept here. Shared building blocks
+the core rules), ``crd`` (CustomResourceDefinition), and the small Namespace/Node/Event
+rules kept here. Shared building blocks
 live in ``names`` and ``objectmeta``; the result renders through ``podscale.api.field_errors``
 (``invalid_status`` builds the 422).
 
@@ -21,7 +22,7 @@ from typing import Any, Final
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.api.field_errors import FieldError, FieldPath, invalid, required
-from podscale.api.validation import apps, core_config, events, pod, policy, service
+from podscale.api.validation import apps, core_config, crd, events, pod, policy, service
 from podscale.api.validation.names import (
     is_dns1123_label,
     is_dns1123_subdomain,
@@ -178,6 +179,7 @@ _CREATE: Final[dict[tuple[str, str], Create]] = {
     ("policy/v1", "PodDisruptionBudget"): policy.validate_pdb,
     ("coordination.k8s.io/v1", "Lease"): policy.validate_lease,
     ("events.k8s.io/v1", "Event"): lambda obj: events.validate_v1_event(obj, _validate_event),
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"): crd.validate_crd,
 }
 
 _UPDATE: Final[dict[tuple[str, str], Update]] = {
@@ -198,6 +200,7 @@ _UPDATE: Final[dict[tuple[str, str], Update]] = {
     ("events.k8s.io/v1", "Event"): lambda new, old: events.validate_v1_event_update(
         new, old, _validate_event
     ),
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"): crd.validate_crd_update,
 }
 
 _STATUS_UPDATE: Final[dict[tuple[str, str], Update]] = {
@@ -209,6 +212,7 @@ _STATUS_UPDATE: Final[dict[tuple[str, str], Update]] = {
     ("apps/v1", "StatefulSet"): apps.validate_stateful_set_status_update,
     ("v1", "Service"): _meta_update,
     ("policy/v1", "PodDisruptionBudget"): policy.validate_pdb_status_update,
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"): crd.validate_crd_status_update,
 }
 
 

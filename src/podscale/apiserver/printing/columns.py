@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Final, TypedDict
 
 __all__ = [
+    "CREATED_AT_COLUMNS",
     "DEPLOYMENT_COLUMNS",
     "EVENT_COLUMNS",
     "GENERIC_COLUMNS",
@@ -72,6 +73,12 @@ _READY_PODS_DOC: Final = "Number of the pod with ready state"
 
 NAME: Final = _column("Name", _NAME_DOC, fmt="name")
 AGE: Final = _column("Age", _AGE_DOC)
+# The generic registry's default table (kinds without a printer of their own upstream, such as
+# CustomResourceDefinitions): the name and the creation time as an RFC 3339 date.
+CREATED_AT_COLUMNS: Final[tuple[ColumnDefinition, ...]] = (
+    NAME,
+    _column("Created At", _AGE_DOC, kind="date"),
+)
 
 GENERIC_COLUMNS: Final[tuple[ColumnDefinition, ...]] = (NAME, AGE)
 

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from podscale.api.selectors import format_label_selector, label_selector_to_string
+from podscale.api.timestamps import format_time
 from podscale.apiserver.printing.format import (
     UNKNOWN,
     age_since,
@@ -27,6 +28,7 @@ from podscale.apiserver.printing.format import (
 )
 
 __all__ = [
+    "print_created_at",
     "print_deployment",
     "print_event",
     "print_generic",
@@ -54,6 +56,14 @@ def _age(obj: JSON, now: datetime) -> str:
 
 def _desired_replicas(obj: JSON) -> int:
     return as_int(value_at(obj, "spec", "replicas"), _DEFAULT_REPLICAS)
+
+
+def print_created_at(obj: JSON, now: datetime) -> JSON:
+    """Name and creation time in UTC RFC 3339 (Go's zero time when unset), as upstream's
+    default table convertor prints them."""
+    created = parse_time(value_at(obj, "metadata", "creationTimestamp"))
+    text = format_time(created) if created is not None else "0001-01-01T00:00:00Z"
+    return {"cells": [_name(obj), text]}
 
 
 def print_generic(obj: JSON, now: datetime) -> JSON:

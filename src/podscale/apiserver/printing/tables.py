@@ -39,6 +39,7 @@ from podscale.apiserver.printing.app import (
     print_service_account,
 )
 from podscale.apiserver.printing.columns import (
+    CREATED_AT_COLUMNS,
     DEPLOYMENT_COLUMNS,
     EVENT_COLUMNS,
     GENERIC_COLUMNS,
@@ -53,6 +54,7 @@ from podscale.apiserver.printing.columns import (
 from podscale.apiserver.printing.hpa import print_hpa
 from podscale.apiserver.printing.pods import print_pod
 from podscale.apiserver.printing.rows import (
+    print_created_at,
     print_deployment,
     print_event,
     print_generic,
@@ -101,6 +103,7 @@ _PRINTERS: Final[dict[tuple[str, str], tuple[tuple[ColumnDefinition, ...], RowPr
         EVENT_COLUMNS,
         lambda event, now: print_event(event_to_core(event), now),
     ),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): (CREATED_AT_COLUMNS, print_created_at),
 }
 
 

@@ -56,24 +56,46 @@ def assign_pods(
     selector_of: Callable[[WorkloadLoad], Selector | None],
 ) -> tuple[list[tuple[WorkloadLoad, list[PodLoad]]], list[PodLoad]]:
     """Each load with the pods serving it (by key), and the pods no load claims. A load
-    whose selector is None (workload gone, or selecting nothing) gets no pods."""
+    whose selector is None (workload gone, or selecting nothing) gets no pods.
+
+    A selector with an exact requirement (``app=web``) only looks at the pods carrying that
+    label pair: matching every pod against every load made a fleet quadratic."""
     claimed: set[PodKey] = set()
     members: list[tuple[WorkloadLoad, list[PodLoad]]] = []
     keys = sorted(pods)
+    by_namespace: dict[str, list[PodKey]] = {}
+    by_label: dict[tuple[str, str, str], list[PodKey]] = {}
+    for key in keys:
+        namespace = pods[key].load.namespace
+        by_namespace.setdefault(namespace, []).append(key)
+        for label, value in pods[key].labels.items():
+            by_label.setdefault((namespace, label, value), []).append(key)
     for load in loads:
         selector = selector_of(load)
         serving: list[PodLoad] = []
         if selector is not None:
-            for key in keys:
+            for key in _candidates(load.namespace, selector, by_namespace, by_label):
                 pod = pods[key]
-                if key in claimed or pod.load.namespace != load.namespace:
-                    continue
-                if selector.matches(pod.labels):
+                if key not in claimed and selector.matches(pod.labels):
                     serving.append(pod.load)
                     claimed.add(key)
         members.append((load, serving))
     idle = [pods[key].load for key in keys if key not in claimed]
     return members, idle
+
+
+def _candidates(
+    namespace: str,
+    selector: Selector,
+    by_namespace: Mapping[str, list[PodKey]],
+    by_label: Mapping[tuple[str, str, str], list[PodKey]],
+) -> list[PodKey]:
+    """The keys (sorted) of the pods of ``namespace`` that ``selector`` may match."""
+    for requirement in selector.requirements:
+        value = selector.requires_exact_match(requirement.key)
+        if value is not None:
+            return list(by_label.get((namespace, requirement.key, value), ()))
+    return list(by_namespace.get(namespace, ()))
 
 
 def grid_pieces(

@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from starlette.testclient import TestClient
 
 JSON = dict[str, Any]
@@ -108,3 +109,107 @@ def test_watch_sees_the_create(client: TestClient, make_crd: Callable[[], JSON])
         first = json.loads(next(stream.iter_lines()))
     assert first["type"] == "ADDED"
     assert first["object"]["metadata"]["name"] == NAME
+
+
+def test_invalid_crd_is_a_422_with_upstream_causes(
+    client: TestClient, make_crd: Callable[[], JSON]
+) -> None:
+    crd = make_crd()
+    crd["metadata"]["name"] = "caches.caching.podscale.dev"
+    response = client.post(CRDS, json=crd)
+    assert response.status_code == 422
+    body = response.json()
+    assert body["reason"] == "Invalid"
+    assert body["message"] == (
+        'CustomResourceDefinition.apiextensions.k8s.io "caches.caching.podscale.dev" is invalid: '
+        'metadata.name: Invalid value: "caches.caching.podscale.dev": '
+        'must be spec.names.plural+"."+spec.group'
+    )
+
+
+def test_created_crd_is_defaulted_and_records_its_storage_version(
+    client: TestClient, make_crd: Callable[[], JSON]
+) -> None:
+    crd = make_crd()
+    del crd["spec"]["names"]["singular"], crd["spec"]["names"]["listKind"]
+    crd["status"] = {"storedVersions": ["v0"], "conditions": [{"type": "Established"}]}
+    body = client.post(CRDS, json=crd).json()
+    assert body["spec"]["names"]["singular"] == "cachecluster"
+    assert body["spec"]["names"]["listKind"] == "CacheClusterList"
+    assert body["spec"]["conversion"] == {"strategy": "None"}
+    # The status is the server's: reset on create, then the storage version recorded.
+    assert body["status"] == {
+        "storedVersions": ["v1"],
+        "acceptedNames": {"plural": "", "kind": ""},
+    }
+
+
+def test_update_bumps_generation_and_keeps_status(
+    client: TestClient, make_crd: Callable[[], JSON]
+) -> None:
+    assert client.post(CRDS, json=make_crd()).status_code == 201
+    # The CRD's status controller wrote its conditions since: work from the current object.
+    created = client.get(f"{CRDS}/{NAME}").json()
+    status = {
+        "storedVersions": ["v1"],
+        "acceptedNames": {"plural": "cacheclusters", "kind": "CacheCluster"},
+    }
+    written = client.put(f"{CRDS}/{NAME}/status", json={**created, "status": status})
+    assert written.status_code == 200, written.text
+    current = client.get(f"{CRDS}/{NAME}").json()  # the status controller answered again
+    current["spec"]["versions"][1]["storage"] = True
+    current["spec"]["versions"][0]["storage"] = False
+    current["status"] = {}
+    updated = client.put(f"{CRDS}/{NAME}", json=current)
+    assert updated.status_code == 200, updated.text
+    body = updated.json()
+    assert body["metadata"]["generation"] == 2
+    assert body["status"]["acceptedNames"]["kind"] == "CacheCluster"
+    # Both versions have now been storage versions: neither may be dropped from spec.
+    assert body["status"]["storedVersions"] == ["v1", "v1beta1"]
+    body["spec"]["versions"] = body["spec"]["versions"][1:]
+    refused = client.put(f"{CRDS}/{NAME}", json=body)
+    assert refused.status_code == 422
+    assert (
+        'status.storedVersions[0]: Invalid value: "v1": missing from spec.versions'
+        in (refused.json()["message"])
+    )
+
+
+def test_immutable_group_on_update(client: TestClient, make_crd: Callable[[], JSON]) -> None:
+    assert client.post(CRDS, json=make_crd()).status_code == 201
+    created = client.get(f"{CRDS}/{NAME}").json()  # as conditioned by the status controller
+    created["spec"]["group"] = "other.podscale.dev"
+    response = client.put(f"{CRDS}/{NAME}", json=created)
+    assert response.status_code == 422
+    assert (
+        'spec.group: Invalid value: "other.podscale.dev": field is immutable'
+        in (response.json()["message"])
+    )
+
+
+def test_table_has_name_and_created_at(client: TestClient, make_crd: Callable[[], JSON]) -> None:
+    client.post(CRDS, json=make_crd())
+    table = client.get(CRDS, headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+    body = table.json()
+    assert body["kind"] == "Table"
+    columns = [(c["name"], c["type"], c["format"]) for c in body["columnDefinitions"]]
+    assert columns == [("Name", "string", "name"), ("Created At", "date", "")]
+    assert body["rows"][0]["cells"] == [NAME, "2026-01-02T03:04:05Z"]
+
+
+def test_official_client_models_read_the_responses(
+    client: TestClient, make_crd: Callable[[], JSON]
+) -> None:
+    kubernetes = pytest.importorskip("kubernetes", reason="the official kubernetes client")
+    api = kubernetes.client.ApiClient()
+    created = client.post(CRDS, json=make_crd())
+    crd = api.deserialize(created.text, "V1CustomResourceDefinition", "application/json")
+    assert crd.spec.names.short_names == ["cc"]
+    assert crd.status.stored_versions == ["v1"]
+    assert crd.status.accepted_names.kind == ""
+    schema = crd.spec.versions[0].schema.open_apiv3_schema
+    assert schema.properties["spec"].properties["memory"].x_kubernetes_int_or_string is True
+    listed = client.get(CRDS)
+    items = api.deserialize(listed.text, "V1CustomResourceDefinitionList", "application/json")
+    assert [item.metadata.name for item in items.items] == [NAME]
