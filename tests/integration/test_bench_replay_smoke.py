@@ -50,3 +50,18 @@ def test_needed_pods_peak_at_noon(monkeypatch: pytest.MonkeyPatch) -> None:
     bench = load_bench(monkeypatch)
     assert bench.needed_at(timedelta(0)) == 3  # 10 req/s x 20m + 1m over 100m
     assert bench.needed_at(timedelta(hours=12)) == 31  # 150 req/s
+
+
+def test_a_short_fleet_is_extrapolated_from_its_steady_state(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bench = load_bench(monkeypatch)
+    # 1 h simulated: 10 s (8 s CPU) to the end of the setup at 10 min, then 5 s per 50 min.
+    run = bench.Run("fleet", 100, 1.0, 15.0, 13.0, 61, 0)
+    run.marks = [(m / 60, 10.0 * m / 10, 8.0 * m / 10) for m in range(11)] + [(1.0, 15.0, 13.0)]
+    wall, cpu = run.extrapolated(24.0)
+    assert wall == pytest.approx(10.0 + 5.0 * (24 - 1 / 6) / (1 - 1 / 6))
+    assert cpu == pytest.approx(8.0 + 5.0 * (24 - 1 / 6) / (1 - 1 / 6))
+    # Without a mark past the setup, the run scales as a whole.
+    run.marks = []
+    assert run.extrapolated(24.0) == (15.0 * 24, 13.0 * 24)
