@@ -2,7 +2,8 @@
 like a ReplicaSet. A tiny workload loop plays the custom resource's operator: it keeps a
 ReplicaSet at the resource's ``spec.replicas`` and writes back ``status.replicas`` and
 ``status.selector``, so the HPA reads the Scale, finds the pods through its selector and
-writes ``/scale``. Targets it cannot scale fail as upstream reports them."""
+writes ``/scale``. Targets it cannot scale fail as upstream reports them. Each runs with the
+controller's API in-process and over HTTP (discovery and ``/scale`` through the app)."""
 
 from __future__ import annotations
 
@@ -96,7 +97,8 @@ async def operate(cluster: HpaCluster, kind: KindInfo, name: str) -> None:
         await asyncio.sleep(1.0)
 
 
-def test_hpa_scales_a_custom_resource_through_its_scale_subresource() -> None:
+@pytest.mark.parametrize("over_http", [False, True], ids=["in-process", "http"])
+def test_hpa_scales_a_custom_resource_through_its_scale_subresource(over_http: bool) -> None:
     async def scenario(cluster: HpaCluster) -> None:
         await cluster.start()
         cluster.metrics.usage["web"] = "150m"  # 150% of the 100m request; target 50%
@@ -134,7 +136,7 @@ def test_hpa_scales_a_custom_resource_through_its_scale_subresource() -> None:
             with contextlib.suppress(asyncio.CancelledError):
                 await operator
 
-    run_scenario(scenario)
+    run_scenario(scenario, api_over_http=over_http)
 
 
 @pytest.mark.parametrize(
@@ -158,8 +160,14 @@ def test_hpa_scales_a_custom_resource_through_its_scale_subresource() -> None:
     ],
     ids=["without-scale-subresource", "without-selector"],
 )
+@pytest.mark.parametrize("over_http", [False, True], ids=["in-process", "http"])
 def test_custom_targets_it_cannot_scale(
-    crd: JSON, condition_type: str, reason: str, message: str, event_reasons: list[str]
+    crd: JSON,
+    condition_type: str,
+    reason: str,
+    message: str,
+    event_reasons: list[str],
+    over_http: bool,
 ) -> None:
     async def scenario(cluster: HpaCluster) -> None:
         await cluster.start()
@@ -172,4 +180,4 @@ def test_custom_targets_it_cannot_scale(
         assert await cluster.reasons("web") == event_reasons
         assert (await cluster.api.get(kind, "default", "web"))["spec"]["replicas"] == 2
 
-    run_scenario(scenario)
+    run_scenario(scenario, api_over_http=over_http)
