@@ -5,7 +5,8 @@ The ``FakePodMetrics`` provider plays metrics-server: every Running pod whose ``
 has a usage set reports that CPU usage (one container, sampled "now" over a 10 s window);
 ``failing`` makes it fail like an unreachable API. ``push`` (a ``PushMetricsProvider``)
 serves custom and external metrics. The HPA controller reads them in-process, or through
-the API server app over HTTP (``metrics_over_http``). The kubelet marks each new pod
+the API server app over HTTP (``metrics_over_http``); ``api_over_http`` sends the HPA
+controller's own API calls there too. The kubelet marks each new pod
 Running and Ready with a ``startTime`` within a second. ``CountingApi`` wraps the API the
 HPA controller writes through, so tests can count its writes (and fail ``/scale`` updates).
 """
@@ -194,6 +195,7 @@ class HpaCluster:
         config: Config | None = None,
         persist_history: bool = True,
         metrics_over_http: bool = False,
+        api_over_http: bool = False,
     ) -> None:
         self.clock = VirtualClock(START)
         self.store = MemoryStore(self.clock)
@@ -212,7 +214,7 @@ class HpaCluster:
         self.config = config
         self.persist_history = persist_history
         self._http: HttpApi | None = None
-        if metrics_over_http:
+        if metrics_over_http or api_over_http:
             app = create_app(
                 self.store,
                 clock=self.clock,
@@ -222,6 +224,10 @@ class HpaCluster:
             )
             transport = httpx.ASGITransport(app=app)
             self._http = HttpApi(Connection(server="http://podscale"), transport=transport)
+        if api_over_http and self._http is not None:
+            # The HPA controller's own reads and writes (discovery, /scale, status) over HTTP.
+            self.counting = CountingApi(self._http)  # type: ignore[arg-type]
+        self._metrics_over_http = metrics_over_http
         self.controller: HorizontalPodAutoscalerController | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._kubelet: asyncio.Task[None] | None = None
@@ -235,7 +241,7 @@ class HpaCluster:
         manager.register(StatefulSetController(self.api, self.clock))
         metrics: MetricsClient = (
             InProcessMetricsClient(self.state)
-            if self._http is None
+            if not self._metrics_over_http or self._http is None
             else RestMetricsClient(self._http)
         )
         controller = HorizontalPodAutoscalerController(
