@@ -4,13 +4,13 @@ A WebApp owns exactly one ReplicaSet, named as the WebApp, whose controller owne
 (``controller: true``, ``blockOwnerDeletion: true``) names it, so the garbage collector
 removes it with the WebApp. ``desired_replica_set`` is the ReplicaSet the spec asks for;
 ``replica_set_patch`` the merge patch that brings an existing one there (replicas, pod
-template, labels), None when it already is; ``desired_status`` the status the WebApp should
-report from its ReplicaSet, the way operators' workloads (and Deployments) report theirs:
-``replicas`` and ``readyReplicas`` from the ReplicaSet's status, ``selector`` as a label
-selector string for the scale subresource's ``labelSelectorPath`` (how an HPA finds the
-pods), ``observedGeneration``. A changed template reaches new pods only: rolling pods over
-is a Deployment's job, which this example leaves out. ``controller`` is the shell that
-gathers these inputs and writes the results.
+template, the load annotations passed on), None when it already is; ``desired_status`` the
+status the WebApp reports from its ReplicaSet, the way operators' workloads (and
+Deployments) report theirs: ``replicas`` and ``readyReplicas`` from the ReplicaSet's
+status, ``selector`` as a label selector string for the scale subresource's
+``labelSelectorPath`` (how an HPA finds the pods), ``observedGeneration``. A changed
+template reaches new pods only: rolling pods over is a Deployment's job, which this example
+leaves out. ``controller`` is the shell that gathers these inputs and writes the results.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from podscale.api.quantity import parse_quantity
 from podscale.controllers.webapp.kind import CONTAINER_NAME, KIND, NAME_LABEL, WEBAPP
 
 __all__ = [
+    "PASSED_ON_PREFIX",
     "REASON_CREATED",
     "REASON_NOT_OWNED",
     "desired_replica_set",
@@ -34,6 +35,10 @@ __all__ = [
 ]
 
 JSON = dict[str, Any]
+# The WebApp's annotations under this prefix are copied to its ReplicaSet: the simulated
+# load (``load.podscale.dev/v1alpha1``, read from ReplicaSets by the simulated cluster), so a
+# load declared on a WebApp reaches its pods.
+PASSED_ON_PREFIX: Final = "load.podscale.dev/"
 # Event reasons (on the WebApp), in upstream's CamelCase style.
 REASON_CREATED: Final = "ReplicaSetCreated"
 REASON_NOT_OWNED: Final = "ReplicaSetNotOwned"
@@ -113,18 +118,32 @@ def _template(webapp: Mapping[str, Any]) -> JSON:
     }
 
 
+def _passed_on(annotations: Any) -> dict[str, str]:
+    if not isinstance(annotations, Mapping):
+        return {}
+    return {
+        key: value
+        for key, value in annotations.items()
+        if key.startswith(PASSED_ON_PREFIX) and isinstance(value, str)
+    }
+
+
 def desired_replica_set(webapp: Mapping[str, Any]) -> JSON:
     """The ReplicaSet the WebApp asks for, ready to create."""
     meta = _meta(webapp)
+    metadata: JSON = {
+        "name": meta.get("name"),
+        "namespace": meta.get("namespace"),
+        "labels": pod_labels(webapp),
+        "ownerReferences": [_owner_reference(webapp)],
+    }
+    annotations = _passed_on(meta.get("annotations"))
+    if annotations:
+        metadata["annotations"] = annotations
     return {
         "apiVersion": "apps/v1",
         "kind": "ReplicaSet",
-        "metadata": {
-            "name": meta.get("name"),
-            "namespace": meta.get("namespace"),
-            "labels": pod_labels(webapp),
-            "ownerReferences": [_owner_reference(webapp)],
-        },
+        "metadata": metadata,
         "spec": {
             "replicas": _replicas(webapp),
             "selector": {"matchLabels": pod_labels(webapp)},
@@ -174,7 +193,15 @@ def replica_set_patch(webapp: Mapping[str, Any], replica_set: Mapping[str, Any])
         # The whole template, so fields the WebApp no longer sets (a port, resources)
         # go away: a merge patch replaces the containers list as a whole.
         patch["template"] = wanted["template"]
-    return {"spec": patch} if patch else None
+    result: JSON = {"spec": patch} if patch else {}
+    wanted_notes = _passed_on(_meta(webapp).get("annotations"))
+    current_notes = _passed_on(_meta(replica_set).get("annotations"))
+    if wanted_notes != current_notes:
+        # A merge patch removes an annotation by setting it to null.
+        notes: JSON = {key: None for key in current_notes if key not in wanted_notes}
+        notes.update(wanted_notes)
+        result["metadata"] = {"annotations": notes}
+    return result or None
 
 
 def desired_status(webapp: Mapping[str, Any], replica_set: Mapping[str, Any] | None) -> JSON:

@@ -174,3 +174,30 @@ def test_the_shipped_crd_matches_the_kind() -> None:
         "Image",
         "Age",
     ]
+
+
+LOAD = "load.podscale.dev/v1alpha1"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        ({}, {LOAD: "x"}, {LOAD: "x"}),
+        ({LOAD: "x"}, {LOAD: "y"}, {LOAD: "y"}),
+        ({LOAD: "x"}, {}, {LOAD: None}),
+        ({}, {"other.example/a": "b"}, None),
+    ],
+    ids=["added", "changed", "removed", "not-passed-on"],
+)
+def test_load_annotations_pass_on_to_the_replica_set(
+    before: dict[str, str], after: dict[str, str], expected: dict[str, str | None] | None
+) -> None:
+    old, new = webapp(), webapp()
+    old["metadata"]["annotations"] = before
+    new["metadata"]["annotations"] = after
+    current = stored(desired_replica_set(old))
+    patch = replica_set_patch(new, current)
+    if expected is None:
+        assert patch is None
+    else:
+        assert patch == {"metadata": {"annotations": expected}}
