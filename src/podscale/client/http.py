@@ -22,6 +22,7 @@ from podscale.client.connection import Connection
 from podscale.client.informer import Gone
 from podscale.client.listwatch import ApiListWatcher
 from podscale.client.paths import resource_path
+from podscale.client.rest_mapping import group_root, mappings_in, versions_to_try
 from podscale.client.tls_context import ssl_verify, tls_extensions
 from podscale.store.interface import Preconditions
 
@@ -191,6 +192,28 @@ class HttpApi:
             wanted = {"uid": preconditions.uid, "resourceVersion": preconditions.resource_version}
             options["preconditions"] = {k: v for k, v in wanted.items() if v is not None}
         return await self.request("DELETE", resource_path(kind, namespace, name), body=options)
+
+    async def rest_mappings(self, group: str, kind: str) -> builtins.list[KindInfo]:
+        """Every version of ``group`` serving ``kind``, preferred first, from the server's
+        discovery documents (``rest_mapping``); none when the group or kind is not served."""
+        root = group_root(group)
+        try:
+            document = await self.request("GET", root)
+        except ApiError as err:
+            if err.status == 404:
+                return []
+            raise
+        versions, preferred = versions_to_try(group, document)
+        mappings: builtins.list[KindInfo] = []
+        for version in versions:
+            try:
+                resources = await self.request("GET", f"{root}/{version}")
+            except ApiError as err:
+                if err.status == 404:  # dropped between the two reads
+                    continue
+                raise
+            mappings += mappings_in(group, version, kind, resources, preferred=version == preferred)
+        return mappings
 
     async def watch(
         self,

@@ -25,10 +25,11 @@ from starlette.applications import Starlette
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.api.json_copy import copy_json
-from podscale.api.kinds import KindInfo, resource_for
+from podscale.api.kinds import KindInfo, all_kinds, resource_for
 from podscale.apiserver import errors as server_errors
 from podscale.apiserver.customresources.definitions import CustomKind, is_definition
 from podscale.apiserver.customresources.lifecycle import custom_kinds, settle
+from podscale.apiserver.customresources.serving import missing_subresource
 from podscale.apiserver.operations import (
     binding as operations_binding,
 )
@@ -177,6 +178,21 @@ class InProcessApi:
             raise ApiError(404, server_errors.path_not_found().status)
         return found
 
+    async def rest_mappings(self, group: str, kind: str) -> builtins.list[KindInfo]:
+        """Every version of ``group`` serving ``kind`` (built in or custom), preferred first:
+        what ``HttpApi.rest_mappings`` reads from discovery."""
+        built_in = [
+            info
+            for info in all_kinds()
+            if info.top_level and info.group == group and info.kind == kind
+        ]
+        custom = [
+            info
+            for info in custom_kinds(self._state).kinds
+            if info.group == group and info.kind == kind
+        ]
+        return sorted([*built_in, *custom], key=lambda info: not info.preferred)
+
     def _served(self, kind: KindInfo) -> KindInfo:
         """``kind`` as served now: a kind no built-in serves is looked up among the custom
         kinds afresh (its CRD may have changed since the caller got it, or gone: 404)."""
@@ -209,10 +225,11 @@ class InProcessApi:
         return namespace
 
     @staticmethod
-    def _subresource_verb(kind: KindInfo, subresource: str, verb: str) -> None:
+    def _subresource_verb(kind: KindInfo, subresource: str, verb: str, name: str) -> None:
         sub = kind.subresource(subresource)
         if sub is None:
-            raise ApiError(404, server_errors.path_not_found().status)
+            missing = missing_subresource(kind, name)
+            raise ApiError(missing.code, missing.status)
         if verb not in sub.verbs:
             raise ApiError(405, server_errors.method_not_allowed().status)
 
@@ -226,7 +243,7 @@ class InProcessApi:
         if subresource is None:
             _call(lambda: operations.require_verb(kind, "get"))
             return _call(lambda: operations.get_object(state, kind, scope, name))
-        self._subresource_verb(kind, subresource, "get")
+        self._subresource_verb(kind, subresource, "get", name)
         if subresource == "scale":
             return _call(lambda: operations_subresources.get_scale(state, kind, scope, name))
         return _call(lambda: operations.get_object(state, kind, scope, name))
@@ -344,7 +361,8 @@ class InProcessApi:
         kind = self._served(kind)
         scope = self._object_scope(kind, namespace)
         if subresource is not None and kind.subresource(subresource) is None:
-            raise ApiError(404, server_errors.path_not_found().status)
+            missing = missing_subresource(kind, name)
+            raise ApiError(missing.code, missing.status)
         entry = writers.get(subresource or "")
         if entry is None:
             # A served subresource without this verb (PUT to pods/binding, POST to status).
@@ -353,7 +371,7 @@ class InProcessApi:
         if subresource is None:
             _call(lambda: operations.require_verb(kind, verb))
         else:
-            self._subresource_verb(kind, subresource, verb)
+            self._subresource_verb(kind, subresource, verb, name)
         written = _call(lambda: write(state, kind, scope, name, payload, options)).object
         self._settle(kind)
         return written

@@ -66,6 +66,12 @@ class ControllerApi(ResourceApi, Protocol):
         grace_period_seconds: int | None = None,
     ) -> JSON: ...
 
+    async def rest_mappings(self, group: str, kind: str) -> builtins.list[KindInfo]:
+        """Upstream's ``RESTMapper.RESTMappings`` for a GroupKind: every version the server
+        serves ``kind`` in (built in or custom), the group's preferred version first; none
+        when nothing serves it."""
+        ...
+
 
 def _kind_key(kind: KindInfo) -> tuple[str, str, str]:
     group, version = kind.group_version

@@ -6,7 +6,8 @@ version and ``to_served`` the version the client asked for (plus that version's 
 defaults, ``podscale.api.schema.apply_read_defaults``). ``resources.to_storage`` and
 ``resources.to_served`` call these for a ``CustomKind``, so get, list, watch, delete and the
 subresources all serve the requested version. ``served_kind`` resolves the kind a caller
-names (``routes``, the in-process client) against the server's ``registry``.
+names (``routes``, the in-process client) against the server's ``registry``;
+``missing_subresource`` is the 404 for a subresource the kind does not serve.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from podscale.api.kinds import KindInfo, resource_for
 from podscale.api.schema.pipeline import apply_read_defaults
 from podscale.apiserver.customresources.definitions import CustomKind
 from podscale.apiserver.customresources.registry import CustomKinds
+from podscale.apiserver.errors import ApiError, not_found, path_not_found
 
-__all__ = ["served_kind", "to_served_custom", "to_storage_custom"]
+__all__ = ["missing_subresource", "served_kind", "to_served_custom", "to_storage_custom"]
 
 JSON = dict[str, Any]
 
@@ -45,3 +47,12 @@ def served_kind(kinds: CustomKinds, group: str, version: str, plural: str) -> Ki
         return resource_for(group, version, plural)
     except KeyError:
         return kinds.lookup(group, version, plural)
+
+
+def missing_subresource(info: KindInfo, name: str) -> ApiError:
+    """A subresource ``info`` does not serve (``/scale`` of a CRD without one): for a custom
+    kind the resource's NotFound (``widgets.example.com "w" not found``), as upstream's CRD
+    handler answers; for a built-in kind the unknown path's generic 404."""
+    if isinstance(info, CustomKind):
+        return not_found(f"{info.plural}.{info.group}", name)
+    return path_not_found()

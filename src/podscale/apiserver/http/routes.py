@@ -21,6 +21,7 @@ from podscale.api.kinds import KindInfo
 from podscale.apiserver.auth.reviews import serve_review
 from podscale.apiserver.customresources.definitions import CustomKind, is_definition
 from podscale.apiserver.customresources.lifecycle import custom_kinds, settle
+from podscale.apiserver.customresources.serving import missing_subresource
 from podscale.apiserver.discovery import METRICS_GROUP
 from podscale.apiserver.errors import method_not_allowed, path_not_found
 from podscale.apiserver.http import handlers_delete, handlers_read, handlers_write, subresources
@@ -92,7 +93,7 @@ async def _subresource(
         return await handle_pod_stream(state, request, info, target)
     sub = info.subresource(target.subresource or "")
     if sub is None:
-        raise path_not_found()
+        raise missing_subresource(info, target.name or "")
     verb = _SUBRESOURCE_VERBS.get(request.method)
     if verb is None or verb not in sub.verbs:
         raise method_not_allowed([m for m, v in _SUBRESOURCE_VERBS.items() if v in sub.verbs])

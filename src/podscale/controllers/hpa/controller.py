@@ -214,7 +214,7 @@ class HorizontalPodAutoscalerController:
         history = self._history_of(key, hpa, now)
         ref = (hpa.get("spec") or {}).get("scaleTargetRef") or {}
         try:
-            mappings = resolve_target(ref)
+            mappings = await resolve_target(self._api, ref)
             scale, target_kind = await read_scale(
                 self._api, mappings, namespace, str(ref.get("name") or "")
             )

@@ -1,14 +1,16 @@
 """Finding and reading an HPA's ``scaleTargetRef`` through its ``/scale`` subresource.
 
 Upstream's ``reconcileAutoscaler`` parses the reference's ``apiVersion`` (only its group
-matters), asks the RESTMapper for every version of that group serving the kind, and
-reads ``/scale`` through each mapping in turn until one answers, reporting the first
-failure otherwise. ``resolve_target`` is the parse and mapping step over podscale's kinds
-registry; ``read_scale`` the reading step. Either failure becomes the engine's
-``FailedGetScale`` outcome (``podscale.hpa.scale_unavailable``) in the controller, with
-the texts below as the event message: ``unexpected GroupVersion string: a/b/c``,
-``no matches for kind "Foo" in group "apps"``, or the API's own error
-(``replicasets.apps "web" not found``).
+matters), asks the RESTMapper (fed by discovery) for every version of that group serving the
+kind, and reads ``/scale`` through each mapping in turn until one answers, reporting the first
+failure otherwise. ``resolve_target`` is the parse and mapping step, over what the API serves
+now (``ControllerApi.rest_mappings``: built-in kinds and the kinds of CustomResourceDefinitions
+alike, in-process from the server's registries, over HTTP from discovery); ``read_scale`` the
+reading step. Either failure becomes the engine's ``FailedGetScale`` outcome
+(``podscale.hpa.scale_unavailable``) in the controller, with the texts below as the event
+message: ``unexpected GroupVersion string: a/b/c``, ``no matches for kind "Foo" in group
+"apps"``, or the API's own error (``replicasets.apps "web" not found``; for a custom kind
+without a scale subresource, the CRD handler's ``widgets.example.com "web" not found``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from podscale.api.kinds import KindInfo, all_kinds
+from podscale.api.kinds import KindInfo
 from podscale.client.http import ApiError
 from podscale.controllers.runtime_api import ControllerApi
 
@@ -43,16 +45,17 @@ def _parse_group(api_version: str) -> str:
     return group
 
 
-def resolve_target(ref: Mapping[str, Any]) -> list[KindInfo]:
+async def resolve_target(api: ControllerApi, ref: Mapping[str, Any]) -> list[KindInfo]:
     """Every served version of the referenced kind, the group's preferred version first."""
     group = _parse_group(str(ref.get("apiVersion") or ""))
     kind = str(ref.get("kind") or "")
-    mappings = [
-        info for info in all_kinds() if info.top_level and info.group == group and info.kind == kind
-    ]
+    try:
+        mappings = await api.rest_mappings(group, kind)
+    except ApiError as err:  # discovery itself failed (a remote server)
+        raise ScaleTargetError(str(err)) from None
     if not mappings:
         raise ScaleTargetError(f'no matches for kind "{kind}" in group "{group}"')
-    return sorted(mappings, key=lambda info: not info.preferred)
+    return mappings
 
 
 async def read_scale(

@@ -386,3 +386,31 @@ def test_servers_in_one_process_keep_their_own_kinds(
     assert client.post(BASE, json=widget_factory()).status_code == 201
     assert other.post(BASE, json=widget_factory()).status_code == 404
     assert "example.com" not in [g["name"] for g in other.get("/apis").json()["groups"]]
+
+
+@pytest.mark.parametrize(
+    ("method", "subresource"),
+    [("GET", "scale"), ("PUT", "scale"), ("GET", "status"), ("PATCH", "status")],
+    ids=["get-scale", "put-scale", "get-status", "patch-status"],
+)
+def test_a_subresource_the_crd_does_not_define_is_the_resources_not_found(
+    client: TestClient,
+    store: MemoryStore,
+    crd_factory: Callable[..., JSON],
+    method: str,
+    subresource: str,
+) -> None:
+    """Upstream's CRD handler answers the resource's NotFound, whatever the verb (the HPA
+    reports its text when a target has no scale subresource)."""
+    plain = crd_factory(plural="gizmos", kind="Gizmo", short_names=(), categories=())
+    for version in plain["spec"]["versions"]:
+        version["subresources"] = {}
+    store.create(CRD_RESOURCE, plain)
+    url = "/apis/example.com/v1/namespaces/default/gizmos"
+    gizmo = {"apiVersion": "example.com/v1", "kind": "Gizmo", "metadata": {"name": "g1"}}
+    assert client.post(url, json=gizmo).status_code == 201
+    response = client.request(method, f"{url}/g1/{subresource}", json={})
+    assert response.status_code == 404
+    body = response.json()
+    assert (body["reason"], body["message"]) == ("NotFound", 'gizmos.example.com "g1" not found')
+    assert body["details"] == {"name": "g1", "group": "example.com", "kind": "gizmos"}

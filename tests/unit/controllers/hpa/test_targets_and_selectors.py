@@ -1,5 +1,5 @@
-"""Resolving ``scaleTargetRef`` (scale_target), the HPA selector index (selector_index) and
-recording what a decision asks (prefetch)."""
+"""The HPA selector index (selector_index) and recording what a decision asks (prefetch);
+resolving ``scaleTargetRef`` is tested in test_scale_targets."""
 
 from __future__ import annotations
 
@@ -7,57 +7,14 @@ import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
-import pytest
-
 from podscale.api.selectors import parse_selector
 from podscale.controllers.hpa.prefetch import MetricQuery, QueryRecorder, fetch_answers
-from podscale.controllers.hpa.scale_target import ScaleTargetError, resolve_target
 from podscale.controllers.hpa.selector_index import SelectorIndex
 from podscale.hpa import decide
 from podscale.hpa.types import MetricsUnavailable, PodMetric
 from podscale.testing import cpu_metric, make_hpa, make_pod, make_scale
 
 NOW = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
-
-
-@pytest.mark.parametrize(
-    ("ref", "expected"),
-    [
-        ({"apiVersion": "apps/v1", "kind": "ReplicaSet"}, [("apps", "v1", "replicasets")]),
-        ({"apiVersion": "apps/v9", "kind": "Deployment"}, [("apps", "v1", "deployments")]),
-        ({"apiVersion": "apps/v1", "kind": "StatefulSet"}, [("apps", "v1", "statefulsets")]),
-    ],
-    ids=["replicaset", "version-ignored", "statefulset"],
-)
-def test_resolve_target(ref: dict[str, str], expected: list[tuple[str, str, str]]) -> None:
-    assert [(i.group, i.version, i.plural) for i in resolve_target(ref)] == expected
-
-
-@pytest.mark.parametrize(
-    ("ref", "message", "spec"),
-    [
-        (
-            {"apiVersion": "a/b/c", "kind": "ReplicaSet"},
-            "unexpected GroupVersion string: a/b/c",
-            True,
-        ),
-        (
-            {"apiVersion": "v1", "kind": "ReplicaSet"},
-            'no matches for kind "ReplicaSet" in group ""',
-            False,
-        ),
-        (
-            {"apiVersion": "apps/v1", "kind": "Foo"},
-            'no matches for kind "Foo" in group "apps"',
-            False,
-        ),
-    ],
-    ids=["bad-api-version", "wrong-group", "unknown-kind"],
-)
-def test_resolve_target_errors(ref: dict[str, str], message: str, spec: bool) -> None:
-    with pytest.raises(ScaleTargetError) as caught:
-        resolve_target(ref)
-    assert (str(caught.value), caught.value.spec) == (message, spec)
 
 
 def pod(name: str, **labels: str) -> dict[str, Any]:
