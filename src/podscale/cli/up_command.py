@@ -18,6 +18,7 @@ from podscale.cli.prometheus_flags import prometheus_flags, prometheus_settings
 from podscale.cli.service_flags import service_flags, service_settings
 from podscale.cli.up_flags import hpa_flags, hpa_settings, node_status_flag
 from podscale.controllers.registry import select_controllers
+from podscale.controllers.shipped_crds import SHIPPED_CRDS
 from podscale.plane.files import ControlPlaneError, default_data_dir
 from podscale.plane.serve import UpOptions, assemble_control_plane, run_control_plane
 
@@ -78,7 +79,7 @@ def _check_controllers(_ctx: click.Context, _param: click.Parameter, value: str)
     callback=_check_controllers,
     help="Controllers to run, as kube-controller-manager's flag: '*' all, 'foo' enables, "
     "'-foo' disables (replicaset, deployment, statefulset, garbagecollector, "
-    "horizontalpodautoscaling, namespace); '' runs none.",
+    "horizontalpodautoscaling, namespace, podgc, webapp); '' runs none.",
 )
 @click.option(
     "--simulate/--no-simulate",
@@ -114,6 +115,14 @@ def _check_controllers(_ctx: click.Context, _param: click.Parameter, value: str)
     default=None,
     help="Objects synced concurrently by the garbage collector controller [default: 20].",
 )
+@click.option(
+    "--install-crd",
+    "install_crds",
+    multiple=True,
+    type=click.Choice(sorted(SHIPPED_CRDS)),
+    help="Install a CustomResourceDefinition podscale ships (repeatable): "
+    "webapps.examples.podscale.dev is the WebApp example operator's kind.",
+)
 @hpa_flags
 @prometheus_flags
 @service_flags
@@ -133,6 +142,7 @@ def up(
     seed: int,
     report_minor: int | None,
     node_status_report_frequency: timedelta,
+    install_crds: tuple[str, ...],
     **workers: Any,
 ) -> None:
     """Run the embedded control plane (API server, store, controllers and a simulated
@@ -160,6 +170,7 @@ def up(
         prometheus=prometheus,
         service_network=service_network,
         node_status_report_frequency=node_status_report_frequency,
+        install_crds=install_crds,
     )
     try:
         plane = assemble_control_plane(options)

@@ -33,6 +33,7 @@ from podscale.controllers.podgc import PodGarbageCollectorController
 from podscale.controllers.replicaset.controller import ReplicaSetController
 from podscale.controllers.runtime_api import ControllerApi
 from podscale.controllers.statefulset.controller import StatefulSetController
+from podscale.controllers.webapp.controller import WebAppController
 from podscale.hpa import Config
 from podscale.store.interface import Clock
 
@@ -113,6 +114,8 @@ _SPECS: Final[tuple[ControllerSpec, ...]] = (
         "podgc",
         lambda c: PodGarbageCollectorController(c.api, c.clock),
     ),
+    # The example operator's controller: idle until its CRD is installed (``webapp``).
+    ControllerSpec("webapp-controller", "webapp", lambda c: WebAppController(c.api, c.clock)),
 )
 
 CONTROLLER_NAMES: Final[tuple[str, ...]] = tuple(spec.name for spec in _SPECS)

@@ -16,7 +16,7 @@ from datetime import timedelta
 from typing import Any, Protocol
 
 from podscale.api.kinds import KindInfo
-from podscale.client.informer import Informer
+from podscale.client.informer import Informer, ListWatcher
 from podscale.client.listwatch import ApiListWatcher, ResourceApi
 from podscale.store.interface import Clock, Preconditions
 
@@ -87,12 +87,14 @@ class SharedInformers:
         self._resync = resync
         self._informers: dict[tuple[str, str, str], Informer] = {}
 
-    def informer_for(self, kind: KindInfo) -> Informer:
-        """The shared informer of ``kind`` (all namespaces), created if needed."""
+    def informer_for(self, kind: KindInfo, source: ListWatcher | None = None) -> Informer:
+        """The shared informer of ``kind`` (all namespaces), created if needed. ``source``
+        replaces the plain list-watch of the API when this call creates it (a custom kind's
+        informer that waits for its CRD: ``controllers.webapp.definition_gate``)."""
         key = _kind_key(kind)
         informer = self._informers.get(key)
         if informer is None:
-            source = ApiListWatcher(self._api, kind)
+            source = source if source is not None else ApiListWatcher(self._api, kind)
             informer = Informer(source, self._clock, resync=self._resync)
             self._informers[key] = informer
         return informer

@@ -58,6 +58,8 @@ class UpOptions:
     service_network: ServiceNetwork = field(default_factory=ServiceNetwork)
     # the simulated kubelets' status report period (hidden --node-status-report-frequency)
     node_status_report_frequency: timedelta = NODE_STATUS_REPORT_FREQUENCY
+    # --install-crd: CRDs podscale ships (``controllers.shipped_crds``) to create at start
+    install_crds: tuple[str, ...] = ()
 
     @property
     def use_tls(self) -> bool:

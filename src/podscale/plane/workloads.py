@@ -13,6 +13,10 @@ run supervised (a part that fails is restarted with backoff and shown failed on
 ``/readyz``), so only an error that escapes supervision stops the server with the error;
 the server stopping stops the controllers.
 
+``--install-crd NAME`` creates a CustomResourceDefinition podscale ships (the WebApp example
+operator's ``webapps.examples.podscale.dev``) before the controllers start; its controller
+runs in any case and picks the kind up whenever the CRD is installed, also by kubectl.
+
 Its flags (``--controllers``, ``--horizontal-pod-autoscaler-*``, ...) are parsed by
 ``podscale.cli.up_flags``.
 
@@ -27,12 +31,16 @@ import asyncio
 import contextlib
 import dataclasses
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Final
 
 import uvicorn
 
+from podscale.api.kinds import kind_for
+from podscale.client.http import ApiError
+from podscale.client.inprocess import InProcessApi
 from podscale.controllers.registry import select_controllers
+from podscale.controllers.shipped_crds import shipped_definition
 from podscale.metrics.prometheus import AdapterConfig
 from podscale.metrics.push_journal import SqlitePushJournal
 from podscale.plane.embedded import EmbeddedControlPlane, controllers_from_flag
@@ -44,10 +52,12 @@ __all__ = [
     "BuildWorkloads",
     "DriveWorkloads",
     "build_workloads",
+    "install_shipped_crds",
     "serve_with_workloads",
 ]
 
 PUSH_JOURNAL_FILE: Final = "pushed-metrics.db"
+_CRD: Final = kind_for("apiextensions.k8s.io/v1", "CustomResourceDefinition")
 
 
 def build_workloads(plane: ControlPlane) -> EmbeddedControlPlane | None:
@@ -108,6 +118,8 @@ async def serve_with_workloads(
     the server (with the error), the server stopping stops the controllers. ``drive``,
     when given, runs against the started plane (``podscale demo --real-time`` plays its
     scenario there); the server stops when it returns."""
+    if plane.api is not None:
+        await install_shipped_crds(plane.api, plane.options.install_crds)
     workloads = build(plane)
     tasks: list[asyncio.Task[None]] = []
 
@@ -135,6 +147,17 @@ async def serve_with_workloads(
                 await task
         if workloads is not None and workloads.push is not None:
             workloads.push.close()  # after every task that could still push has ended
+
+
+async def install_shipped_crds(api: InProcessApi, names: Sequence[str]) -> None:
+    """Create the shipped CRDs ``names`` (``podscale up --install-crd``); one already there
+    is left as it is, as a restart finds the CRDs of the previous run in the store."""
+    for name in names:
+        try:
+            await api.create(_CRD, None, shipped_definition(name))
+        except ApiError as err:
+            if err.status != 409:
+                raise
 
 
 async def _drive(drive: DriveWorkloads, workloads: EmbeddedControlPlane) -> None:

@@ -15,6 +15,7 @@ so every problem is reported at once::
       duration: 30m                  # required, a Go duration
       nodes: {count: 3, capacity: {cpu: "4", memory: 8Gi}}
       pods: {startupDelay: 5s, readinessDelay: 10s}
+      crds: [webapps.examples.podscale.dev]   # CRDs podscale ships, installed first
       manifests: [php-apache/deployment.yaml]
       workloads:
         - target: {kind: Deployment, name: php-apache}
@@ -28,7 +29,9 @@ Validation failures raise ``ScenarioError`` whose message reads like the API ser
 an invalid object: ``<file>: Scenario.podscale.dev "name" is invalid: [<errors>]`` with each
 error in upstream's ``field.Error`` form and undeclared fields as ``unknown field "spec.x"``
 (upstream's strict decoding). Beyond the schema, a workload's target must be one of the
-manifests and its costed containers must be in the target's pod template.
+manifests and its costed containers must be in the target's pod template, and every
+manifest's kind must be built in or defined by a CRD of the scenario (``spec.crds`` or a
+CustomResourceDefinition among the manifests), which the run creates first.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ from podscale.api.field_reader import FieldReader
 from podscale.api.names import validate_dns1123_subdomain_name
 from podscale.scenario.cluster import read_events, read_nodes, read_pod_timing, read_string_map
 from podscale.scenario.external_metrics import read_external_metrics
-from podscale.scenario.manifests import read_manifests
+from podscale.scenario.manifests import read_manifests, read_shipped_crds
 from podscale.scenario.model import API_VERSION, KIND, Manifest, Scenario, Workload
 from podscale.scenario.workloads import read_workload
 
@@ -67,6 +70,7 @@ _SPEC_FIELDS = (
     "workloads",
     "events",
     "externalMetrics",
+    "crds",
 )
 
 
@@ -188,7 +192,8 @@ def parse_scenario(
     duration = r.duration(spec, "duration", path, need=True, positive=True)
     nodes = read_nodes(r, spec, path)
     pods = read_pod_timing(r, spec, path)
-    manifests = read_manifests(r, spec, path, base)
+    shipped = read_shipped_crds(r, spec, path)
+    manifests = [*shipped, *read_manifests(r, spec, path, base, shipped)]
     workloads: list[tuple[int, Workload, Any]] = []
     for i, item in enumerate(r.sequence(spec, "workloads", path)):
         workload = read_workload(r, item, path.child("workloads").index(i), base)

@@ -3,8 +3,10 @@
 A scenario (``podscale.scenario.loader`` loads one from YAML) is read here only through the
 structural ``ScenarioLike`` protocols, because ``podscale.scenario`` sits above the runtime:
 anything with the same fields runs. ``ScenarioRun`` applies one to a started
-``EmbeddedControlPlane``: its manifests in order (each created through the API as its
-``apiVersion``/``kind`` says, so an HPA may be autoscaling/v2 or v1), its workloads' loads
+``EmbeddedControlPlane``: its CustomResourceDefinitions first (waited for until
+Established, ``scenario.definitions_wait``), then its other manifests in order (each created
+through the API as its ``apiVersion``/``kind`` says, so an HPA may be autoscaling/v2 or v1,
+and a custom resource goes to the resource its scenario's CRD defines), its workloads' loads
 (``SimulatedUsage.set_load``, with the run's start as the rate sources' origin), and its
 timeline events at their offsets (``scale`` through the target's ``scale`` subresource,
 ``crash`` of the first ``count`` running pods of the target by name, ``loseNode``,
@@ -38,6 +40,8 @@ from podscale.runtime.simulated.kubelet_state import StartupProfile
 from podscale.runtime.simulated.nodes import NodeSpec
 from podscale.runtime.simulated.usage import WORKLOAD_KINDS
 from podscale.runtime.virtual_time import DEFAULT_START
+from podscale.scenario.custom_kinds import DefinedKind, defined_kinds, is_definition
+from podscale.scenario.definitions_wait import wait_established
 from podscale.scenario.external_schedule import ExternalMetricFeed, SeriesLike
 from podscale.scenario.snapshot import POD, EventCursor, ScenarioSnapshot, TargetRef, read_snapshot
 
@@ -160,18 +164,35 @@ class ScenarioRun:
         return [w.target for w in self.scenario.workloads]
 
     async def start(self) -> None:
-        """Create the manifests in order and set the loads; ``t = 0`` is now."""
+        """Create the CRDs, wait until each is Established, then the other manifests in
+        order and set the loads; ``t = 0`` is when the CRDs are established."""
+        objects = [m.object for m in self.scenario.manifests]
+        definitions = [obj for obj in objects if is_definition(obj)]
+        for obj in definitions:
+            await self._create(obj)
+        await wait_established(self.plane, definitions)
         self.started_at = self.plane.clock.now()
-        for manifest in self.scenario.manifests:
-            obj = manifest.object
-            kind = kind_for(str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
-            namespace = (obj.get("metadata") or {}).get("namespace") or "default"
-            await self.plane.api.create(kind, namespace if kind.namespaced else None, obj)
+        defined = defined_kinds(definitions)
+        for obj in objects:
+            if not is_definition(obj):
+                await self._create(obj, defined)
         usage = self.plane.usage
         usage.set_origin(self.started_at)
         for workload in self.scenario.workloads:
             t = workload.target
             usage.set_load(t.kind, t.namespace, t.name, workload.load, workload.profile)
+
+    async def _create(
+        self, obj: JSON, defined: Mapping[tuple[str, str], DefinedKind] | None = None
+    ) -> None:
+        api_version, kind_name = str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
+        custom = (defined or {}).get((api_version, kind_name))
+        if custom is None:
+            kind = kind_for(api_version, kind_name)
+        else:
+            kind = await self.plane.api.resolve_kind(custom.group, custom.version, custom.plural)
+        namespace = (obj.get("metadata") or {}).get("namespace") or "default"
+        await self.plane.api.create(kind, namespace if kind.namespaced else None, obj)
 
     def offset(self) -> timedelta:
         return self.plane.clock.now() - self.started_at

@@ -1,0 +1,1 @@
+"""The WebApp example operator: a custom kind (CRD shipped as package data) and its controller."""
