@@ -16,6 +16,8 @@ import functools
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
+import orjson
+
 from podscale.apiserver.openapi.dsl import ref_target
 from podscale.apiserver.openapi.schemas import all_schemas, schema_for_kind
 from podscale.apiserver.openapi.schemas_apiextensions import ALTERNATIVES, PROPS
@@ -59,14 +61,36 @@ _WANTED: Final = {
 }
 
 
-def type_mismatches(api_version: str, kind: str, obj: Mapping[str, Any]) -> list[TypeMismatch]:
-    """The first mismatches of ``obj`` against its kind's schema (empty for unknown kinds)."""
+def type_mismatches(
+    api_version: str, kind: str, obj: Mapping[str, Any], old: Mapping[str, Any] | None = None
+) -> list[TypeMismatch]:
+    """The first mismatches of ``obj`` against its kind's schema (empty for unknown kinds).
+
+    ``old``: the stored object an update replaces, which passed this check when written. A
+    top-level field (spec, status...) that serializes to the same bytes in both cannot
+    mismatch, so it is not walked again: a controller's status update re-sent a whole
+    unchanged spec (byte equality, unlike ``==``, tells ``true`` from ``1``)."""
     name = schema_for_kind(api_version, kind)
     if name is None:
         return []
+    if old is not None and old.get("apiVersion") == api_version:
+        obj = {
+            key: value
+            for key, value in obj.items()
+            if key not in old or not _same_json(value, old[key])
+        }
     found: list[TypeMismatch] = []
     _walk(obj, name, kind, "", found)
     return found
+
+
+def _same_json(value: Any, other: Any) -> bool:
+    if not isinstance(value, dict | list):
+        return False  # scalars are checked in no time
+    try:
+        return orjson.dumps(value) == orjson.dumps(other)
+    except TypeError:  # beyond what JSON carries: let the walk decide
+        return False
 
 
 def _json_kind(value: Any) -> str:

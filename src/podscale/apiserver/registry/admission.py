@@ -145,7 +145,7 @@ def default_and_validate(
     """
     if isinstance(info, CustomKind):
         return admit_custom(obj, info, old=old, subresource=subresource)
-    mismatches = type_mismatches(str(obj.get("apiVersion", "")), info.kind, obj)
+    mismatches = type_mismatches(str(obj.get("apiVersion", "")), info.kind, obj, old)
     if mismatches:
         raise bad_request(
             f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: '

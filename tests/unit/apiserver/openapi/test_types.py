@@ -132,3 +132,38 @@ def test_the_api_refuses_and_stores_nothing(client: TestClient) -> None:
         client.get("/apis/apps/v1/namespaces/default/replicasets/web").json()["spec"]["replicas"]
         == 2
     )
+
+
+_OLD_HPA: dict[str, Any] = {
+    "apiVersion": "autoscaling/v2",
+    "kind": "HorizontalPodAutoscaler",
+    "metadata": {"name": "web"},
+    "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+        "minReplicas": 1,
+        "maxReplicas": 10,
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("spec_change", "expected"),
+    [
+        ({}, []),
+        # A changed spec is walked whole: its first mismatch is the stored one.
+        ({"minReplicas": True}, ["spec.scaleTargetRef.name"]),
+        ({"maxReplicas": 11}, ["spec.scaleTargetRef.name"]),
+    ],
+    ids=["unchanged-spec-skipped", "true-is-not-1", "changed-spec-checked"],
+)
+def test_an_update_checks_what_changed_from_the_stored_object(
+    spec_change: dict[str, Any], expected: list[str]
+) -> None:
+    # The stored spec carries a mistyped field that an unchanged spec does not walk into:
+    # the proof that it is skipped (stored objects passed this check when written).
+    old = {**_OLD_HPA, "spec": {**_OLD_HPA["spec"], "scaleTargetRef": {"name": 7}}}
+    new = {**old, "spec": {**old["spec"], **spec_change}}
+    new["status"] = {"currentReplicas": "two"}  # always checked: it changed
+    found = type_mismatches("autoscaling/v2", "HorizontalPodAutoscaler", new, old)
+    # Only the first mismatch is reported, as Go's decoder does: spec before status.
+    assert [m.path for m in found] == (expected or ["status.currentReplicas"])
