@@ -192,6 +192,27 @@ class HttpApi:
             options["preconditions"] = {k: v for k, v in wanted.items() if v is not None}
         return await self.request("DELETE", resource_path(kind, namespace, name), body=options)
 
+    async def delete_collection(
+        self,
+        kind: KindInfo,
+        namespace: str | None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        propagation: str | None = None,
+        grace_period_seconds: int | None = None,
+    ) -> JSON:
+        """DELETE on the collection: the objects the selectors match; the reply lists them."""
+        options: JSON = {"kind": "DeleteOptions", "apiVersion": "v1"}
+        if propagation:
+            options["propagationPolicy"] = propagation
+        if grace_period_seconds is not None:
+            options["gracePeriodSeconds"] = grace_period_seconds
+        params = _selectors(label_selector, field_selector)
+        return await self.request(
+            "DELETE", resource_path(kind, namespace), params=params, body=options
+        )
+
     async def watch(
         self,
         kind: KindInfo,

@@ -388,6 +388,47 @@ class InProcessApi:
         self._settle(kind)
         return deleted
 
+    async def delete_collection(
+        self,
+        kind: KindInfo,
+        namespace: str | None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        propagation: str | None = None,
+        grace_period_seconds: int | None = None,
+        dry_run: bool = False,
+    ) -> JSON:
+        """deletecollection: every object of the collection the selectors match is deleted
+        (each as a single delete would be, finalizers and graceful pods included); the reply
+        is the list of them, as the server's DELETE on a collection answers. A namespaced
+        kind needs a namespace (the all-namespaces path takes no DELETE: 405)."""
+        state = self._state
+        kind = self._served(kind)
+        if kind.namespaced and not namespace:
+            raise ApiError(405, server_errors.method_not_allowed().status)
+        scope = namespace if kind.namespaced else None
+        options = DeleteOptions(
+            propagation_policy=propagation or "",
+            dry_run=dry_run,
+            grace_period_seconds=grace_period_seconds,
+        )
+
+        def run() -> JSON:
+            operations.require_verb(kind, "deletecollection")
+            return operations_delete.delete_collection(
+                state,
+                kind,
+                scope,
+                options,
+                label_selector=label_selector or "",
+                field_selector=field_selector or "",
+            )
+
+        deleted = _call(run)
+        self._settle(kind)
+        return deleted
+
     async def watch(
         self,
         kind: KindInfo,
