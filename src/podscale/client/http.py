@@ -19,6 +19,7 @@ import orjson
 
 from podscale.api.kinds import KindInfo
 from podscale.client.connection import Connection
+from podscale.client.discovery import ServedKinds, discover_kinds
 from podscale.client.informer import Gone
 from podscale.client.listwatch import ApiListWatcher
 from podscale.client.paths import resource_path
@@ -110,6 +111,17 @@ class HttpApi:
         )
         _raise_for(response, response.content)
         return orjson.loads(response.content) if response.content else {}
+
+    async def served_kinds(self) -> ServedKinds:
+        """Every resource the server serves (built in or custom), from its discovery."""
+
+        async def fetch(path: str) -> JSON | None:
+            try:
+                return await self.request("GET", path)
+            except (ApiError, httpx.HTTPError, orjson.JSONDecodeError):
+                return None
+
+        return await discover_kinds(fetch)
 
     async def get(
         self, kind: KindInfo, namespace: str | None, name: str, subresource: str | None = None

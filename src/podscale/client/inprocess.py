@@ -25,9 +25,13 @@ from starlette.applications import Starlette
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.api.json_copy import copy_json
-from podscale.api.kinds import KindInfo, resource_for
+from podscale.api.kinds import KindInfo, all_kinds, resource_for
 from podscale.apiserver import errors as server_errors
-from podscale.apiserver.customresources.definitions import CustomKind, is_definition
+from podscale.apiserver.customresources.definitions import (
+    CustomKind,
+    condition_true,
+    is_definition,
+)
 from podscale.apiserver.customresources.lifecycle import custom_kinds, settle
 from podscale.apiserver.operations import (
     binding as operations_binding,
@@ -51,6 +55,7 @@ from podscale.apiserver.operations.types import DeleteOptions, EncodedBody, Writ
 from podscale.apiserver.registry import admission
 from podscale.apiserver.registry.bootstrap import ensure_system_namespaces
 from podscale.apiserver.state import DEFAULT_BOOKMARK_INTERVAL, ServerState
+from podscale.client.discovery import ServedKinds
 from podscale.client.http import ApiError
 from podscale.client.informer import Gone
 from podscale.client.listwatch import ApiListWatcher
@@ -176,6 +181,18 @@ class InProcessApi:
         if found is None:
             raise ApiError(404, server_errors.path_not_found().status)
         return found
+
+    async def served_kinds(self) -> ServedKinds:
+        """Every resource this server serves: the built-in kinds and the kinds of every
+        established CustomResourceDefinition (what its discovery lists)."""
+        kinds = custom_kinds(self._state)
+        custom = [
+            kind
+            for crd in kinds.definitions
+            if condition_true(crd, "Established")
+            for kind in kinds.kinds_of(str((crd.get("metadata") or {}).get("name", "")))
+        ]
+        return ServedKinds((*(k for k in all_kinds() if k.top_level), *custom))
 
     def _served(self, kind: KindInfo) -> KindInfo:
         """``kind`` as served now: a kind no built-in serves is looked up among the custom
