@@ -184,7 +184,8 @@ class InProcessApi:
 
     async def served_kinds(self) -> ServedKinds:
         """Every resource this server serves: the built-in kinds and the kinds of every
-        established CustomResourceDefinition (what its discovery lists)."""
+        established CustomResourceDefinition (what its discovery lists, but for the
+        create-only self reviews, which hold no objects)."""
         kinds = custom_kinds(self._state)
         custom = [
             kind
