@@ -20,6 +20,10 @@ every ReplicaSet. Upstream
 stretches the period by a random factor in [1, 2) once per process; we keep the lower
 bound so that runs are reproducible. ``resync=None`` turns resyncs off.
 
+An informer a controller asks for while the manager runs (the garbage collector's, for a
+kind a CustomResourceDefinition added) is started at once under the same supervisor, and
+stopped when ``SharedInformers.release`` drops its last handler.
+
 Time comes from the injected clock and waiting from asyncio only, so the whole manager
 runs unchanged on ``podscale.runtime``'s virtual-time loop. ``run`` returns after
 ``stop``; cancelling ``run`` also stops everything (no task outlives it).

@@ -30,8 +30,13 @@ JSON = dict[str, Any]
 
 
 def _monitored(cluster: GcCluster) -> set[str]:
+    """The kinds the collector watches, checked against the manager's running informers."""
     assert cluster.gc is not None
-    return {f"{k.plural}.{k.group}" for k in cluster.gc.monitored}
+    monitored = {f"{k.plural}.{k.group}" for k in cluster.gc.monitored}
+    manager, _ = cluster._running[-1]
+    informers = {name for name, informer in manager.informers.named() if not informer.stopped}
+    assert ("gizmos.toys.podscale.test" in informers) == ("gizmos.toys.podscale.test" in monitored)
+    return monitored
 
 
 @pytest.mark.parametrize("policy", ["Background", "Foreground"])

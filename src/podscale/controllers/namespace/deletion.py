@@ -4,9 +4,8 @@ Upstream's ``pkg/controller/namespace/deletion`` (``namespaced_resources_deleter
 ``status_condition_utils.go``) rendered as functions over plain values; ``controller``
 gathers the inputs (live lists of every kind in the namespace) and writes the results.
 
-- ``deletable_kinds``: every namespaced kind the registry serves that can be listed and
-  deleted, one version per kind (discovery's preferred version), so kinds added to
-  ``podscale.api.kinds`` are emptied without a change here.
+- ``deletable_kinds``: every namespaced kind of those served (discovery's, custom kinds
+  included) that can be listed and deleted, one version per kind (the preferred one).
 - ``pod_estimate``: seconds the pods may still need (the longest
   ``terminationGracePeriodSeconds`` of a pod not yet Succeeded/Failed), 0 once that much
   time has passed since the namespace's ``deletionTimestamp``.
