@@ -186,7 +186,9 @@ class GarbageCollectorController:
     def _on_update(self, old: JSON, new: JSON) -> None:
         if _uid_of(old) != _uid_of(new):
             self._on_delete(old)  # deleted and re-created between two observations
-        elif old.get("status") != new.get("status") or old.get("spec") != new.get("spec"):
+        elif _is_definition(new) and (
+            old.get("status") != new.get("status") or old.get("spec") != new.get("spec")
+        ):
             self._definition_changed(new)
         self._enqueue(self.graph.observe(new))
 
