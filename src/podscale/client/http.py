@@ -19,6 +19,7 @@ import orjson
 
 from podscale.api.kinds import KindInfo
 from podscale.client.connection import Connection
+from podscale.client.discovery import ServedKinds, discover_kinds
 from podscale.client.informer import Gone
 from podscale.client.listwatch import ApiListWatcher
 from podscale.client.paths import resource_path
@@ -111,6 +112,17 @@ class HttpApi:
         )
         _raise_for(response, response.content)
         return orjson.loads(response.content) if response.content else {}
+
+    async def served_kinds(self) -> ServedKinds:
+        """Every resource the server serves (built in or custom), from its discovery."""
+
+        async def fetch(path: str) -> JSON | None:
+            try:
+                return await self.request("GET", path)
+            except (ApiError, httpx.HTTPError, orjson.JSONDecodeError):
+                return None
+
+        return await discover_kinds(fetch)
 
     async def get(
         self, kind: KindInfo, namespace: str | None, name: str, subresource: str | None = None
@@ -214,6 +226,27 @@ class HttpApi:
                 raise
             mappings += mappings_in(group, version, kind, resources, preferred=version == preferred)
         return mappings
+
+    async def delete_collection(
+        self,
+        kind: KindInfo,
+        namespace: str | None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        propagation: str | None = None,
+        grace_period_seconds: int | None = None,
+    ) -> JSON:
+        """DELETE on the collection: the objects the selectors match; the reply lists them."""
+        options: JSON = {"kind": "DeleteOptions", "apiVersion": "v1"}
+        if propagation:
+            options["propagationPolicy"] = propagation
+        if grace_period_seconds is not None:
+            options["gracePeriodSeconds"] = grace_period_seconds
+        params = _selectors(label_selector, field_selector)
+        return await self.request(
+            "DELETE", resource_path(kind, namespace), params=params, body=options
+        )
 
     async def watch(
         self,

@@ -27,7 +27,11 @@ from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.api.json_copy import copy_json
 from podscale.api.kinds import KindInfo, all_kinds, resource_for
 from podscale.apiserver import errors as server_errors
-from podscale.apiserver.customresources.definitions import CustomKind, is_definition
+from podscale.apiserver.customresources.definitions import (
+    CustomKind,
+    condition_true,
+    is_definition,
+)
 from podscale.apiserver.customresources.lifecycle import custom_kinds, settle
 from podscale.apiserver.customresources.serving import missing_subresource
 from podscale.apiserver.operations import (
@@ -52,6 +56,7 @@ from podscale.apiserver.operations.types import DeleteOptions, EncodedBody, Writ
 from podscale.apiserver.registry import admission
 from podscale.apiserver.registry.bootstrap import ensure_system_namespaces
 from podscale.apiserver.state import DEFAULT_BOOKMARK_INTERVAL, ServerState
+from podscale.client.discovery import ServedKinds
 from podscale.client.http import ApiError
 from podscale.client.informer import Gone
 from podscale.client.listwatch import ApiListWatcher
@@ -192,6 +197,19 @@ class InProcessApi:
             if info.group == group and info.kind == kind
         ]
         return sorted([*built_in, *custom], key=lambda info: not info.preferred)
+
+    async def served_kinds(self) -> ServedKinds:
+        """Every resource this server serves: the built-in kinds and the kinds of every
+        established CustomResourceDefinition (what its discovery lists, but for the
+        create-only self reviews, which hold no objects)."""
+        kinds = custom_kinds(self._state)
+        custom = [
+            kind
+            for crd in kinds.definitions
+            if condition_true(crd, "Established")
+            for kind in kinds.kinds_of(str((crd.get("metadata") or {}).get("name", "")))
+        ]
+        return ServedKinds((*(k for k in all_kinds() if k.top_level), *custom))
 
     def _served(self, kind: KindInfo) -> KindInfo:
         """``kind`` as served now: a kind no built-in serves is looked up among the custom
@@ -401,6 +419,47 @@ class InProcessApi:
         def run() -> JSON:
             operations.require_verb(kind, "delete")
             return operations_delete.delete_object(state, kind, scope, name, options).body
+
+        deleted = _call(run)
+        self._settle(kind)
+        return deleted
+
+    async def delete_collection(
+        self,
+        kind: KindInfo,
+        namespace: str | None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        propagation: str | None = None,
+        grace_period_seconds: int | None = None,
+        dry_run: bool = False,
+    ) -> JSON:
+        """deletecollection: every object of the collection the selectors match is deleted
+        (each as a single delete would be, finalizers and graceful pods included); the reply
+        is the list of them, as the server's DELETE on a collection answers. A namespaced
+        kind needs a namespace (the all-namespaces path takes no DELETE: 405)."""
+        state = self._state
+        kind = self._served(kind)
+        if kind.namespaced and not namespace:
+            raise ApiError(405, server_errors.method_not_allowed().status)
+        scope = namespace if kind.namespaced else None
+        options = DeleteOptions(
+            propagation_policy=propagation or "",
+            dry_run=dry_run,
+            grace_period_seconds=grace_period_seconds,
+        )
+
+        def run() -> JSON:
+            operations.require_verb(kind, "deletecollection")
+            return operations_delete.delete_collection(
+                state,
+                kind,
+                scope,
+                options,
+                label_selector=label_selector or "",
+                field_selector=field_selector or "",
+            )
 
         deleted = _call(run)
         self._settle(kind)

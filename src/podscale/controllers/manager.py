@@ -20,6 +20,10 @@ every ReplicaSet. Upstream
 stretches the period by a random factor in [1, 2) once per process; we keep the lower
 bound so that runs are reproducible. ``resync=None`` turns resyncs off.
 
+An informer a controller asks for while the manager runs (the garbage collector's, for a
+kind a CustomResourceDefinition added) is started at once under the same supervisor, and
+stopped when ``SharedInformers.release`` drops its last handler.
+
 Time comes from the injected clock and waiting from asyncio only, so the whole manager
 runs unchanged on ``podscale.runtime``'s virtual-time loop. ``run`` returns after
 ``stop``; cancelling ``run`` also stops everything (no task outlives it).
@@ -30,13 +34,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from functools import partial
 from typing import Final, Protocol
 
 from podscale.api.kinds import KindInfo
 from podscale.client.http import ApiError
+from podscale.client.informer import Informer
 from podscale.client.supervisor import Supervisor
 from podscale.client.workqueue import WorkQueue
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
@@ -146,6 +151,18 @@ class ControllerManager:
             for name, informer in self._informers.named()
         ]
         worker_tasks: list[asyncio.Task[None]] = []
+
+        def start_later(name: str, informer: Informer) -> Callable[[], None]:
+            # An informer a controller asks for while running (a kind a CRD added).
+            task = asyncio.create_task(self._supervisor.run(f"informer/{name}", informer.run))
+            informer_tasks.append(task)
+
+            def stop() -> None:
+                task.cancel()
+
+            return stop
+
+        self._informers.start_new_with(start_later)
         try:
             for informer in self._informers.all():
                 await informer.wait_synced()
@@ -161,6 +178,7 @@ class ControllerManager:
             self._started.set()
             await self._stop.wait()
         finally:
+            self._informers.start_new_with(None)
             for _, queue in self._controllers:
                 queue.shut_down()
             await _cancel_all(worker_tasks)

@@ -1,6 +1,7 @@
 """The garbage collector against an API server over HTTP (a real uvicorn server on
 127.0.0.1:0, on real time), with the ReplicaSet controller: a Foreground cascade and a
-dangling dependent, deletes sent with their preconditions in the DeleteOptions body.
+dangling dependent, deletes sent with their preconditions in the DeleteOptions body, and a
+custom resource whose CRD came while the collector ran.
 Waiting is event-driven (watches), bounded by a timeout."""
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from podscale.runtime import run
 from podscale.store import MemoryStore, SystemClock
 
 from .cluster import POD, RS, replica_set
+from .crd_fixtures import CRD, gizmo, gizmo_crd
+from .gc_cluster import DEPLOYMENT, deployment, owner_ref
 
 WAIT = timedelta(seconds=30)
 
@@ -110,3 +113,30 @@ def test_a_delete_over_http_carries_the_uid_precondition(server: RunningServer) 
             return not (await api.list(POD, "default"))["items"]
 
     assert run(main(), virtual=False, until=WAIT) is True
+
+
+def test_custom_resources_are_collected_over_http(server: RunningServer) -> None:
+    """A CRD created while the collector runs over HTTP: discovery over HTTP brings its kind,
+    and a custom resource owned by a Deployment goes with the Deployment."""
+
+    async def main() -> int:
+        clock = SystemClock()
+        async with HttpApi(Connection(server=server.url)) as api:
+            manager = ControllerManager(api, clock)
+            manager.register(GarbageCollectorController(api, clock))
+            task = asyncio.create_task(manager.run())
+            try:
+                await manager.wait_started()
+                await api.create(CRD, None, gizmo_crd())
+                served = await api.served_kinds()
+                gizmos = next(k for k in served.kinds if k.plural == "gizmos")
+                owner = await api.create(DEPLOYMENT, "default", deployment("web"))
+                await api.create(gizmos, "default", gizmo("g", owners=[owner_ref(owner)]))
+                await api.delete(DEPLOYMENT, "default", "web")
+                await wait_count(api, gizmos, 0)
+                return len((await api.list(gizmos, "default"))["items"])
+            finally:
+                manager.stop()
+                await task
+
+    assert run(main(), virtual=False, until=WAIT) == 0

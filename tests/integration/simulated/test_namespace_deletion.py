@@ -129,3 +129,76 @@ def test_a_deleted_namespace_is_emptied_then_removed() -> None:
         404,
         'namespaces "shop" not found',
     )
+
+
+CRD = kind_for("apiextensions.k8s.io/v1", "CustomResourceDefinition")
+TOYS = "toys.podscale.test"
+
+
+def _gadget_crd() -> JSON:
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"gadgets.{TOYS}"},
+        "spec": {
+            "group": TOYS,
+            "scope": "Namespaced",
+            "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {"openAPIV3Schema": {"type": "object"}},
+                }
+            ],
+        },
+    }
+
+
+def _gadget(name: str, *finalizers: str) -> JSON:
+    metadata: JSON = {"name": name, "finalizers": list(finalizers)}
+    return {"apiVersion": f"{TOYS}/v1", "kind": "Gadget", "metadata": metadata}
+
+
+def test_custom_resources_of_a_deleted_namespace_are_emptied_too() -> None:
+    """A CRD created after the plane started: its resources in the namespace are deleted,
+    one held by a finalizer keeps the namespace Terminating until the finalizer goes, and
+    the resources of other namespaces stay."""
+
+    async def scenario(sim: Sim) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        await sim.api.create(NAMESPACE, None, {"metadata": {"name": SHOP}})
+        await sim.api.create(CRD, None, _gadget_crd())
+        gadgets = await sim.api.resolve_kind(TOYS, "v1", "gadgets")
+        await sim.api.create(gadgets, SHOP, _gadget("a"))
+        await sim.api.create(gadgets, SHOP, _gadget("held", "toys.podscale.test/hold"))
+        await sim.api.create(gadgets, "default", _gadget("bystander"))
+        await sim.until(10)
+        await sim.api.delete(NAMESPACE, None, SHOP)
+        await sim.until(40)
+        seen["held"] = (await sim.api.list(gadgets, SHOP))["items"]
+        seen["during"] = await sim.api.get(NAMESPACE, None, SHOP)
+        await sim.api.patch(gadgets, SHOP, "held", {"metadata": {"finalizers": None}})
+        await sim.until(80)
+        seen["gone"] = await _error(sim.api.get(NAMESPACE, None, SHOP))
+        seen["bystanders"] = (await sim.api.list(gadgets, "default"))["items"]
+        return seen
+
+    seen = run_sim(scenario)
+    assert [g["metadata"]["name"] for g in seen["held"]] == ["held"]
+    assert seen["held"][0]["metadata"]["deletionTimestamp"]
+    conditions = _conditions(seen["during"])
+    assert conditions["NamespaceContentRemaining"] == ("True", "SomeResourcesRemain")
+    assert conditions["NamespaceFinalizersRemaining"] == ("True", "SomeFinalizersRemain")
+    message = next(
+        c["message"]
+        for c in seen["during"]["status"]["conditions"]
+        if c["type"] == "NamespaceContentRemaining"
+    )
+    assert (
+        message
+        == "Some resources are remaining: gadgets.toys.podscale.test has 1 resource instances"
+    )
+    assert seen["gone"]["code"] == 404
+    assert [g["metadata"]["name"] for g in seen["bystanders"]] == ["bystander"]

@@ -174,3 +174,16 @@ def test_finalize_drops_only_the_kubernetes_finalizer(finalizers: list[str]) -> 
 @pytest.mark.parametrize(("estimate", "seconds"), [(30, 16), (15, 8), (1, 1)])
 def test_requeue_is_half_the_estimate_plus_one(estimate: int, seconds: int) -> None:
     assert requeue_seconds(estimate) == seconds
+
+
+def test_group_versions_discovery_could_not_list_make_the_discovery_condition_true() -> None:
+    conditions = deletion_conditions({}, [], T0, ["toys.podscale.test/v1", "metrics.k8s.io/v1"])
+    assert [(c["type"], c["status"], c["reason"], c["message"]) for c in conditions] == [
+        (
+            "NamespaceDeletionDiscoveryFailure",
+            "True",
+            "DiscoveryFailed",
+            "Discovery failed for some groups, 2 failing: unable to retrieve the complete list "
+            "of server APIs: metrics.k8s.io/v1, toys.podscale.test/v1",
+        )
+    ]

@@ -10,6 +10,8 @@ ADDED. Table-mode watches wrap each object in a one-row Table (never an ERROR). 
 The replay is encoded in batches on a worker thread (``fairness.HeavyWork``), live events on
 the loop.
 ``sendInitialEvents`` (watch-list streaming) is validated and opened by ``watch_list``.
+A watch on a custom kind ends once its CRD is gone (``customresources.watches``: the idle
+wait is at most a second, so it looks that often), after the events already queued.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from starlette.responses import Response, StreamingResponse
 
 import podscale.apiserver.extensions as extensions
 from podscale.api.kinds import KindInfo
+from podscale.apiserver.customresources.watches import DefinitionWatch
 from podscale.apiserver.errors import ApiError, bad_request
 from podscale.apiserver.http.fairness import REPLAY_BATCH
 from podscale.apiserver.http.handlers_read import include_object_mode
@@ -97,6 +100,7 @@ def watch_response(
             yield _line({"type": "ERROR", "object": err.status})
             return
         watch: Watch = opened.watch
+        definition = DefinitionWatch(state, info)
         # A replay (since unset) is queued when the watch opens, so once the watch is idle
         # everything up to the revision at open time has been delivered.
         last_rv = opened.revision
@@ -130,6 +134,17 @@ def watch_response(
                     event = await watch.next(wait)
                 except StopAsyncIteration:
                     return  # the store ended the watch (closed, or the client fell behind)
+                if definition.gone(loop.time()):
+                    # The CRD went: send what is queued (its resources' deletions), then end.
+                    line = encoder.encode(event) if event is not None else None
+                    if line is not None:
+                        yield line
+                    while True:
+                        chunk, _, count = encoder.encode_ready(watch, REPLAY_BATCH)
+                        if chunk:
+                            yield chunk
+                        if count < REPLAY_BATCH:
+                            return
                 if event is None:
                     now = loop.time()
                     if deadline is not None and now >= deadline:

@@ -7,6 +7,8 @@ idle watches with bookmarks get BOOKMARK events; ``timeout_seconds`` ends the st
 resourceVersion raises ``ApiError`` with the 410 ``Expired`` Status (the HTTP stream sends it
 as an ERROR event); the in-process client turns it into ``Gone``. ``send_initial_events``
 is watch-list streaming (``watch_list``): the current state, an end BOOKMARK, then changes.
+A watch on a custom kind ends once its CRD is gone (``customresources.watches``), after the
+events already queued.
 Objects are the store's own fresh copies, served in the requested version.
 """
 
@@ -17,12 +19,14 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 from podscale.api.kinds import KindInfo
+from podscale.apiserver.customresources.watches import DefinitionWatch
 from podscale.apiserver.errors import bad_request
 from podscale.apiserver.operations import watch_list
 from podscale.apiserver.operations.selectors import build_predicate
 from podscale.apiserver.operations.watch_filter import filter_event
 from podscale.apiserver.resources import storage_resource, to_served
 from podscale.apiserver.state import ServerState
+from podscale.store.interface import Watch, WatchEvent
 
 __all__ = ["parse_resource_version", "watch_events"]
 
@@ -48,6 +52,16 @@ def _bookmark(info: KindInfo, revision: int) -> JSON:
         "apiVersion": info.api_version,
         "metadata": {"resourceVersion": str(revision)},
     }
+
+
+def _queued(watch: Watch, current: WatchEvent | None) -> list[WatchEvent]:
+    """``current`` (if any) and every event already queued on ``watch``."""
+    events = [current] if current is not None else []
+    while True:
+        ready = watch.take_ready(256)
+        if not ready:
+            return events
+        events.extend(ready)
 
 
 async def watch_events(
@@ -88,6 +102,8 @@ async def watch_events(
     )
     watch = opened.watch
     last_rv = opened.revision
+    definition = DefinitionWatch(state, info)
+    idle_since = loop.time()
     try:
         for obj in opened.initial:
             yield "ADDED", to_served(obj, info)
@@ -101,16 +117,30 @@ async def watch_events(
                     return
                 wait = remaining if wait is None else min(wait, remaining)
             try:
-                event = await watch.next(wait)
+                event = await watch.next(definition.wait(wait))
             except StopAsyncIteration:
                 return
+            if definition.gone(loop.time()):
+                # The CRD went: deliver what is queued (its resources' deletions), then end.
+                for late in _queued(watch, event):
+                    if selector is None:
+                        yield late.type, to_served(late.object, info)
+                        continue
+                    passed = filter_event(late, selector)
+                    if passed is not None:
+                        yield passed[0], to_served(passed[1], info)
+                return
             if event is None:
+                if definition.custom and loop.time() - idle_since < state.bookmark_interval:
+                    continue  # woken early to look at the CRD: no bookmark due yet
+                idle_since = loop.time()
                 if bookmarks and (deadline is None or loop.time() < deadline):
                     offered = getattr(watch, "bookmark_revision", None)
                     if isinstance(offered, int):
                         last_rv = max(last_rv, offered)
                     yield "BOOKMARK", _bookmark(info, last_rv)
                 continue
+            idle_since = loop.time()
             last_rv = max(last_rv, event.revision)
             if selector is None:
                 yield event.type, to_served(event.object, info)

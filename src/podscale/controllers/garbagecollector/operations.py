@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
-from podscale.api.kinds import KindInfo, all_kinds
+from podscale.api.kinds import KindInfo
 from podscale.client.http import ApiError
 from podscale.controllers.garbagecollector.actions import (
     Action,
@@ -34,6 +34,7 @@ from podscale.controllers.garbagecollector.graph import (
     OwnerRef,
     node_from_object,
 )
+from podscale.controllers.garbagecollector.mapping import KindMapping, registry_mapping
 from podscale.controllers.runtime_api import STRATEGIC_MERGE_PATCH, ControllerApi
 from podscale.controllers.runtime_events import EventRecorder
 from podscale.store.interface import Preconditions
@@ -50,22 +51,17 @@ _FINALIZER_ATTEMPTS: Final = 4
 _OwnersEdit = Callable[[list[JSON]], list[JSON]]
 
 
+_REGISTRY: Final = registry_mapping()
+
+
 def kind_of(api_version: str, kind: str) -> KindInfo | None:
-    """The served resource for ``apiVersion``/``kind``: that version if served, else the
-    group's preferred one (the REST mapping by group and kind); None if unknown."""
-    group, _, version = api_version.rpartition("/")
-    candidates = [
-        info for info in all_kinds() if info.top_level and info.group == group and info.kind == kind
-    ]
-    for info in candidates:
-        if info.version == version:
-            return info
-    preferred = [info for info in candidates if info.preferred] or candidates
-    return preferred[0] if preferred else None
+    """The built-in resource for ``apiVersion``/``kind`` (``mapping.KindMapping.kind_of``
+    over the kind registry); None if unknown."""
+    return _REGISTRY.kind_of(api_version, kind)
 
 
-def _mapping(api_version: str, kind: str) -> KindInfo:
-    info = kind_of(api_version, kind)
+def _resolve(mapping: KindMapping, api_version: str, kind: str) -> KindInfo:
+    info = mapping.kind_of(api_version, kind)
     if info is None:
         # Upstream's restMappingError: the item is retried, never acted on by guess.
         raise LookupError(f"unable to get REST mapping for {kind}.{api_version}")
@@ -91,13 +87,23 @@ def _is(err: ApiError, *codes: int) -> bool:
 class GcOperations:
     """Applies actions through ``api``; events go through ``recorder``."""
 
-    def __init__(self, api: ControllerApi, recorder: EventRecorder) -> None:
+    def __init__(
+        self,
+        api: ControllerApi,
+        recorder: EventRecorder,
+        mapping: Callable[[], KindMapping] = lambda: _REGISTRY,
+    ) -> None:
+        """``mapping`` gives the current REST mapping (the controller's latest discovery)."""
         self._api = api
         self._recorder = recorder
+        self._mapping = mapping
+
+    def _kind(self, api_version: str, kind: str) -> KindInfo:
+        return _resolve(self._mapping(), api_version, kind)
 
     async def get(self, api_version: str, kind: str, namespace: str, name: str) -> JSON | None:
         """The live object at those coordinates, or None when there is none."""
-        info = _mapping(api_version, kind)
+        info = self._kind(api_version, kind)
         try:
             return await self._api.get(info, _scope(info, namespace), name)
         except ApiError as err:
@@ -155,7 +161,7 @@ class GcOperations:
 
     async def _send_delete(self, action: DeleteObject, resource_version: str | None) -> None:
         ref = action.ref
-        info = _mapping(ref.api_version, ref.kind)
+        info = self._kind(ref.api_version, ref.kind)
         namespace = _scope(info, ref.namespace)
         await self._api.delete(
             info,
@@ -171,7 +177,7 @@ class GcOperations:
         self, ref: ObjectRef, strategic: JSON, merge_owners: _OwnersEdit
     ) -> JSON | None:
         """The object as patched; None when it is gone or was re-created."""
-        info = _mapping(ref.api_version, ref.kind)
+        info = self._kind(ref.api_version, ref.kind)
         namespace = _scope(info, ref.namespace)
         try:
             return await self._api.patch(
@@ -223,7 +229,7 @@ class GcOperations:
     # -- finalizers and events --------------------------------------------------------
 
     async def _remove_finalizer(self, ref: ObjectRef, finalizer: str) -> None:
-        info = _mapping(ref.api_version, ref.kind)
+        info = self._kind(ref.api_version, ref.kind)
         for _ in range(_FINALIZER_ATTEMPTS):
             live = await self.get(ref.api_version, ref.kind, ref.namespace, ref.name)
             meta = (live or {}).get("metadata") or {}

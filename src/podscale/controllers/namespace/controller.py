@@ -8,10 +8,13 @@ changed while it has a ``deletionTimestamp``, 5 s later (upstream's
 1. reads the namespace live; gone or not being deleted: nothing to do;
 2. sets ``status.phase: Terminating`` if the API server's mark did not (status write);
 3. with ``spec.finalizers`` already empty: nothing left for this controller;
-4. for every kind of ``deletion.deletable_kinds`` (the kind registry: whatever kinds are
-   served, now or later), lists the namespace's objects and deletes each with propagation
-   Background, then lists again and ``assess``es what remains; writes the five
-   ``Namespace*`` conditions when they change;
+4. for every kind of ``deletion.deletable_kinds`` of what the server serves now (its
+   discovery through the client's ``served_kinds``, read on every pass as upstream's
+   deleter does, so custom resources of the CRDs of the moment are emptied too; the kind
+   registry when the client cannot discover), lists the namespace's objects and deletes
+   each with propagation Background, then lists again and ``assess``es what remains;
+   writes the five ``Namespace*`` conditions when they change (group versions discovery
+   could not read make ``NamespaceDeletionDiscoveryFailure`` true and the pass an error);
 5. raises when a kind could not be emptied (the manager retries with backoff); requeues
    after ``estimate / 2 + 1`` seconds while pods finish their grace period or finalizers
    hold items; else removes ``kubernetes`` from ``spec.finalizers`` through
@@ -37,12 +40,13 @@ from podscale.controllers.namespace.deletion import (
     assess,
     deletable_kinds,
     deletion_conditions,
+    discovery_failure_message,
     merge_conditions,
     pod_estimate,
     requeue_seconds,
     without_finalizer,
 )
-from podscale.controllers.runtime_api import ControllerApi, SharedInformers
+from podscale.controllers.runtime_api import ControllerApi, KindDiscovery, SharedInformers
 from podscale.store.interface import Clock
 from podscale.store.objects import format_timestamp
 
@@ -75,9 +79,12 @@ class NamespaceController:
     def __init__(
         self, api: ControllerApi, clock: Clock, *, kinds: Sequence[KindInfo] | None = None
     ) -> None:
+        """``kinds`` fixes the kinds to empty; by default they are what the client's
+        ``served_kinds`` lists on each pass (the built-in kinds when it has none)."""
         self._api = api
         self._clock = clock
         self._kinds = deletable_kinds(kinds if kinds is not None else all_kinds())
+        self._discovery = api if kinds is None and isinstance(api, KindDiscovery) else None
         self._queue: WorkQueue[str] | None = None
 
     @property
@@ -160,7 +167,8 @@ class NamespaceController:
         deleted_at = _meta(namespace).get("deletionTimestamp")
         results: dict[KindInfo, KindResult] = {}
         errors: list[str] = []
-        for info in self._kinds:
+        kinds, undiscovered = await self._discover()
+        for info in kinds:
             try:
                 results[info] = await self._empty_kind(info, name, deleted_at)
             except ApiError as err:
@@ -169,12 +177,26 @@ class NamespaceController:
             error = results[info].error
             if error is not None:
                 errors.append(error)
-        namespace = await self._write_conditions(namespace, results, errors)
+        namespace = await self._write_conditions(namespace, results, errors, undiscovered)
         if errors:
             raise NamespaceContentError(
                 f"deletion of namespace {name} failed: " + ", ".join(sorted(errors))
             )
+        if undiscovered:
+            # What could be listed was emptied; the rest waits for discovery to answer.
+            raise NamespaceContentError(discovery_failure_message(undiscovered))
         return max((result.estimate for result in results.values()), default=0), namespace
+
+    async def _discover(self) -> tuple[tuple[KindInfo, ...], list[str]]:
+        """The kinds to empty now, and the group versions discovery failed to list (whose
+        previously known kinds are emptied anyway, as upstream keeps partial results)."""
+        if self._discovery is None:
+            return self._kinds, []
+        served = await self._discovery.served_kinds()
+        failed = served.failed
+        kept = [k for k in self._kinds if (k.group, k.version) in failed]
+        self._kinds = deletable_kinds((*served.kinds, *kept))
+        return self._kinds, sorted(f"{g}/{v}" if g else v for g, v in failed)
 
     async def _empty_kind(self, info: KindInfo, namespace: str, deleted_at: Any) -> KindResult:
         items = (await self._api.list(info, namespace)).get("items") or []
@@ -193,11 +215,15 @@ class NamespaceController:
         return assess(info, namespace, remaining, estimate)
 
     async def _write_conditions(
-        self, namespace: JSON, results: dict[KindInfo, KindResult], errors: list[str]
+        self,
+        namespace: JSON,
+        results: dict[KindInfo, KindResult],
+        errors: list[str],
+        undiscovered: list[str],
     ) -> JSON:
         now = format_timestamp(self._clock.now())
         status = dict(namespace.get("status") or {})
-        failing = deletion_conditions(results, errors, now)
+        failing = deletion_conditions(results, errors, now, undiscovered)
         conditions, changed = merge_conditions(status.get("conditions") or [], failing, now)
         if not changed:
             return namespace

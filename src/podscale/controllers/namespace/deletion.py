@@ -4,9 +4,8 @@ Upstream's ``pkg/controller/namespace/deletion`` (``namespaced_resources_deleter
 ``status_condition_utils.go``) rendered as functions over plain values; ``controller``
 gathers the inputs (live lists of every kind in the namespace) and writes the results.
 
-- ``deletable_kinds``: every namespaced kind the registry serves that can be listed and
-  deleted, one version per kind (discovery's preferred version), so kinds added to
-  ``podscale.api.kinds`` are emptied without a change here.
+- ``deletable_kinds``: every namespaced kind of those served (discovery's, custom kinds
+  included) that can be listed and deleted, one version per kind (the preferred one).
 - ``pod_estimate``: seconds the pods may still need (the longest
   ``terminationGracePeriodSeconds`` of a pod not yet Succeeded/Failed), 0 once that much
   time has passed since the namespace's ``deletionTimestamp``.
@@ -14,7 +13,8 @@ gathers the inputs (live lists of every kind in the namespace) and writes the re
   hold items, and the kind's estimate (15 s when only finalizers hold items; an error when
   items remain with neither an estimate nor a finalizer).
 - ``deletion_conditions`` / ``merge_conditions``: the five ``Namespace*`` conditions with
-  upstream's reasons and messages; a condition's ``lastTransitionTime`` moves only when its
+  upstream's reasons and messages (``discovery_failure_message`` for group versions
+  discovery could not list); a condition's ``lastTransitionTime`` moves only when its
   status does.
 - ``without_finalizer``: the ``spec.finalizers`` the controller writes through ``/finalize``.
 """
@@ -37,6 +37,7 @@ __all__ = [
     "assess",
     "deletable_kinds",
     "deletion_conditions",
+    "discovery_failure_message",
     "gvr_string",
     "merge_conditions",
     "pod_estimate",
@@ -158,12 +159,30 @@ def _condition(kind: str, status: str, reason: str, message: str, now: str) -> J
     }
 
 
+def discovery_failure_message(group_versions: Sequence[str]) -> str:
+    """The ``NamespaceDeletionDiscoveryFailure`` message for group versions discovery
+    could not list."""
+    return (
+        f"Discovery failed for some groups, {len(group_versions)} failing: unable to retrieve "
+        "the complete list of server APIs: " + ", ".join(sorted(group_versions))
+    )
+
+
 def deletion_conditions(
-    results: Mapping[KindInfo, KindResult], errors: Sequence[str], now: str
+    results: Mapping[KindInfo, KindResult],
+    errors: Sequence[str],
+    now: str,
+    undiscovered: Sequence[str] = (),
 ) -> list[JSON]:
-    """The failing conditions of one pass (``ProcessContentTotals`` and the delete-content
-    errors); every type not listed is set to its "ok" variant by ``merge_conditions``."""
+    """The failing conditions of one pass (discovery failures, ``ProcessContentTotals`` and
+    the delete-content errors); every type not listed is set to its "ok" variant by
+    ``merge_conditions``."""
     conditions: list[JSON] = []
+    if undiscovered:
+        message = discovery_failure_message(undiscovered)
+        conditions.append(
+            _condition("NamespaceDeletionDiscoveryFailure", "True", "DiscoveryFailed", message, now)
+        )
     if errors:
         message = f"Failed to delete all resource types, {len(errors)} remaining: " + ", ".join(
             sorted(errors)
