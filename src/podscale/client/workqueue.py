@@ -44,9 +44,15 @@ class WorkQueue(Generic[T]):
         self._delayed: list[tuple[datetime, int, T]] = []  # heap by ready time
         self._sequence = itertools.count()  # FIFO among equal ready times
         self._shutting_down = False
-        # The futures of the ``get`` calls waiting now; any change resolves them all, and
-        # each looks again (an Event plus ``wait_for`` cost a task and a timeout per wait).
-        self._waiters: set[asyncio.Future[None]] = set()
+        # The futures of the ``get`` calls waiting now, oldest first (an Event plus
+        # ``wait_for`` cost a task and a timeout per wait). A ready item wakes one of them;
+        # the shutdown wakes them all.
+        self._waiters: dict[asyncio.Future[None], None] = {}
+        # One timer for the earliest delayed item, when it falls due it promotes what is
+        # due (each promoted item wakes one waiter). A timer per waiting worker woke every
+        # idle worker of a controller for each delayed item.
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_due: datetime | None = None
 
     # -- adding -----------------------------------------------------------------------
 
@@ -57,7 +63,7 @@ class WorkQueue(Generic[T]):
         if item in self._processing:
             return  # queued again by done()
         self._queue.append(item)
-        self._wake()
+        self._wake_one()
 
     def add_after(self, item: T, delay: timedelta) -> None:
         if self._shutting_down:
@@ -67,7 +73,7 @@ class WorkQueue(Generic[T]):
             return
         ready_at = self._clock.now() + delay
         heapq.heappush(self._delayed, (ready_at, next(self._sequence), item))
-        self._wake()
+        self._arm()
 
     def add_rate_limited(self, item: T) -> None:
         self.add_after(item, self._limiter.when(item))
@@ -114,33 +120,47 @@ class WorkQueue(Generic[T]):
                 return item
             if self._shutting_down:
                 return None
-            loop = asyncio.get_running_loop()
-            waiter: asyncio.Future[None] = loop.create_future()
-            self._waiters.add(waiter)
-            due = self.next_ready_at()
-            # When a delayed item falls due, the timer resolves the wait: loop and promote it.
-            timer = None
-            if due is not None:
-                delay = max(0.0, (due - self._clock.now()).total_seconds())
-                timer = loop.call_later(delay, _resolve, waiter)
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._waiters[waiter] = None
+            self._arm()
             try:
                 await waiter
             finally:
-                if timer is not None:
-                    timer.cancel()
-                # Resolved by its timer or cancelled: leave no stale waiter behind.
-                self._waiters.discard(waiter)
+                self._waiters.pop(waiter, None)  # cancelled: leave no stale waiter behind
+
+    def _arm(self) -> None:
+        """Keep the timer at the earliest delayed item (none without a running loop: code
+        that drives time itself promotes with ``get_nowait``)."""
+        due = self.next_ready_at()
+        if due is None or (self._timer is not None and self._timer_due == due):
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        delay = max(0.0, (due - self._clock.now()).total_seconds())
+        self._timer, self._timer_due = loop.call_later(delay, self._fire), due
+
+    def _fire(self) -> None:
+        self._timer = self._timer_due = None
+        self.promote_ready()
+        self._arm()
 
     def done(self, item: T) -> None:
         """Processing finished; an item added meanwhile goes back in the queue."""
         self._processing.discard(item)
         if item in self._dirty:
             self._queue.append(item)
-            self._wake()
+            self._wake_one()
 
     def shut_down(self) -> None:
         self._shutting_down = True
         self._delayed.clear()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = self._timer_due = None
         self._wake()
 
     @property
@@ -152,9 +172,19 @@ class WorkQueue(Generic[T]):
         return len(self._queue)
 
     def _wake(self) -> None:
-        waiters, self._waiters = self._waiters, set()
+        waiters, self._waiters = self._waiters, {}
         for waiter in waiters:
             _resolve(waiter)
+
+    def _wake_one(self) -> None:
+        """Wake the longest-waiting ``get`` for one new ready item (waking them all sent
+        a controller's every idle worker looking for the one item)."""
+        while self._waiters:
+            waiter = next(iter(self._waiters))
+            del self._waiters[waiter]
+            if not waiter.done():  # a waiter its timer woke is on its way anyway
+                waiter.set_result(None)
+                return
 
 
 def _resolve(waiter: asyncio.Future[None]) -> None:

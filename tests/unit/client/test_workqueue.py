@@ -9,6 +9,8 @@ import pytest
 
 from podscale.client.ratelimit import FixedIntervalRateLimiter
 from podscale.client.workqueue import WorkQueue
+from podscale.runtime.clocks import current_clock
+from podscale.runtime.kernel import run_virtual
 from podscale.testing import FakeClock
 
 
@@ -120,3 +122,63 @@ def test_non_positive_delays_add_at_once(delay: float) -> None:
     queue, _ = make_queue()
     queue.add_after("a", timedelta(seconds=delay))
     assert queue.get_nowait() == "a"
+
+
+def test_a_ready_item_wakes_one_waiting_worker_not_all() -> None:
+    async def scenario() -> tuple[list[str], int]:
+        queue, _ = make_queue()
+        got: list[str] = []
+        wakeups = 0
+        real_get = queue.get_nowait
+
+        def counting_get_nowait() -> str | None:
+            nonlocal wakeups
+            wakeups += 1
+            return real_get()
+
+        queue.get_nowait = counting_get_nowait  # type: ignore[method-assign]
+
+        async def worker() -> None:
+            item = await queue.get()
+            assert item is not None
+            got.append(item)
+
+        tasks = [asyncio.create_task(worker()) for _ in range(5)]
+        for _ in range(3):
+            await asyncio.sleep(0)
+        before = wakeups  # each worker looked once, then waited
+        queue.add("x")
+        for _ in range(5):
+            await asyncio.sleep(0)
+        woken = wakeups - before
+        queue.shut_down()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        return got, woken
+
+    got, woken = asyncio.run(scenario())
+    assert got == ["x"]
+    assert woken == 1  # one worker looked again; four kept waiting
+
+
+def test_a_new_earliest_delay_rearms_every_waiting_worker() -> None:
+    async def scenario() -> list[tuple[str, float]]:
+        loop = asyncio.get_running_loop()
+        queue: WorkQueue[str] = WorkQueue(current_clock())
+        got: list[tuple[str, float]] = []
+
+        async def worker() -> None:
+            while (item := await queue.get()) is not None:
+                got.append((item, loop.time()))
+                await asyncio.sleep(100)  # busy long after taking an item
+                queue.done(item)
+
+        tasks = [asyncio.create_task(worker()) for _ in range(2)]
+        await asyncio.sleep(0)
+        queue.add_after("late", timedelta(seconds=10))
+        queue.add_after("early", timedelta(seconds=5))
+        await asyncio.sleep(20)
+        queue.shut_down()
+        await asyncio.gather(*tasks)
+        return got
+
+    assert run_virtual(scenario()) == [("early", 5.0), ("late", 10.0)]
