@@ -33,13 +33,33 @@ class StoreObjectLabels:
 
     def __init__(self, store: Store) -> None:
         self._store = store
+        # Labels by object, with the revision they were read at: an HPA's every sync asks
+        # for each of its pods, and decoding each pod from the store was most of that read.
+        self._read: dict[tuple[str, str, str], tuple[int, Mapping[str, str]]] = {}
 
     def labels_of(
         self, group_resource: str, namespace: str | None, name: str
     ) -> Mapping[str, str] | None:
+        key = (group_resource, namespace or "", name)
+        revision = self._store.revision_of(*key)
+        if revision is None:
+            self._read.pop(key, None)
+            return None
+        cached = self._read.get(key)
+        if cached is not None and cached[0] == revision:
+            return cached[1]
         try:
-            obj = self._store.get(group_resource, namespace or "", name)
+            obj = self._store.get(*key)
         except NotFoundError:
             return None
         labels = (obj.get("metadata") or {}).get("labels") or {}
-        return {str(k): str(v) for k, v in labels.items()}
+        read = {str(k): str(v) for k, v in labels.items()}
+        if cached is None and len(self._read) % 1024 == 1023:
+            self._forget_deleted()
+        self._read[key] = (revision, read)
+        return read
+
+    def _forget_deleted(self) -> None:
+        """Drop the labels of objects gone from the store (pods come and go all day)."""
+        for key in [k for k in self._read if self._store.revision_of(*k) is None]:
+            del self._read[key]

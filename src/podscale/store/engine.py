@@ -124,6 +124,10 @@ class VersionedStore:
         result: JSON = orjson.loads(entry[1])
         return result
 
+    def revision_of(self, resource: str, namespace: str, name: str) -> int | None:
+        entry = self._objects.get(resource, {}).get((namespace, name))
+        return None if entry is None else entry[0]
+
     def list(
         self,
         resource: str,

@@ -182,6 +182,11 @@ class Store(Protocol):
         """The current object. Raises ``NotFoundError``."""
         ...
 
+    def revision_of(self, resource: str, namespace: str, name: str) -> int | None:
+        """The revision that last wrote the object (its resourceVersion), None when it does
+        not exist: a cheap check that something read before is still current."""
+        ...
+
     def list(
         self,
         resource: str,

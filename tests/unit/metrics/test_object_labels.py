@@ -45,3 +45,18 @@ def test_labels_of(
     expected: dict[str, str] | None,
 ) -> None:
     assert labels.labels_of(resource, namespace, name) == expected
+
+
+def test_labels_follow_updates_and_deletes_of_the_object() -> None:
+    store = MemoryStore(FakeClock())
+    pod = {"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [{"name": "c"}]}}
+    created = store.create(
+        "pods", {**pod, "metadata": {"name": "web", "namespace": "default", "labels": {"a": "1"}}}
+    )
+    labels = StoreObjectLabels(store)
+    assert labels.labels_of("pods", "default", "web") == {"a": "1"}
+    created["metadata"]["labels"] = {"a": "2"}
+    store.update("pods", created)
+    assert labels.labels_of("pods", "default", "web") == {"a": "2"}  # re-read at a new revision
+    store.delete("pods", "default", "web")
+    assert labels.labels_of("pods", "default", "web") is None
