@@ -93,7 +93,7 @@ def test_the_controller_waits_for_its_crd() -> None:
         with pytest.raises(ApiError) as caught:
             await plane.api.create(WEBAPP, "default", webapp())
         assert caught.value.status == 404
-        await asyncio.sleep(600)  # long past the 30 s recheck: still nothing breaks
+        await asyncio.sleep(900)  # long past the 5 min recheck: still nothing breaks
         await install(plane)
         await plane.api.create(WEBAPP, "default", webapp(replicas=1))
         await asyncio.sleep(30)

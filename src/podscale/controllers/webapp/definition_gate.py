@@ -7,10 +7,11 @@ then and hold back the whole controller manager, which waits for every informer 
 ``GatedListWatcher`` wraps the kind's ``ApiListWatcher``: a 404 lists as an empty set (the
 informer syncs, and a CRD deleted later empties the cache as a relist does), and its watch
 then waits until ``open`` is called (the controller calls it when its CRD informer sees the
-CRD ``Established``) or ``recheck`` has passed, and asks for a relist (``Gone``).
-kube-controller-manager's discovery-driven controllers (garbage collector, quota)
-re-read discovery every 30 seconds; ``recheck`` is that fallback, for a CRD event missed in
-a race with the list. ``established`` reads the condition from a CRD object.
+CRD ``Established``) or ``recheck`` has passed, and asks for a relist (``Gone``). An
+``open`` while a list is under way is kept (the list may have read the kind before the CRD
+was served), so no event is lost to that race; ``recheck`` (5 minutes) is only a safety
+net: every idle plane relisted the absent kind each 30 s before. ``established`` reads the
+condition from a CRD object.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from podscale.client.listwatch import ApiListWatcher, ResourceApi
 __all__ = ["DEFAULT_RECHECK", "GatedListWatcher", "established"]
 
 JSON = dict[str, Any]
-DEFAULT_RECHECK: Final = timedelta(seconds=30)
+DEFAULT_RECHECK: Final = timedelta(minutes=5)
 
 
 def established(crd: Mapping[str, Any]) -> bool:
@@ -47,6 +48,7 @@ class GatedListWatcher:
         self._inner = ApiListWatcher(api, kind)
         self._recheck = recheck
         self._opened = asyncio.Event()
+        self._opens = 0  # how many times ``open`` was called
         self._served = False
 
     @property
@@ -56,16 +58,19 @@ class GatedListWatcher:
 
     def open(self) -> None:
         """The CRD is established: a waiting watch relists now."""
+        self._opens += 1
         self._opened.set()
 
     async def list(self) -> tuple[list[JSON], str]:
+        opens = self._opens
         try:
             listed = await self._inner.list()
         except ApiError as err:
             if err.status != 404:
                 raise
             self._served = False
-            self._opened.clear()
+            if self._opens == opens:  # no CRD became established while listing
+                self._opened.clear()
             return [], ""
         self._served = True
         return listed
