@@ -295,6 +295,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     tick = timedelta(seconds=args.tick)
+    # A short unmeasured run first: the plane imports most of its modules lazily, and
+    # compiling them (no bytecode cache where PYTHONDONTWRITEBYTECODE is set) is a
+    # once-per-process cost, not the cost of simulating.
+    replay("warm-up", 1, timedelta(minutes=2), tick)
     reports: list[JSON] = []
     for figure in [f.strip() for f in args.only.split(",") if f.strip()]:
         if figure == "day":
