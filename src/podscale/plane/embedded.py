@@ -43,6 +43,7 @@ from typing import Any
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.apiserver.metricsapis.providers import CustomMetricsProvider, ExternalMetricsProvider
+from podscale.apiserver.registry.event_ttl import expire_events
 from podscale.client.inprocess import InProcessApi
 from podscale.client.supervisor import Supervisor
 from podscale.controllers.hpa import (
@@ -87,6 +88,7 @@ ControllerFactory = Callable[[ControllerContext], list[Controller]]
 _NODE_HEARTBEATS = "simulated/node-heartbeats"
 _METRICS_SERVER = "metrics-server/scrapes"
 _SIMULATED_USAGE = "simulated/request-rates"
+_EVENT_TTL = "apiserver/event-ttl"
 
 
 def default_controllers(context: ControllerContext) -> list[Controller]:
@@ -174,6 +176,9 @@ class EmbeddedControlPlane:
         controller_rng = random.Random(rng.getrandbits(64))
         scheduler_rng = random.Random(rng.getrandbits(64))
         usage_rng = random.Random(rng.getrandbits(64))
+        # Events expire as kube-apiserver's --event-ttl has them; ``podscale up``'s server
+        # runs that itself (``plane.workloads``), so only a plane with its own API does.
+        self._owns_api = api is None
         if api is not None:
             # A running API server's state (``podscale up``): its store, gates and providers.
             self.api = api
@@ -252,6 +257,9 @@ class EmbeddedControlPlane:
         escapes supervision (a bug in the manager's own start-up) ends the run with it."""
         supervise = self.supervisor.run
         parts = [asyncio.create_task(self.manager.run(), name="controller-manager")]
+        if self._owns_api:
+            expiry = supervise(_EVENT_TTL, lambda: expire_events(self.store, self.clock))
+            parts.append(asyncio.create_task(expiry, name="event-ttl"))
         if self.cluster is not None:
             heartbeats = supervise(_NODE_HEARTBEATS, self.cluster.run)
             parts.append(asyncio.create_task(heartbeats, name="simulated-nodes"))

@@ -37,8 +37,10 @@ from typing import Final
 import uvicorn
 
 from podscale.api.kinds import kind_for
+from podscale.apiserver.registry.event_ttl import expire_events
 from podscale.client.http import ApiError
 from podscale.client.inprocess import InProcessApi
+from podscale.client.supervisor import Supervisor
 from podscale.controllers.registry import select_controllers
 from podscale.controllers.shipped_crds import shipped_definition
 from podscale.metrics.prometheus import AdapterConfig
@@ -129,6 +131,15 @@ async def serve_with_workloads(
         if done.get_name() == "podscale-drive" or failures:
             server.should_exit = True
 
+    if plane.api is not None:
+        # kube-apiserver's --event-ttl: the server's own job, with or without controllers.
+        state = plane.api.state
+        supervisor = Supervisor(state.clock)
+        state.readiness_sources.append(supervisor.checks)
+        expiry = supervisor.run(
+            "apiserver/event-ttl", lambda: expire_events(state.store, state.clock)
+        )
+        tasks.append(asyncio.create_task(expiry, name="event-ttl"))
     if workloads is not None:
         tasks.append(asyncio.create_task(run_workloads(workloads), name="podscale-controllers"))
         if drive is not None:

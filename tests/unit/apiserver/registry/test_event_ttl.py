@@ -1,0 +1,75 @@
+"""Events expire an hour after their last write, as kube-apiserver's --event-ttl has them."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from podscale.apiserver.registry.event_ttl import (
+    EVENTS,
+    expire_events,
+    expired_events,
+    last_written,
+)
+from podscale.runtime.clocks import VirtualClock
+from podscale.runtime.kernel import run_virtual
+from podscale.store.memory import MemoryStore
+
+JSON = dict[str, Any]
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _at(minutes: float) -> str:
+    return (T0 + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _event(name: str, **fields: Any) -> JSON:
+    metadata = {"name": name, "namespace": "default", "creationTimestamp": _at(0)}
+    return {"apiVersion": "v1", "kind": "Event", "metadata": metadata, **fields}
+
+
+@pytest.mark.parametrize(
+    ("event", "written_minutes"),
+    [
+        (_event("created"), 0),
+        (_event("repeated", lastTimestamp=_at(30)), 30),
+        (_event("new-style", eventTime="2026-01-01T00:45:00.000000Z"), 45),
+        (_event("series", series={"count": 3, "lastObservedTime": _at(50)}), 50),
+        (_event("older-last", lastTimestamp="2025-12-31T23:00:00Z"), 0),
+    ],
+    ids=["creation", "last-timestamp", "event-time", "series", "creation-is-later"],
+)
+def test_last_written(event: JSON, written_minutes: float) -> None:
+    assert last_written(event) == T0 + timedelta(minutes=written_minutes)
+
+
+def test_expired_events_are_those_an_hour_past_their_last_write() -> None:
+    events = [_event("old"), _event("renewed", lastTimestamp=_at(30)), _event("undated")]
+    del events[2]["metadata"]["creationTimestamp"]
+    now = T0 + timedelta(minutes=60)
+    assert expired_events(events, now) == [("default", "old")]
+    assert expired_events(events, now + timedelta(minutes=30)) == [
+        ("default", "old"),
+        ("default", "renewed"),
+    ]
+
+
+def test_the_store_loses_expired_events_on_virtual_time() -> None:
+    async def scenario() -> list[list[str]]:
+        clock = VirtualClock.of(asyncio.get_running_loop())  # type: ignore[arg-type]
+        store = MemoryStore(clock)
+        store.create(EVENTS, _event("first"))
+        expiry = asyncio.create_task(expire_events(store, clock))
+        seen = []
+        for minutes in (30, 31, 31):  # at 30 min, 61 min and 92 min
+            await asyncio.sleep(minutes * 60)
+            seen.append([e["metadata"]["name"] for e in store.list(EVENTS).items])
+            if minutes == 30:
+                store.create(EVENTS, {**_event("second"), "lastTimestamp": _at(30)})
+        expiry.cancel()
+        return seen
+
+    assert run_virtual(scenario(), start=T0) == [["first"], ["second"], []]
