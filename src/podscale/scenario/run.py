@@ -9,7 +9,8 @@ through the API as its ``apiVersion``/``kind`` says, so an HPA may be autoscalin
 and a custom resource goes to the resource its scenario's CRD defines), its workloads' loads
 (``SimulatedUsage.set_load``, with the run's start as the rate sources' origin), and its
 timeline events at their offsets (``scale`` through the target's ``scale`` subresource,
-``crash`` of the first ``count`` running pods of the target by name, ``loseNode``,
+``crash`` of the first ``count`` running pods of the target by name (a custom target's pods
+are those its Scale's ``status.selector`` chooses), ``loseNode``,
 ``restoreNode``), and its external metric series (``externalMetrics``) through the plane's
 push provider, each value from its offset on and republished before the provider's TTL
 forgets it (``scenario.external_schedule``). ``plane_for`` builds the plane a scenario asks for (its

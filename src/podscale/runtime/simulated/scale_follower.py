@@ -12,7 +12,8 @@ controller manager has started) and, after each event of it, reads ``/scale``
 (``read_scale``) and hands the Scale to its callback, or None when there is none to read
 (the object is gone, the kind is not served or serves no scale). The read follows the event
 at the same instant, so a new selector or replica count is seen when it is written.
-``scale_selector`` turns a Scale's ``status.selector`` into a ``Selector``.
+``scale_selector`` turns a Scale's ``status.selector`` into a ``Selector``;
+``FollowedSelectors`` keeps the selectors of several targets current, one follower task each.
 """
 
 from __future__ import annotations
@@ -29,9 +30,11 @@ from podscale.controllers.hpa.scale_target import ScaleTargetError, read_scale, 
 from podscale.controllers.runtime_api import ControllerApi
 from podscale.store.interface import Clock
 
-__all__ = ["ScaleFollower", "scale_selector"]
+__all__ = ["FollowedSelectors", "ScaleFollower", "TargetKey", "scale_selector"]
 
 JSON = dict[str, Any]
+# (kind, namespace, name), as ``usage.SimulatedUsage`` keys its loads.
+TargetKey = tuple[str, str, str]
 
 
 def scale_selector(scale: JSON | None) -> Selector | None:
@@ -102,3 +105,52 @@ class ScaleFollower:
             informer.stop()
             watching.cancel()
             await asyncio.wait({watching})  # its failure, if any, ends with it
+
+
+class FollowedSelectors:
+    """The Scale selector of each followed target (None until its Scale has one), each
+    kept current by a ``ScaleFollower`` task; ``before_change`` is called before one
+    changes (the usage accounts the time up to then with the old selector). Follower tasks
+    start on the running event loop."""
+
+    def __init__(self, api: ControllerApi, clock: Clock, before_change: Callable[[], None]):
+        self._api = api
+        self._clock = clock
+        self._before_change = before_change
+        # Read directly by the usage on its hot path (a dict, no method call per read).
+        self.selectors: dict[TargetKey, Selector | None] = {}
+        self._tasks: dict[TargetKey, tuple[str, asyncio.Task[None]]] = {}
+
+    def follow(self, key: TargetKey, api_version: str) -> None:
+        """Follow ``key``'s Scale (in the group of ``api_version``); already followed in
+        that version, nothing changes."""
+        running = self._tasks.get(key)
+        if running is not None and running[0] == api_version:
+            return
+        self.unfollow(key)
+        kind, namespace, name = key
+
+        def on_scale(scale: JSON | None) -> None:
+            selector = scale_selector(scale)
+            if key in self.selectors and self.selectors[key] != selector:
+                self._before_change()
+                self.selectors[key] = selector
+
+        follower = ScaleFollower(
+            self._api, self._clock, api_version, kind, namespace, name, on_scale
+        )
+        task = asyncio.get_running_loop().create_task(follower.run(), name=f"scale/{kind}/{name}")
+        self._tasks[key] = (api_version, task)
+        self.selectors[key] = None
+
+    def unfollow(self, key: TargetKey) -> None:
+        running = self._tasks.pop(key, None)
+        if running is not None:
+            running[1].cancel()
+        self.selectors.pop(key, None)
+
+    def stop(self) -> None:
+        """Stop every follower; the selectors stay as last seen."""
+        for _, task in self._tasks.values():
+            task.cancel()
+        self._tasks.clear()

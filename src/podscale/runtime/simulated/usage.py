@@ -22,7 +22,7 @@ How usage is integrated: ``advance(now)`` credits the time since the last advanc
 traffic of a workload goes to the ready pods its ``spec.selector`` matches (as a Service
 routes; a Deployment, ReplicaSet or StatefulSet is read from its informer), or for any
 other kind with a scale subresource (a custom kind) the pods its Scale's
-``status.selector`` matches, as an HPA finds them (``scale_follower.ScaleFollower`` reads
+``status.selector`` matches, as an HPA finds them (``scale_follower.FollowedSelectors`` reads
 ``/scale`` whenever the object changes; the interval up to a new selector is accounted with
 the old one), split by ``compute_usage`` together with every other pod so node capacity is
 shared; pods no load claims run at ``IDLE_PROFILE``. While a load is set, the interval is
@@ -69,7 +69,7 @@ from podscale.runtime.load import (
 from podscale.runtime.simulated.cluster_api import NODE, POD, node_name_of
 from podscale.runtime.simulated.nodes import SimulatedNodes
 from podscale.runtime.simulated.resources import Resources, node_allocatable
-from podscale.runtime.simulated.scale_follower import ScaleFollower, scale_selector
+from podscale.runtime.simulated.scale_follower import FollowedSelectors
 from podscale.runtime.simulated.usage_ledger import PodKey, RunningPod, UsageLedger, running_pod
 from podscale.runtime.simulated.usage_loads import (
     IDLE_PROFILE,
@@ -146,8 +146,9 @@ class SimulatedUsage:
         self._pod_lister: Lister | None = None
         self._workloads: dict[str, Lister] = {}
         # Custom targets: the selector of each one's Scale, and the task following it.
-        self._scale_selectors: dict[tuple[str, str, str], Selector | None] = {}
-        self._followers: dict[tuple[str, str, str], tuple[str, asyncio.Task[None]]] = {}
+        # Custom targets: the selector of each one's Scale, kept current.
+        self._scales = FollowedSelectors(api, clock, lambda: self.advance(self._clock.now()))
+        self._scale_selectors = self._scales.selectors
 
     # -- wiring -----------------------------------------------------------------------
 
@@ -225,9 +226,9 @@ class SimulatedUsage:
             )
         self.advance(self._clock.now())
         if built_in is None:
-            self._follow(key, api_version)
+            self._scales.follow(key, api_version)
         else:
-            self._unfollow(key)
+            self._scales.unfollow(key)
         load = WorkloadLoad(kind, namespace, name, rate, profile or LoadProfile(), api_version)
         self._loads[key] = load
 
@@ -235,39 +236,11 @@ class SimulatedUsage:
         """The workload's pods go back to idling."""
         self.advance(self._clock.now())
         self._loads.pop((kind, namespace, name), None)
-        self._unfollow((kind, namespace, name))
-
-    def _follow(self, key: tuple[str, str, str], api_version: str) -> None:
-        followed = self._followers.get(key)
-        if followed is not None and followed[0] == api_version:
-            return
-        self._unfollow(key)
-        kind, namespace, name = key
-
-        def on_scale(scale: JSON | None) -> None:
-            selector = scale_selector(scale)
-            if self._scale_selectors.get(key) != selector:
-                self.advance(self._clock.now())  # up to now, the pods of the old selector
-                self._scale_selectors[key] = selector
-
-        follower = ScaleFollower(
-            self._api, self._clock, api_version, kind, namespace, name, on_scale
-        )
-        task = asyncio.get_running_loop().create_task(follower.run(), name=f"usage/{kind}/{name}")
-        self._followers[key] = (api_version, task)
-        self._scale_selectors[key] = None
-
-    def _unfollow(self, key: tuple[str, str, str]) -> None:
-        followed = self._followers.pop(key, None)
-        if followed is not None:
-            followed[1].cancel()
-        self._scale_selectors.pop(key, None)
+        self._scales.unfollow((kind, namespace, name))
 
     def stop_following(self) -> None:
         """Stop following every custom target's Scale (their pods go on as last seen)."""
-        for _, task in self._followers.values():
-            task.cancel()
-        self._followers.clear()
+        self._scales.stop()
 
     def loads(self) -> list[WorkloadLoad]:
         return [self._loads[key] for key in sorted(self._loads)]
