@@ -286,6 +286,8 @@ class EmbeddedControlPlane:
                     return  # stopped, or a part ended on its own
         finally:
             self.manager.stop()
+            if self.cluster is not None:
+                self.cluster.usage.stop_following()  # the custom targets' Scale watches
             if self.metrics_server is not None:
                 # Asked as well as cancelled: Python 3.11's wait_for can swallow a cancel
                 # that meets a finishing scrape, and the loop would then go on scraping.

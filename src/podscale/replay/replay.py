@@ -1,7 +1,8 @@
 """A whole replay: every autoscaler on the same scenario, scored, with the two references.
 
 ``replay`` cuts the scenario to the window (``podscale.replay.window``), finds the target
-and ``u`` (``podscale.replay.target``), plays one run per autoscaler (``podscale.replay.run``)
+and ``u`` (``podscale.replay.target``; a custom target's pod shape is read from the first
+run's pods, as its controller makes them), plays one run per autoscaler (``podscale.replay.run``)
 in parallel worker processes when there are several runs and cores for them, turns each
 recording into per-minute series (``podscale.replay.sampling``) and scores them
 (``podscale.replay.measures``), next to "fixed at the peak" and the "oracle" computed from
@@ -39,12 +40,14 @@ from podscale.replay.sampling import demand_per_minute, minute_means, window_eve
 from podscale.replay.target import (
     Autoscaler,
     TargetShape,
+    choose_target,
     choose_utilization,
     describe_target,
     replace_autoscalers,
+    shape_of_pod,
 )
 from podscale.replay.window import Window, shift_scenario
-from podscale.scenario.model import Scenario, WorkloadTarget
+from podscale.scenario.model import Scenario, Workload, WorkloadTarget
 
 __all__ = [
     "FIXED_AT_PEAK",
@@ -191,6 +194,15 @@ def _series(
     )
 
 
+def _shape_from_runs(chosen: Workload, recordings: Sequence[Recording]) -> TargetShape:
+    """A custom target's pod shape, from the first pod any run saw (its controller made
+    it; every run plays the same scenario, so any run's pods will do)."""
+    containers = next((r.containers for r in recordings if r.containers), None)
+    if containers is None:
+        raise ValueError(f"{chosen.target} ran no pods: needed pods cannot be computed")
+    return shape_of_pod(chosen, containers)
+
+
 def replay(
     scenario: Scenario,
     autoscalers: Sequence[Autoscaler],
@@ -205,23 +217,25 @@ def replay(
     Raises ``ValueError`` for a scenario or autoscalers that cannot be scored."""
     if not autoscalers:
         raise ValueError("no autoscaler to replay")
-    shape = describe_target(scenario, autoscalers)
+    chosen = choose_target(scenario, autoscalers)
+    known = describe_target(scenario, chosen)
     u = choose_utilization(scenario, autoscalers, utilization)
     if u <= 0:
         raise ValueError(f"the target utilization must be positive, not {u}%")
     shifted = shift_scenario(scenario, window)
-    target = shape.workload.target
+    target = chosen.target
     jobs = [
         _Job(
             i,
             dataclasses.replace(shifted, manifests=replace_autoscalers(shifted, a)),
             target,
-            shape.selector,
+            known.selector if known is not None else {},
         )
         for i, a in enumerate(autoscalers)
     ]
     count = workers if workers is not None else (os.cpu_count() or 1)
     recordings = _record_all(jobs, count, on_progress, shifted.duration)
+    shape = known if known is not None else _shape_from_runs(chosen, recordings)
     load = next(w.load for w in shifted.workloads if w.target == target)
     demand = demand_per_minute(
         lambda s: load.rate_at(timedelta(seconds=s)),

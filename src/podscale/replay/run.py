@@ -10,6 +10,13 @@ That is the run's ``Recording``: two step functions that ``podscale.replay.sampl
 into per-minute means, and the ``HpaTrace`` (``podscale.replay.hpa_series``) of the HPA
 scaling the target: its metric readings as its status changes. Observing changes instead of
 sampling keeps the cost with the number of events, and makes the means exact.
+
+A custom target (any kind with a scale subresource: no shared informer follows it, and its
+pods have no selector in its spec) is followed through its Scale as an HPA reads it
+(``runtime.simulated.scale_follower.ScaleFollower``, which reads ``/scale`` after every
+change of the object): ``spec.replicas`` is its replicas, ``status.selector`` chooses its
+Ready pods from the pod informer, and the containers of the first of its pods seen are kept
+(``Recording.containers``: what ``replay.target.shape_of_pod`` reads its shape from).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from typing import Any, Final
 from podscale.api.kinds import kind_for
 from podscale.api.selector_model import Selector
 from podscale.api.selectors import selector_from_label_selector
+from podscale.client.cache import Lister
 from podscale.client.informer import EventHandler
 from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.replay.hpa_series import HpaTrace, ReadingChange
@@ -30,7 +38,8 @@ from podscale.replay.sampling import Change
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual
 from podscale.runtime.load import is_pod_ready
-from podscale.runtime.simulated.usage import WORKLOAD_KINDS
+from podscale.runtime.simulated.scale_follower import ScaleFollower, scale_selector
+from podscale.runtime.simulated.usage_loads import built_in_workload
 from podscale.runtime.virtual_time import DEFAULT_START
 from podscale.scenario.hpa_metrics import read_metrics
 from podscale.scenario.model import Scenario, WorkloadTarget
@@ -54,6 +63,8 @@ class Recording:
     ready: tuple[Change, ...]
     replicas: tuple[Change, ...]
     hpa: HpaTrace | None = None
+    # A custom target's: the containers of the first of its pods seen (empty otherwise).
+    containers: tuple[JSON, ...] = ()
 
 
 class Recorder:
@@ -72,6 +83,8 @@ class Recorder:
         self.hpa_name: str | None = None
         self.readings: list[ReadingChange] = []
         self.scale_down_window = DEFAULT_DOWNSCALE_WINDOW.total_seconds()
+        self.containers: tuple[JSON, ...] = ()
+        self._keep_containers = False
 
     def _at(self) -> float:
         return (self._now() - self._started).total_seconds()
@@ -79,12 +92,47 @@ class Recorder:
     def select(self, selector: JSON) -> None:
         self._selector = selector_from_label_selector(selector)
 
+    def restart_at(self, started: datetime) -> None:
+        """Count from ``started`` (the scenario's ``t = 0``, once its CRDs are established);
+        changes seen before then move to it."""
+        shift = (started - self._started).total_seconds()
+        self._started = started
+        if shift:
+            self.ready = [(max(at - shift, 0.0), value) for at, value in self.ready]
+            self.replicas = [(max(at - shift, 0.0), value) for at, value in self.replicas]
+
+    def on_scale(self, scale: JSON | None, pods: Lister) -> None:
+        """A custom target's Scale (None: gone): its replicas, and its Ready pods as its
+        ``status.selector`` chooses them among ``pods``."""
+        self._keep_containers = True
+        replicas = int(((scale or {}).get("spec") or {}).get("replicas") or 0)
+        if not self.replicas or self.replicas[-1][1] != replicas:
+            self.replicas.append((self._at(), replicas))
+        selector = scale_selector(scale)
+        if selector == self._selector:
+            return
+        self._selector = selector
+        chosen = pods.list(self._target.namespace, selector) if selector is not None else []
+        for pod in chosen:
+            self._keep(pod)
+        ready = {str(p["metadata"]["name"]) for p in chosen if is_pod_ready(p)}
+        if len(ready) != len(self._ready):
+            self.ready.append((self._at(), len(ready)))
+        self._ready = ready
+
+    def _keep(self, pod: JSON) -> None:
+        if self._keep_containers and not self.containers:
+            self.containers = tuple((pod.get("spec") or {}).get("containers") or ())
+
     def _on_pod(self, pod: JSON) -> None:
         meta = pod.get("metadata") or {}
         if meta.get("namespace") != self._target.namespace or self._selector is None:
             return
         name = str(meta.get("name"))
-        ready = is_pod_ready(pod) and self._selector.matches(meta.get("labels") or {})
+        chosen = self._selector.matches(meta.get("labels") or {})
+        if chosen and self._keep_containers:
+            self._keep(pod)
+        ready = chosen and is_pod_ready(pod)
         before = len(self._ready)
         (self._ready.add if ready else self._ready.discard)(name)
         if len(self._ready) != before:
@@ -159,12 +207,13 @@ async def _play(
     await plane.wait_started()
     run = ScenarioRun(plane, scenario)
     recorder = Recorder(plane.clock.now, plane.clock.now(), target)
-    recorder.select(selector)
+    workload_kind = built_in_workload(target.api_version, target.kind)
     informers = plane.manager.informers
-    for kind, handler in (
-        (POD, recorder.pod_handler()),
-        (WORKLOAD_KINDS[target.kind], recorder.workload_handler()),
-    ):
+    followed = [(POD, recorder.pod_handler())]
+    if workload_kind is not None:
+        recorder.select(selector)
+        followed.append((workload_kind, recorder.workload_handler()))
+    for kind, handler in followed:
         informer = informers.informer_for(kind)
         if not informer.has_synced():
             raise RuntimeError(f"the plane runs no {kind.kind} informer to follow the target")
@@ -174,6 +223,36 @@ async def _play(
     if hpas.has_synced():
         hpas.add_handler(recorder.hpa_handler())
     await run.start()
+    recorder.restart_at(run.started_at)
+    following = None
+    if workload_kind is None:
+        # Once the CRDs are served (run.start waited for them): the Scale can be found.
+        pods = informers.informer_for(POD).lister
+        follower = ScaleFollower(
+            plane.api,
+            plane.clock,
+            target.api_version,
+            target.kind,
+            target.namespace,
+            target.name,
+            lambda scale: recorder.on_scale(scale, pods),
+        )
+        following = asyncio.create_task(follower.run(), name="replay-scale-follower")
+    try:
+        await _play_out(run, scenario, progress)
+    finally:
+        if following is not None:
+            following.cancel()
+            await asyncio.wait({following})
+    return Recording(
+        tuple(recorder.ready), tuple(recorder.replicas), recorder.hpa_trace(), recorder.containers
+    )
+
+
+async def _play_out(
+    run: ScenarioRun, scenario: Scenario, progress: Callable[[timedelta], None] | None
+) -> None:
+    """Events at their offsets and progress reports, to the scenario's end."""
     end, report_at = scenario.duration, PROGRESS_EVERY
     while run.offset() < end:
         wake = min(end, report_at)
@@ -187,7 +266,6 @@ async def _play(
             report_at += PROGRESS_EVERY
     # Changes made at the very end still land in the last instant.
     await asyncio.sleep(0)
-    return Recording(tuple(recorder.ready), tuple(recorder.replicas), recorder.hpa_trace())
 
 
 def record_run(

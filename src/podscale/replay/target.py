@@ -3,11 +3,13 @@
 Read from plain values: the scenario (``podscale.scenario.model.Scenario``) and each
 autoscaler's objects (plain JSON, as a manifest file holds them). ``Autoscaler`` is one
 run's input: a name for the report and the objects that replace the scenario's own
-HorizontalPodAutoscalers (none: the scenario's are kept). ``describe_target`` finds the
-workload the autoscalers scale and what one of its pods asks for (the sums over the pod
-template's containers: CPU request, CPU limit, CPU per request/s from the workload's load
-profile); ``target_utilization`` the CPU utilization an HPA aims at, which
-``podscale.replay.measures.needed_pods`` divides by.
+HorizontalPodAutoscalers (none: the scenario's are kept). ``choose_target`` finds the
+workload the autoscalers scale, ``describe_target`` what one of its pods asks for (the sums
+over the pod template's containers: CPU request, CPU limit, CPU per request/s from the
+workload's load profile). A custom target (any kind with a scale subresource) has no pod
+template: its controller makes the pods, so its shape is read from the first pod a run saw
+(``shape_of_pod``, over that pod's containers). ``target_utilization`` the CPU utilization
+an HPA aims at, which ``podscale.replay.measures.needed_pods`` divides by.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ __all__ = [
     "HPA_KIND",
     "Autoscaler",
     "TargetShape",
+    "choose_target",
     "choose_utilization",
     "describe_target",
     "replace_autoscalers",
+    "shape_of_pod",
     "target_utilization",
 ]
 
@@ -73,10 +77,10 @@ def _milli(value: Any) -> float:
     return float(parse_quantity(value).milli_value())
 
 
-def describe_target(scenario: Scenario, autoscalers: Sequence[Autoscaler]) -> TargetShape:
+def choose_target(scenario: Scenario, autoscalers: Sequence[Autoscaler]) -> Workload:
     """The workload the first HPA scales (the scenario's first workload without one).
-    Raises ``ValueError`` when it has no load or no CPU request, or when the autoscalers
-    scale different workloads."""
+    Raises ``ValueError`` when it has no load, or when the autoscalers scale different
+    workloads."""
     if not scenario.workloads:
         raise ValueError(f"scenario {scenario.name!r} has no workloads: nothing offers load")
     refs = {
@@ -98,7 +102,16 @@ def describe_target(scenario: Scenario, autoscalers: Sequence[Autoscaler]) -> Ta
         if not matches:
             raise ValueError(f"the HPA scales {kind}/{namespace}/{name}, which has no load")
         chosen = matches[0]
+    return chosen
+
+
+def describe_target(scenario: Scenario, chosen: Workload) -> TargetShape | None:
+    """What one pod of ``chosen`` asks for, from its manifest's pod template; None for a
+    custom target (no template: ``shape_of_pod`` reads a pod of a run instead). Raises
+    ``ValueError`` when the pods request no CPU."""
     target = chosen.target
+    if not target.built_in:
+        return None
     manifest = next(
         m.object
         for m in scenario.manifests
@@ -111,6 +124,16 @@ def describe_target(scenario: Scenario, autoscalers: Sequence[Autoscaler]) -> Ta
     )
     spec = manifest.get("spec") or {}
     containers = ((spec.get("template") or {}).get("spec") or {}).get("containers") or []
+    return shape_of_pod(chosen, containers, dict(spec.get("selector") or {}))
+
+
+def shape_of_pod(
+    chosen: Workload, containers: Sequence[JSON], selector: JSON | None = None
+) -> TargetShape:
+    """The shape of a pod of ``chosen`` with ``containers`` (``selector``: the workload's
+    pod selector, empty when its Scale says it instead). Raises ``ValueError`` when the
+    pods request no CPU."""
+    target = chosen.target
     request = limit = per_request = 0.0
     unlimited = False
     for container in containers:
@@ -125,7 +148,7 @@ def describe_target(scenario: Scenario, autoscalers: Sequence[Autoscaler]) -> Ta
     if request <= 0:
         raise ValueError(f"{target} requests no CPU: needed pods cannot be computed")
     return TargetShape(
-        chosen, dict(spec.get("selector") or {}), request, None if unlimited else limit, per_request
+        chosen, dict(selector or {}), request, None if unlimited else limit, per_request
     )
 
 

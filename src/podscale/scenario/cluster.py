@@ -19,10 +19,13 @@ Called by ``podscale.scenario.loader`` with its ``FieldReader``; produces the va
 Capacity defaults are ``podscale.runtime.simulated.node_objects.node``'s (4 CPUs, 8Gi, 110 pods) and
 pod timing defaults ``podscale.runtime.simulated.kubelet_state.StartupProfile``'s. No ``nodes``
 means one default node. Events come back ordered by ``at`` (file order among equal times).
+An event's ``target`` is read as a workload's (``scenario.workloads.read_target``): any kind
+with a scale subresource, custom kinds of the scenario's CRDs included.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any, Final
 
@@ -38,6 +41,7 @@ from podscale.api.field_reader import FieldReader
 from podscale.api.names import validate_dns1123_subdomain_name
 from podscale.api.quantity import Quantity, parse_quantity
 from podscale.runtime.simulated.kubelet_state import StartupProfile
+from podscale.scenario.custom_kinds import DefinedKind
 from podscale.scenario.model import EVENT_TYPES, NodeSpec, ScenarioEvent
 from podscale.scenario.workloads import read_target
 
@@ -155,7 +159,12 @@ def read_pod_timing(r: FieldReader, spec: dict[str, Any], path: FieldPath) -> St
 
 
 def _event(
-    r: FieldReader, item: Any, path: FieldPath, duration: timedelta | None, nodes: set[str]
+    r: FieldReader,
+    item: Any,
+    path: FieldPath,
+    duration: timedelta | None,
+    nodes: set[str],
+    defined: Mapping[tuple[str, str], DefinedKind],
 ) -> ScenarioEvent | None:
     if not isinstance(item, dict):
         r.type_error(path, item, "object")
@@ -175,7 +184,7 @@ def _event(
         if obj.get("target") is None:
             r.errors.append(required(path.child("target")))
         else:
-            target = read_target(r, obj["target"], path.child("target"))
+            target = read_target(r, obj["target"], path.child("target"), defined)
         replicas = r.integer(obj, "replicas", path, need=kind == "scale", minimum=0)
         count = r.integer(obj, "count", path, minimum=1)
         if at is None or target is None or (kind == "scale" and replicas is None):
@@ -196,12 +205,14 @@ def read_events(
     path: FieldPath,
     duration: timedelta | None,
     nodes: list[NodeSpec],
+    defined: Mapping[tuple[str, str], DefinedKind] | None = None,
 ) -> list[ScenarioEvent]:
-    """``spec.events``, ordered by time."""
+    """``spec.events``, ordered by time; ``defined`` are the kinds of the scenario's CRDs
+    (``custom_kinds.defined_kinds``), which targets may name."""
     names = {n.name for n in nodes}
     events = []
     for i, item in enumerate(r.sequence(spec, "events", path)):
-        event = _event(r, item, path.child("events").index(i), duration, names)
+        event = _event(r, item, path.child("events").index(i), duration, names, defined or {})
         if event is not None:
             events.append(event)
     return sorted(events, key=lambda e: e.at)

@@ -28,10 +28,13 @@ so every problem is reported at once::
 Validation failures raise ``ScenarioError`` whose message reads like the API server's for
 an invalid object: ``<file>: Scenario.podscale.dev "name" is invalid: [<errors>]`` with each
 error in upstream's ``field.Error`` form and undeclared fields as ``unknown field "spec.x"``
-(upstream's strict decoding). Beyond the schema, a workload's target must be one of the
-manifests and its costed containers must be in the target's pod template, and every
-manifest's kind must be built in or defined by a CRD of the scenario (``spec.crds`` or a
-CustomResourceDefinition among the manifests), which the run creates first.
+(upstream's strict decoding). Beyond the schema, every manifest's kind must be built in or
+defined by a CRD of the scenario (``spec.crds`` or a CustomResourceDefinition among the
+manifests), which the run creates first; a target must have a scale subresource (a built-in
+workload kind, or a kind a CRD of the scenario serves ``scale`` for: ``scenario.targets``)
+and be one of the manifests; a built-in target's costed containers must be in its pod
+template (a custom target's pods are made by its controller, so its containers are not
+known before the run).
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from podscale.api.field_errors import (
 from podscale.api.field_reader import FieldReader
 from podscale.api.names import validate_dns1123_subdomain_name
 from podscale.scenario.cluster import read_events, read_nodes, read_pod_timing, read_string_map
+from podscale.scenario.custom_kinds import defined_kinds
 from podscale.scenario.external_metrics import read_external_metrics
 from podscale.scenario.manifests import read_manifests, read_shipped_crds
 from podscale.scenario.model import API_VERSION, KIND, Manifest, Scenario, Workload
@@ -114,9 +118,11 @@ def _check_targets(
     manifests: list[Manifest],
     spec: FieldPath,
 ) -> None:
-    """Each target exists among the manifests, once, and its costed containers exist."""
+    """Each target exists among the manifests, once, and a built-in target's costed
+    containers exist."""
     by_key = {
         (
+            _group(m.object.get("apiVersion")),
             m.object.get("kind"),
             (m.object.get("metadata") or {}).get("namespace") or "default",
             m.object["metadata"]["name"],
@@ -130,14 +136,20 @@ def _check_targets(
         if str(target) in seen:
             r.errors.append(duplicate(path.child("target"), str(target)))
         seen.add(str(target))
-        obj = by_key.get((target.kind, target.namespace, target.name))
+        obj = by_key.get((_group(target.api_version), target.kind, target.namespace, target.name))
         if obj is None:
             r.errors.append(not_found(path.child("target", "name"), target.name))
+            continue
+        if not target.built_in:
             continue
         known = _template_containers(obj)
         for j, name in _costed_containers(raw):
             if name not in known:
                 r.errors.append(not_found(path.child("containers").index(j).child("name"), name))
+
+
+def _group(api_version: Any) -> str:
+    return str(api_version or "").rpartition("/")[0]
 
 
 def _fail(source: str, name: str, r: FieldReader) -> ScenarioError:
@@ -194,13 +206,14 @@ def parse_scenario(
     pods = read_pod_timing(r, spec, path)
     shipped = read_shipped_crds(r, spec, path)
     manifests = [*shipped, *read_manifests(r, spec, path, base, shipped)]
+    defined = defined_kinds(m.object for m in manifests)
     workloads: list[tuple[int, Workload, Any]] = []
     for i, item in enumerate(r.sequence(spec, "workloads", path)):
-        workload = read_workload(r, item, path.child("workloads").index(i), base)
+        workload = read_workload(r, item, path.child("workloads").index(i), base, defined)
         if workload is not None:
             workloads.append((i, workload, item))
     _check_targets(r, workloads, manifests, path)
-    events = read_events(r, spec, path, duration, nodes)
+    events = read_events(r, spec, path, duration, nodes, defined)
     external_metrics = read_external_metrics(r, spec, path, duration)
     if r.errors or r.unknown_fields or duration is None:
         raise _fail(label, name, r)

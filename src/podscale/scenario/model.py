@@ -38,7 +38,9 @@ __all__ = [
 
 API_VERSION: Final = "podscale.dev/v1alpha1"
 KIND: Final = "Scenario"
-# The kinds a workload (and an HPA) can target, with the group/version they live in.
+# The built-in kinds with a scale subresource, which a workload (and an HPA) can target,
+# with the group/version they live in; a scenario's CRDs may define more
+# (``podscale.scenario.targets``).
 TARGET_API_VERSIONS: Final = {
     "Deployment": "apps/v1",
     "ReplicaSet": "apps/v1",
@@ -66,15 +68,20 @@ class NodeSpec:
 
 @dataclass(frozen=True, slots=True)
 class WorkloadTarget:
-    """The workload a load source drives (the same object an HPA's scaleTargetRef names)."""
+    """The workload a load source drives (the same object an HPA's scaleTargetRef names):
+    a built-in kind with a scale subresource, or a custom kind whose CRD serves one
+    (``api_version`` then names its group and version)."""
 
     kind: str
     name: str
     namespace: str = "default"
+    api_version: str = "apps/v1"
 
     @property
-    def api_version(self) -> str:
-        return TARGET_API_VERSIONS[self.kind]
+    def built_in(self) -> bool:
+        """A Deployment, ReplicaSet or StatefulSet (read from its spec), not a custom kind
+        (read through its ``/scale`` subresource)."""
+        return TARGET_API_VERSIONS.get(self.kind) == self.api_version
 
     def __str__(self) -> str:
         return f"{self.kind}/{self.namespace}/{self.name}"

@@ -9,7 +9,8 @@ through the API as its ``apiVersion``/``kind`` says, so an HPA may be autoscalin
 and a custom resource goes to the resource its scenario's CRD defines), its workloads' loads
 (``SimulatedUsage.set_load``, with the run's start as the rate sources' origin), and its
 timeline events at their offsets (``scale`` through the target's ``scale`` subresource,
-``crash`` of the first ``count`` running pods of the target by name, ``loseNode``,
+``crash`` of the first ``count`` running pods of the target by name (a custom target's pods
+are those its Scale's ``status.selector`` chooses), ``loseNode``,
 ``restoreNode``), and its external metric series (``externalMetrics``) through the plane's
 push provider, each value from its offset on and republished before the provider's TTL
 forgets it (``scenario.external_schedule``). ``plane_for`` builds the plane a scenario asks for (its
@@ -30,7 +31,9 @@ from datetime import datetime, timedelta
 from typing import Any, Final, Protocol, TypeVar
 
 from podscale.api.kinds import kind_for
+from podscale.api.selector_model import Selector
 from podscale.api.selectors import selector_from_label_selector
+from podscale.controllers.hpa.scale_target import resolve_target
 from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.collector import freeze_built, long_lived_heap
@@ -38,12 +41,20 @@ from podscale.runtime.kernel import run_virtual
 from podscale.runtime.load import LoadProfile, RateSource, is_running
 from podscale.runtime.simulated.kubelet_state import StartupProfile
 from podscale.runtime.simulated.nodes import NodeSpec
-from podscale.runtime.simulated.usage import WORKLOAD_KINDS
+from podscale.runtime.simulated.scale_follower import scale_selector
+from podscale.runtime.simulated.usage_loads import built_in_workload
 from podscale.runtime.virtual_time import DEFAULT_START
 from podscale.scenario.custom_kinds import DefinedKind, defined_kinds, is_definition
 from podscale.scenario.definitions_wait import wait_established
 from podscale.scenario.external_schedule import ExternalMetricFeed, SeriesLike
-from podscale.scenario.snapshot import POD, EventCursor, ScenarioSnapshot, TargetRef, read_snapshot
+from podscale.scenario.snapshot import (
+    POD,
+    EventCursor,
+    ScenarioSnapshot,
+    TargetRef,
+    read_snapshot,
+    read_target_scale,
+)
 
 T = TypeVar("T")
 
@@ -180,7 +191,14 @@ class ScenarioRun:
         usage.set_origin(self.started_at)
         for workload in self.scenario.workloads:
             t = workload.target
-            usage.set_load(t.kind, t.namespace, t.name, workload.load, workload.profile)
+            usage.set_load(
+                t.kind,
+                t.namespace,
+                t.name,
+                workload.load,
+                workload.profile,
+                api_version=t.api_version,
+            )
 
     async def _create(
         self, obj: JSON, defined: Mapping[tuple[str, str], DefinedKind] | None = None
@@ -227,9 +245,11 @@ class ScenarioRun:
         if event.type == "scale" and event.target is not None and event.replicas is not None:
             t = event.target
             body = {"spec": {"replicas": event.replicas}}
-            await self.plane.api.patch(
-                WORKLOAD_KINDS[t.kind], t.namespace, t.name, body, subresource="scale"
-            )
+            kind = built_in_workload(t.api_version, t.kind)
+            if kind is None:  # any kind with a scale subresource, as an HPA finds it
+                ref = {"apiVersion": t.api_version, "kind": t.kind}
+                kind = (await resolve_target(self.plane.api, ref))[0]
+            await self.plane.api.patch(kind, t.namespace, t.name, body, subresource="scale")
         elif event.type == "crash" and event.target is not None and cluster is not None:
             for name in (await self._running_pods(event.target))[: event.count]:
                 await cluster.crash_pod(event.target.namespace, name)
@@ -241,8 +261,15 @@ class ScenarioRun:
             raise ValueError(f"cannot fire a {event.type!r} event")
 
     async def _running_pods(self, target: TargetRef) -> list[str]:
-        obj = await self.plane.api.get(WORKLOAD_KINDS[target.kind], target.namespace, target.name)
-        selector = selector_from_label_selector((obj.get("spec") or {}).get("selector"))
+        kind = built_in_workload(target.api_version, target.kind)
+        selector: Selector | None
+        if kind is None:
+            selector = scale_selector(await read_target_scale(self.plane.api, target))
+            if selector is None:
+                return []  # a Scale selecting nothing: no pods to crash
+        else:
+            obj = await self.plane.api.get(kind, target.namespace, target.name)
+            selector = selector_from_label_selector((obj.get("spec") or {}).get("selector"))
         listed = await self.plane.api.list(POD, target.namespace, label_selector=str(selector))
         pods: list[JSON] = [p for p in listed.get("items") or [] if is_running(p)]
         return sorted(str(p["metadata"]["name"]) for p in pods)

@@ -7,6 +7,11 @@ Events were already seen, so each snapshot carries only the new ones (a repeated
 ``count`` grew, counts as new again). ``podscale.scenario.run`` takes a snapshot
 every tick; the demo driver (``podscale demo``) renders them.
 
+A Deployment, ReplicaSet or StatefulSet is read from its spec (``spec.replicas``, its pods
+by ``spec.selector``); any other target (a custom kind with a scale subresource) through its
+Scale, as an HPA reads it (``read_target_scale``): ``spec.replicas``, and its pods by
+``status.selector``.
+
 Utilization is computed as the HPA does for a Resource target: the summed CPU usage of the
 ready pods that have metrics over the sum of their CPU requests, as a percentage (None when
 no ready pod has both).
@@ -24,9 +29,12 @@ from podscale.api.quantity import parse_quantity
 from podscale.api.selectors import Selector, SelectorError, selector_from_label_selector
 from podscale.client.http import ApiError
 from podscale.controllers.hpa.metrics_values import pod_usage_values
+from podscale.controllers.hpa.scale_target import ScaleTargetError, read_scale, resolve_target
+from podscale.controllers.runtime_api import ControllerApi
 from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime.load import is_pod_ready
-from podscale.runtime.simulated.usage import WORKLOAD_KINDS
+from podscale.runtime.simulated.scale_follower import scale_selector
+from podscale.runtime.simulated.usage_loads import built_in_workload
 from podscale.scenario.hpa_metrics import MetricReading, read_metrics, targets_cell
 from podscale.scenario.pod_index import PodIndex
 
@@ -38,6 +46,7 @@ __all__ = [
     "TargetRef",
     "WorkloadSnapshot",
     "read_snapshot",
+    "read_target_scale",
 ]
 
 JSON = dict[str, Any]
@@ -49,7 +58,10 @@ DEFAULT_DOWNSCALE_WINDOW: Final = timedelta(minutes=5)
 
 
 class TargetRef(Protocol):
-    """A workload by kind, namespace and name (a scenario's ``WorkloadTarget``)."""
+    """A workload by apiVersion, kind, namespace and name (a scenario's ``WorkloadTarget``)."""
+
+    @property
+    def api_version(self) -> str: ...
 
     @property
     def kind(self) -> str: ...
@@ -203,20 +215,45 @@ def _pod_cpu(
     }
 
 
-async def _workload(
-    plane: EmbeddedControlPlane, target: TargetRef, now: datetime, pods_index: PodIndex
-) -> WorkloadSnapshot:
+async def read_target_scale(api: ControllerApi, target: TargetRef) -> JSON | None:
+    """The target's Scale, read as an HPA reads its ``scaleTargetRef`` (the kind's group
+    through every version serving it); None when there is none (deleted meanwhile)."""
+    ref = {"apiVersion": target.api_version, "kind": target.kind}
     try:
-        obj = await plane.api.get(WORKLOAD_KINDS[target.kind], target.namespace, target.name)
+        mappings = await resolve_target(api, ref)
+        scale, _ = await read_scale(api, mappings, target.namespace, target.name)
+    except ScaleTargetError:
+        return None
+    return scale
+
+
+async def _replicas_and_selector(
+    plane: EmbeddedControlPlane, target: TargetRef
+) -> tuple[int, Selector | None]:
+    """``spec.replicas`` and the pods' selector: from the spec of a built-in workload, from
+    the Scale of any other kind."""
+    kind = built_in_workload(target.api_version, target.kind)
+    if kind is None:
+        scale = await read_target_scale(plane.api, target)
+        return int(((scale or {}).get("spec") or {}).get("replicas") or 0), scale_selector(scale)
+    try:
+        obj = await plane.api.get(kind, target.namespace, target.name)
     except ApiError as err:
         if err.status != 404:
             raise
         obj = {"spec": {"replicas": 0}}  # deleted meanwhile: nothing runs
     spec = obj.get("spec") or {}
     try:
-        selector = selector_from_label_selector(spec.get("selector"))
+        selector: Selector | None = selector_from_label_selector(spec.get("selector"))
     except SelectorError:
         selector = None
+    return int(spec.get("replicas", 1)), selector
+
+
+async def _workload(
+    plane: EmbeddedControlPlane, target: TargetRef, now: datetime, pods_index: PodIndex
+) -> WorkloadSnapshot:
+    replicas, selector = await _replicas_and_selector(plane, target)
     pods: list[JSON] = []
     if selector is not None and not selector.empty():
         pods = await pods_index.select(target.namespace, selector)
@@ -231,7 +268,7 @@ async def _workload(
         namespace=target.namespace,
         name=target.name,
         offered_load=offered,
-        replicas=int(spec.get("replicas", 1)),
+        replicas=replicas,
         ready_pods=len(ready),
         utilization=_utilization(ready, _pod_cpu(plane, target.namespace, selector)),
     )

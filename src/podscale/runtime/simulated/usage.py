@@ -20,7 +20,11 @@ workload informers (never polling the store) and implements:
 
 How usage is integrated: ``advance(now)`` credits the time since the last advance. The
 traffic of a workload goes to the ready pods its ``spec.selector`` matches (as a Service
-routes), split by ``compute_usage`` together with every other pod so node capacity is
+routes; a Deployment, ReplicaSet or StatefulSet is read from its informer), or for any
+other kind with a scale subresource (a custom kind) the pods its Scale's
+``status.selector`` matches, as an HPA finds them (``scale_follower.FollowedSelectors`` reads
+``/scale`` whenever the object changes; the interval up to a new selector is accounted with
+the old one), split by ``compute_usage`` together with every other pod so node capacity is
 shared; pods no load claims run at ``IDLE_PROFILE``. While a load is set, the interval is
 accounted in one piece at each load's mean rate over its ``step`` grid (aligned to
 ``origin``, each step at the rate of its start: ``usage_loads.mean_rate``), so a rate that
@@ -46,7 +50,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from podscale.api.kinds import KindInfo
+from podscale.api.kinds import KindInfo, kind_for
 from podscale.api.selectors import Selector, SelectorError, selector_from_label_selector
 from podscale.client.cache import Lister
 from podscale.client.informer import EventHandler
@@ -65,12 +69,14 @@ from podscale.runtime.load import (
 from podscale.runtime.simulated.cluster_api import NODE, POD, node_name_of
 from podscale.runtime.simulated.nodes import SimulatedNodes
 from podscale.runtime.simulated.resources import Resources, node_allocatable
+from podscale.runtime.simulated.scale_follower import FollowedSelectors
 from podscale.runtime.simulated.usage_ledger import PodKey, RunningPod, UsageLedger, running_pod
 from podscale.runtime.simulated.usage_loads import (
     IDLE_PROFILE,
     WORKLOAD_KINDS,
     WorkloadLoad,
     assign_pods,
+    built_in_workload,
     mean_rate,
 )
 from podscale.store.interface import Clock
@@ -139,6 +145,10 @@ class SimulatedUsage:
         self._node_lister: Lister | None = None
         self._pod_lister: Lister | None = None
         self._workloads: dict[str, Lister] = {}
+        # Custom targets: the selector of each one's Scale, and the task following it.
+        # Custom targets: the selector of each one's Scale, kept current.
+        self._scales = FollowedSelectors(api, clock, lambda: self.advance(self._clock.now()))
+        self._scale_selectors = self._scales.selectors
 
     # -- wiring -----------------------------------------------------------------------
 
@@ -200,19 +210,37 @@ class SimulatedUsage:
         name: str,
         rate: RateSource,
         profile: LoadProfile | None = None,
+        *,
+        api_version: str = "apps/v1",
     ) -> None:
-        """Drive the workload ``kind`` (Deployment, ReplicaSet or StatefulSet) with ``rate``;
-        replaces an earlier load of it. Usage up to now is accounted with the old loads."""
-        if kind not in WORKLOAD_KINDS:
-            raise ValueError(f"cannot load a {kind}: use one of {', '.join(WORKLOAD_KINDS)}")
+        """Drive the workload ``kind`` in ``api_version`` with ``rate``; replaces an earlier
+        load of it. Usage up to now is accounted with the old loads. A kind other than the
+        built-in Deployment, ReplicaSet and StatefulSet is followed through its scale
+        subresource from then on, which needs a running event loop."""
+        key = (kind, namespace, name)
+        built_in = built_in_workload(api_version, kind)
+        if built_in is None and not _may_be_custom(api_version, kind):
+            raise ValueError(
+                f"cannot load a {kind}: use one of {', '.join(WORKLOAD_KINDS)}, "
+                "or a custom kind with a scale subresource"
+            )
         self.advance(self._clock.now())
-        load = WorkloadLoad(kind, namespace, name, rate, profile or LoadProfile())
-        self._loads[(kind, namespace, name)] = load
+        if built_in is None:
+            self._scales.follow(key, api_version)
+        else:
+            self._scales.unfollow(key)
+        load = WorkloadLoad(kind, namespace, name, rate, profile or LoadProfile(), api_version)
+        self._loads[key] = load
 
     def clear_load(self, kind: str, namespace: str, name: str) -> None:
         """The workload's pods go back to idling."""
         self.advance(self._clock.now())
         self._loads.pop((kind, namespace, name), None)
+        self._scales.unfollow((kind, namespace, name))
+
+    def stop_following(self) -> None:
+        """Stop following every custom target's Scale (their pods go on as last seen)."""
+        self._scales.stop()
 
     def loads(self) -> list[WorkloadLoad]:
         return [self._loads[key] for key in sorted(self._loads)]
@@ -260,6 +288,10 @@ class SimulatedUsage:
         return assign_pods(self.loads(), self._pods, self._selector_of)
 
     def _selector_of(self, load: WorkloadLoad) -> Selector | None:
+        if self._scale_selectors:
+            key = (load.kind, load.namespace, load.name)
+            if key in self._scale_selectors:
+                return self._scale_selectors[key]
         lister = self._workloads.get(load.kind)
         workload = lister.get(load.namespace, load.name) if lister is not None else None
         if workload is None:
@@ -313,10 +345,15 @@ class SimulatedUsage:
     # -- request rates as a custom metric -------------------------------------------------
 
     async def run(self) -> None:
-        """Publish request rates every ``publish_period`` until cancelled."""
-        while True:
-            await asyncio.sleep(self._publish_period.total_seconds())
-            self.publish()
+        """Publish request rates every ``publish_period`` until cancelled (which also
+        stops following the custom targets)."""
+        try:
+            while True:
+                await asyncio.sleep(self._publish_period.total_seconds())
+                self.publish()
+        except asyncio.CancelledError:
+            self.stop_following()
+            raise
 
     def publish(self) -> None:
         """Write each ready loaded pod's request rate since the last publish (milli-units)."""
@@ -340,6 +377,19 @@ class SimulatedUsage:
         if self.push is not None:
             for namespace, values in by_namespace.items():
                 self.push.set_pod_metrics(namespace, self.request_metric, values)
+
+
+def _may_be_custom(api_version: str, kind: str) -> bool:
+    """Whether ``kind`` may be a CRD's: not a built-in kind, and in a group with a dot (a
+    CustomResourceDefinition's group always has one, so core or ``apps`` cannot be it)."""
+    group, _, _ = api_version.rpartition("/")
+    if "." not in group:
+        return False
+    try:
+        kind_for(api_version, kind)
+    except KeyError:
+        return True
+    return False
 
 
 def _name(obj: JSON) -> str:

@@ -26,6 +26,7 @@ __all__ = [
     "WORKLOAD_KINDS",
     "WorkloadLoad",
     "assign_pods",
+    "built_in_workload",
     "grid_pieces",
     "mean_rate",
 ]
@@ -41,13 +42,22 @@ WORKLOAD_KINDS: Final[dict[str, KindInfo]] = {
 
 @dataclass(frozen=True, slots=True)
 class WorkloadLoad:
-    """The load on one workload: its request rate over time and what its containers cost."""
+    """The load on one workload: its request rate over time and what its containers cost.
+    ``api_version`` says where ``kind`` lives (a custom kind's group and version)."""
 
     kind: str
     namespace: str
     name: str
     rate: RateSource
     profile: LoadProfile
+    api_version: str = "apps/v1"
+
+
+def built_in_workload(api_version: str, kind: str) -> KindInfo | None:
+    """The built-in workload kind (read from its spec and informer), or None for any other
+    kind (a custom one, found through its scale subresource)."""
+    info = WORKLOAD_KINDS.get(kind)
+    return info if info is not None and info.api_version == api_version else None
 
 
 def assign_pods(
