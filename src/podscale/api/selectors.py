@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+import orjson
+
 from podscale.api.selector_model import (
     BINARY_OPERATORS,
     OPERATORS,
@@ -67,6 +69,27 @@ def selector_from_label_selector(label_selector: Mapping[str, Any] | None) -> Se
     """
     if label_selector is None:
         return _NOTHING
+    try:
+        key = orjson.dumps(label_selector)
+    except TypeError:  # not plain JSON: parse it every time
+        return _parse_label_selector(label_selector)
+    parsed = _PARSED.get(key)
+    if parsed is None:
+        parsed = _parse_label_selector(label_selector)
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()
+        _PARSED[key] = parsed
+    return parsed
+
+
+# Parsed selectors by their JSON text (in the given key order, so an error names the same
+# requirement first): controllers parse the same few selectors at every sync. Selectors are
+# immutable values; an invalid selector raises every time and is never kept.
+_PARSED: dict[bytes, Selector] = {}
+_PARSED_MAX = 4096
+
+
+def _parse_label_selector(label_selector: Mapping[str, Any]) -> Selector:
     match_labels: Mapping[str, str] = label_selector.get("matchLabels") or {}
     expressions: Iterable[Mapping[str, Any]] = label_selector.get("matchExpressions") or []
     expressions = list(expressions)

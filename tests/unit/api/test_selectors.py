@@ -457,3 +457,17 @@ def test_lower_selector_modules_never_import_selectors_or_validation(
 ) -> None:
     # selectors imports both, and validation.apps imports selectors: either edge is a cycle.
     assert _podscale_imports(module) <= allowed
+
+
+def test_a_parsed_label_selector_is_kept_and_an_invalid_one_raises_every_time() -> None:
+    selector = {
+        "matchLabels": {"app": "web"},
+        "matchExpressions": [{"key": "tier", "operator": "Exists"}],
+    }
+    first = selector_from_label_selector(selector)
+    assert selector_from_label_selector(dict(selector)) is first
+    assert str(first) == "app=web,tier"
+    invalid = {"matchExpressions": [{"key": "tier", "operator": "Near"}]}
+    for _ in range(2):
+        with pytest.raises(SelectorError, match='"Near" is not a valid label selector operator'):
+            selector_from_label_selector(invalid)
