@@ -9,7 +9,9 @@ Beyond client-go, the cache also indexes every ``label=value`` pair, so a select
 with an exact-match requirement (``app=web``, ``app in (web)``) reads only the objects
 carrying that label instead of the whole namespace: the HPA controller lists each
 target's pods on every sync, and a scan of 100,000 pods per HPA does not keep up.
-The answer is the same as the scan's (same objects, same order).
+The answer is the same as the scan's (same objects, same order). And every cache indexes
+objects by the uid of their controller (the ownerReference with ``controller: true``): a
+ReplicaSet's sync reads the pods it controls without classifying the whole namespace.
 """
 
 from __future__ import annotations
@@ -21,10 +23,20 @@ from typing import Any
 
 from podscale.api.selectors import Selector
 
-__all__ = ["Cache", "IndexFunc", "Lister", "namespace_index", "object_key"]
+__all__ = [
+    "CONTROLLER_INDEX",
+    "Cache",
+    "IndexFunc",
+    "Lister",
+    "controller_index",
+    "namespace_index",
+    "object_key",
+]
 
 JSON = dict[str, Any]
 IndexFunc = Callable[[JSON], Iterable[str]]
+# The built-in index of objects by their controller's uid.
+CONTROLLER_INDEX = "controller"
 
 
 def object_key(obj: Mapping[str, Any]) -> str:
@@ -39,6 +51,14 @@ def namespace_index(obj: JSON) -> Iterable[str]:
     return [str((obj.get("metadata") or {}).get("namespace") or "")]
 
 
+def controller_index(obj: JSON) -> Iterable[str]:
+    """The uid of the object's controller, if it has one."""
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
+        if isinstance(ref, dict) and ref.get("controller") is True and ref.get("uid"):
+            return [str(ref["uid"])]
+    return []
+
+
 _NO_KEYS: frozenset[str] = frozenset()
 
 
@@ -47,7 +67,11 @@ class Cache:
 
     def __init__(self, indexers: Mapping[str, IndexFunc] | None = None) -> None:
         self._items: dict[str, JSON] = {}
-        self._indexers: dict[str, IndexFunc] = {"namespace": namespace_index, **(indexers or {})}
+        self._indexers: dict[str, IndexFunc] = {
+            "namespace": namespace_index,
+            CONTROLLER_INDEX: controller_index,
+            **(indexers or {}),
+        }
         self._indexes: dict[str, dict[str, set[str]]] = {name: {} for name in self._indexers}
         self._labels: dict[tuple[str, str], set[str]] = {}
 

@@ -19,16 +19,16 @@ patches) lives in ``controllers.runtime_pods``. Run by
 
 from __future__ import annotations
 
-import copy
 import logging
 import random
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Final
 
+from podscale.api.json_copy import copy_json
 from podscale.api.kinds import KindInfo, kind_for
-from podscale.api.selectors import selector_from_label_selector
-from podscale.client.cache import Lister, object_key
+from podscale.api.selectors import Selector, selector_from_label_selector
+from podscale.client.cache import CONTROLLER_INDEX, Lister, object_key
 from podscale.client.http import ApiError
 from podscale.client.informer import EventHandler
 from podscale.client.workqueue import WorkQueue
@@ -200,14 +200,14 @@ class ReplicaSetController:
         if cached is None:
             self.expectations.delete(key)
             return
-        rs = copy.deepcopy(cached)
+        rs = copy_json(cached)
         needs_sync = self.expectations.satisfied(key, now=self._clock.now())
         try:
-            selector_from_label_selector((rs.get("spec") or {}).get("selector"))
+            selector = selector_from_label_selector((rs.get("spec") or {}).get("selector"))
         except ValueError as err:
             _LOG.error("invalid selector of ReplicaSet %s: %s", key, err)
             return  # retrying cannot fix the spec; the next update re-enqueues it
-        pods = pod_lister.list(namespace)
+        pods = _claim_candidates(pod_lister, namespace, selector, str(meta(rs).get("uid") or ""))
         claimed = await claim_pods(self._api, rs, filter_active_pods(pods))
         count_terminating = DEPLOYMENT_REPLICASET_TERMINATING_REPLICAS in self._gates
         # Upstream's FilterClaimedPods: terminating pods are counted, never claimed.
@@ -298,7 +298,7 @@ async def update_replica_set_status(api: ControllerApi, rs: JSON, status: JSON) 
         return rs
     current = rs
     for attempt in range(_STATUS_UPDATE_RETRIES + 1):
-        body = copy.deepcopy(current)
+        body = copy_json(current)
         body["status"] = status
         try:
             return await api.update(REPLICA_SET, namespace_of(current), body, "status")
@@ -308,3 +308,20 @@ async def update_replica_set_status(api: ControllerApi, rs: JSON, status: JSON) 
         # A failed read is the more interesting error; it propagates as is.
         current = await api.get(REPLICA_SET, namespace_of(rs), str(meta(rs).get("name")))
     raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def _claim_candidates(
+    pod_lister: Lister, namespace: str, selector: Selector, uid: str
+) -> list[JSON]:
+    """The pods of ``namespace`` the claim can act on, ordered by key: those the selector
+    matches (adoptable, or already ours) and those this ReplicaSet controls (kept, or
+    released when they no longer match). Every other pod is left alone by the claim, so
+    upstream's list of the whole namespace is narrowed to these through the caches'
+    label and controller indexes (a namespace of many ReplicaSets made each sync scan all
+    their pods)."""
+    found = {object_key(pod): pod for pod in pod_lister.list(namespace, selector)}
+    if uid:
+        for pod in pod_lister.by_index(CONTROLLER_INDEX, uid):
+            if (meta(pod).get("namespace") or "") == namespace:
+                found.setdefault(object_key(pod), pod)
+    return [found[key] for key in sorted(found)]
