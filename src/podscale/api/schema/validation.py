@@ -159,7 +159,6 @@ class _Walker:
 
     def combinators(self, value: Any, schema: Schema, name: str) -> _Result:
         result = _Result()
-        quoted = go_quote(name)
         any_of = sub_schemas(schema, "anyOf")
         if any_of:
             best: _Result | None = None
@@ -173,7 +172,7 @@ class _Walker:
                     best = outcome
             if first_success is None:
                 result.errors.append(
-                    self.composite(f"{quoted} must validate at least one schema (anyOf)")
+                    self.composite(f"{go_quote(name)} must validate at least one schema (anyOf)")
                 )
             result.merge(best or first_success or _Result())
         one_of = sub_schemas(schema, "oneOf")
@@ -191,7 +190,7 @@ class _Walker:
                     best = outcome
             if valid != 1:
                 found = "Found none valid" if valid == 0 else f"Found {valid} valid alternatives"
-                detail = f"{quoted} must validate one and only one schema (oneOf). {found}"
+                detail = f"{go_quote(name)} must validate one and only one schema (oneOf). {found}"
                 result.errors.append(self.composite(detail))
                 if best is not None:
                     result.merge(best)
@@ -207,11 +206,15 @@ class _Walker:
             if valid != len(all_of):
                 suffix = ". None validated" if valid == 0 else ""
                 result.errors.append(
-                    self.composite(f"{quoted} must validate all the schemas (allOf){suffix}")
+                    self.composite(
+                        f"{go_quote(name)} must validate all the schemas (allOf){suffix}"
+                    )
                 )
         negated = as_schema(schema.get("not"))
         if negated is not None and not self.node(value, negated, name).errors:
-            result.errors.append(self.composite(f"{quoted} must not validate the schema (not)"))
+            result.errors.append(
+                self.composite(f"{go_quote(name)} must not validate the schema (not)")
+            )
         return result
 
 

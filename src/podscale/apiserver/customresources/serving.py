@@ -3,10 +3,11 @@
 CRDs here convert with ``conversion: None``: an object is the same in every version, only its
 ``apiVersion`` is rewritten (upstream's nopConverter), so ``to_storage`` stamps the storage
 version and ``to_served`` the version the client asked for (plus that version's schema
-defaults, ``podscale.api.schema.apply_read_defaults``). ``resources.to_storage`` and
-``resources.to_served`` call these for a ``CustomKind``, so get, list, watch, delete and the
-subresources all serve the requested version. ``served_kind`` resolves the kind a caller
-names (``routes``, the in-process client) against the server's ``registry``.
+defaults, applied in place as ``podscale.api.schema.apply_read_defaults`` applies them to a
+copy). ``resources.to_storage`` and ``resources.to_served`` call these for a ``CustomKind``, so
+get, list, watch, delete and the subresources all serve the requested version. ``served_kind``
+resolves the kind a caller names (``routes``, the in-process client) against the server's
+``registry``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from podscale.api.kinds import KindInfo, resource_for
-from podscale.api.schema.pipeline import apply_read_defaults
+from podscale.api.schema.defaulting import apply_defaults
 from podscale.apiserver.customresources.definitions import CustomKind
 from podscale.apiserver.customresources.registry import CustomKinds
 
@@ -33,9 +34,10 @@ def to_served_custom(obj: JSON, info: CustomKind) -> JSON:
     """A stored custom resource in ``info``'s version, with the version schema's defaults
     applied as upstream applies them on every read from storage."""
     obj["apiVersion"] = info.api_version
-    if info.schema is None:
-        return obj
-    return apply_read_defaults(obj, info.schema)
+    if info.schema is not None:
+        # ``obj`` is the caller's own (``to_served`` mutates): defaulted in place, no copy.
+        apply_defaults(obj, info.schema)
+    return obj
 
 
 def served_kind(kinds: CustomKinds, group: str, version: str, plural: str) -> KindInfo | None:
