@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from podscale.api.field_errors import FieldError, FieldPath, invalid, required
 from podscale.api.schema.embedded import validate_embedded
@@ -51,6 +51,9 @@ from podscale.api.schema.value_checks import (
 from podscale.api.schema.values import is_number
 
 __all__ = ["validate", "validate_schema_only"]
+
+# Most nodes have none of these: ``node`` then skips ``combinators`` (which adds nothing).
+_COMBINATORS: Final = frozenset({"anyOf", "oneOf", "allOf", "not"})
 
 
 @dataclass
@@ -99,7 +102,8 @@ class _Walker:
         if types or fmt:
             result.errors.extend(check_type(value, types, fmt, name, here))
             result.matches += 2
-        result.merge(self.combinators(value, schema, name))
+        if not _COMBINATORS.isdisjoint(schema):
+            result.merge(self.combinators(value, schema, name))
         result.matches += 1
         if isinstance(value, str):
             result.errors.extend(check_string(value, schema, name, here))
