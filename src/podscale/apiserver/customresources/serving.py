@@ -3,11 +3,10 @@
 CRDs here convert with ``conversion: None``: an object is the same in every version, only its
 ``apiVersion`` is rewritten (upstream's nopConverter), so ``to_storage`` stamps the storage
 version and ``to_served`` the version the client asked for (plus that version's schema
-defaults, applied in place as ``podscale.api.schema.apply_read_defaults`` applies them to a
-copy). ``resources.to_storage`` and ``resources.to_served`` call these for a ``CustomKind``, so
-get, list, watch, delete and the subresources all serve the requested version. ``served_kind``
-resolves the kind a caller names (``routes``, the in-process client) against the server's
-``registry``.
+defaults, ``podscale.api.schema.apply_read_defaults``). ``resources.to_storage`` and
+``resources.to_served`` call these for a ``CustomKind``, so get, list, watch, delete and the
+subresources all serve the requested version. ``served_kind`` resolves the kind a caller
+names (``routes``, the in-process client) against the server's ``registry``.
 """
 
 from __future__ import annotations
