@@ -268,11 +268,18 @@ def shards_path(namespace: str, name: str | None = None) -> str:
     return f"{path}/{name}" if name else path
 
 
-def install_crd(url: str) -> None:
-    """Create the Shard CRD, then check it is Established and that its schema does its work
-    (defaults, pruning, a CEL rule), so the phases measure the full custom write path."""
+def install_crd(url: str, others: int = 0) -> None:
+    """Create the Shard CRD (and ``others`` more like it, under other names: the server's
+    cost per custom resource request must not grow with the number of CRDs), then check it
+    is Established and that its schema does its work (defaults, pruning, a CEL rule), so the
+    phases measure the full custom write path."""
     crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
     with httpx.Client(base_url=url, timeout=60) as http:
+        for index in range(others):
+            other = json.loads(json.dumps(SHARD_CRD))
+            other["metadata"]["name"] = f"shards{index}.{CUSTOM_GROUP}"
+            other["spec"]["names"] = {"plural": f"shards{index}", "kind": f"Shard{index}"}
+            expect(http.post(crds, json=other), 201)
         expect(http.post(crds, json=SHARD_CRD), 201)
         crd = expect(http.get(f"{crds}/shards.{CUSTOM_GROUP}"), 200).json()
         established = [c for c in crd["status"].get("conditions", []) if c["type"] == "Established"]
@@ -863,6 +870,9 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--synchronous", choices=["NORMAL", "FULL"], default="NORMAL")
     parser.add_argument(
+        "--crds", type=int, default=1, help="CRDs installed (the Shard CRD and copies of it)"
+    )
+    parser.add_argument(
         "--clients", type=int, default=2, help="client processes for the GET and PUT phases"
     )
     # Internal: the server subprocess, and the client subprocesses of the GET/PUT phases.
@@ -901,7 +911,7 @@ def main() -> None:
         return
     with server_process(args.synchronous) as server:
         create_namespaces(server.url)
-        install_crd(server.url)
+        install_crd(server.url, args.crds - 1)
         if args.only == "fairness":
             results = run_fairness(server, args)
         elif args.only == "single":
@@ -924,7 +934,7 @@ def main() -> None:
         )
         return
     print("machine:", ", ".join(f"{k}={v}" for k, v in machine().items()))
-    print(f"server: SQLite (synchronous={args.synchronous})")
+    print(f"server: SQLite (synchronous={args.synchronous}), {args.crds} CRD(s) installed")
     print("server/client CPU: cores busy on average during the phase (1.00 = one full core)")
     print("\n".join(table(results)))
 
