@@ -7,6 +7,10 @@ connections and several concurrent workers; the GET and PUT phases spread their 
 ``--clients`` processes, since httpx spends more CPU per request than the server does.
 Measured:
   - single-object GET and PUT (each PUT commits a SQLite transaction) throughput, p50/p99;
+  - the same GET and PUT on a custom resource (``Shard``, a CRD with nested objects,
+    int-or-string, preserve-unknown-fields, a list-map, defaults and CEL rules, so every
+    PUT is pruned, defaulted, validated against the schema and its rules), and the ratio
+    of each to the Pod's (goal: the custom one within 1.5x of the built-in one);
   - LIST of 1,000 pods;
   - watch delivery latency with 100 watchers while a writer PATCHes at 200 writes/s (from
     the moment the write is sent to the moment a watcher has decoded the event);
@@ -45,6 +49,7 @@ from engine import machine  # bench/ is on sys.path when run as a script
 
 JSON = dict[str, Any]
 GOALS = {
+    "custom_ratio": 1.5,  # a custom resource's GET/PUT at most this much slower than a Pod's
     "get": 2_000.0,
     "put": 500.0,
     "p99_ms": 50.0,
@@ -88,6 +93,210 @@ def make_pod(name: str, namespace: str) -> JSON:
 def pods_path(namespace: str, name: str | None = None) -> str:
     path = f"/api/v1/namespaces/{namespace}/pods"
     return f"{path}/{name}" if name else path
+
+
+# -- the custom resource: a CRD as an operator would ship one ------------------------------
+CUSTOM_GROUP = "bench.podscale.io"
+_INT_OR_STRING: JSON = {
+    "x-kubernetes-int-or-string": True,
+    "anyOf": [{"type": "integer"}, {"type": "string"}],
+}
+_QUANTITIES: JSON = {"type": "object", "additionalProperties": _INT_OR_STRING}
+SHARD_SCHEMA: JSON = {
+    "type": "object",
+    "required": ["spec"],
+    "properties": {
+        "apiVersion": {"type": "string"},
+        "kind": {"type": "string"},
+        "metadata": {"type": "object"},
+        "spec": {
+            "type": "object",
+            "required": ["image", "maxReplicas"],
+            "x-kubernetes-validations": [
+                {
+                    "rule": "self.replicas <= self.maxReplicas",
+                    "messageExpression": "'replicas must not exceed ' + string(self.maxReplicas)",
+                    "fieldPath": ".replicas",
+                },
+            ],
+            "properties": {
+                "image": {"type": "string", "minLength": 1},
+                "replicas": {"type": "integer", "format": "int32", "minimum": 0, "default": 1},
+                "maxReplicas": {"type": "integer", "format": "int32", "minimum": 1},
+                "storageClass": {
+                    "type": "string",
+                    "x-kubernetes-validations": [
+                        {"rule": "self == oldSelf", "message": "storageClass is immutable"}
+                    ],
+                },
+                "port": {**_INT_OR_STRING, "default": 8080},
+                "selector": {
+                    "type": "object",
+                    "properties": {
+                        "matchLabels": {
+                            "type": "object",
+                            "additionalProperties": {"type": "string"},
+                        }
+                    },
+                },
+                "resources": {
+                    "type": "object",
+                    "properties": {"requests": _QUANTITIES, "limits": _QUANTITIES},
+                },
+                "rollout": {
+                    "type": "object",
+                    "default": {},
+                    "properties": {
+                        "strategy": {
+                            "type": "string",
+                            "enum": ["RollingUpdate", "Recreate"],
+                            "default": "RollingUpdate",
+                        },
+                        "maxUnavailable": {**_INT_OR_STRING, "default": "25%"},
+                        "pauseSeconds": {"type": "integer", "maximum": 3600},
+                    },
+                },
+                "endpoints": {
+                    "type": "array",
+                    "maxItems": 16,
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": ["name"],
+                    "items": {
+                        "type": "object",
+                        "required": ["name", "port"],
+                        "properties": {
+                            "name": {"type": "string", "pattern": "^[a-z][a-z0-9-]*$"},
+                            "port": {"type": "integer", "minimum": 1, "maximum": 65535},
+                            "protocol": {
+                                "type": "string",
+                                "enum": ["TCP", "UDP"],
+                                "default": "TCP",
+                            },
+                        },
+                    },
+                },
+                "config": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+            },
+        },
+        "status": {
+            "type": "object",
+            "properties": {
+                "replicas": {"type": "integer"},
+                "selector": {"type": "string"},
+                "conditions": {
+                    "type": "array",
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": ["type"],
+                    "items": {
+                        "type": "object",
+                        "required": ["type", "status"],
+                        "properties": {
+                            "type": {"type": "string"},
+                            "status": {"type": "string", "enum": ["True", "False", "Unknown"]},
+                            "lastTransitionTime": {"type": "string", "format": "date-time"},
+                            "message": {"type": "string"},
+                        },
+                    },
+                },
+            },
+        },
+    },
+}
+SHARD_CRD: JSON = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": f"shards.{CUSTOM_GROUP}"},
+    "spec": {
+        "group": CUSTOM_GROUP,
+        "scope": "Namespaced",
+        "names": {"plural": "shards", "singular": "shard", "kind": "Shard", "shortNames": ["sh"]},
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "schema": {"openAPIV3Schema": SHARD_SCHEMA},
+                "subresources": {
+                    "status": {},
+                    "scale": {
+                        "specReplicasPath": ".spec.replicas",
+                        "statusReplicasPath": ".status.replicas",
+                        "labelSelectorPath": ".status.selector",
+                    },
+                },
+                "additionalPrinterColumns": [
+                    {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
+                    {"name": "Image", "type": "string", "jsonPath": ".spec.image"},
+                ],
+            }
+        ],
+    },
+}
+
+
+def make_shard(name: str, namespace: str) -> JSON:
+    """A Shard about the size of ``make_pod``'s pod, leaving three fields to the defaults
+    (``spec.port``, ``spec.rollout.strategy``, ``endpoints[1].protocol``)."""
+    return {
+        "apiVersion": f"{CUSTOM_GROUP}/v1",
+        "kind": "Shard",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": {"app": "web", "tier": "frontend", "shard": "5d4f8b7c9"},
+            "annotations": {SENT: "0"},
+        },
+        "spec": {
+            "image": "registry.example/shard:1.25",
+            "replicas": 3,
+            "maxReplicas": 10,
+            "storageClass": "fast",
+            "selector": {"matchLabels": {"app": "web"}},
+            "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": 1}},
+            "rollout": {"maxUnavailable": 1},
+            "endpoints": [
+                {"name": "http", "port": 80, "protocol": "TCP"},
+                {"name": "metrics", "port": 9090},
+            ],
+            "config": {"cache": {"size": "1Gi", "ttl": 30}, "tracing": True},
+        },
+    }
+
+
+def shards_path(namespace: str, name: str | None = None) -> str:
+    path = f"/apis/{CUSTOM_GROUP}/v1/namespaces/{namespace}/shards"
+    return f"{path}/{name}" if name else path
+
+
+def install_crd(url: str, others: int = 0) -> None:
+    """Create the Shard CRD (and ``others`` more like it, under other names: the server's
+    cost per custom resource request must not grow with the number of CRDs), then check it
+    is Established and that its schema does its work (defaults, pruning, a CEL rule), so the
+    phases measure the full custom write path."""
+    crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    with httpx.Client(base_url=url, timeout=60) as http:
+        for index in range(others):
+            other = json.loads(json.dumps(SHARD_CRD))
+            other["metadata"]["name"] = f"shards{index}.{CUSTOM_GROUP}"
+            other["spec"]["names"] = {"plural": f"shards{index}", "kind": f"Shard{index}"}
+            expect(http.post(crds, json=other), 201)
+        expect(http.post(crds, json=SHARD_CRD), 201)
+        crd = expect(http.get(f"{crds}/shards.{CUSTOM_GROUP}"), 200).json()
+        established = [c for c in crd["status"].get("conditions", []) if c["type"] == "Established"]
+        if not established or established[0]["status"] != "True":
+            raise RuntimeError(f"the Shard CRD is not established: {crd['status']}")
+        probe = make_shard("probe", "get")
+        probe["spec"]["unknown"] = "pruned"
+        spec = expect(http.post(shards_path("get"), json=probe), 201).json()["spec"]
+        defaults = (spec["port"], spec["rollout"]["strategy"], spec["endpoints"][1]["protocol"])
+        if defaults != (8080, "RollingUpdate", "TCP") or "unknown" in spec:
+            raise RuntimeError(f"the Shard was not defaulted and pruned: {spec}")
+        wrong = make_shard("wrong", "get")
+        wrong["spec"]["replicas"] = 11
+        message = expect(http.post(shards_path("get"), json=wrong), 422).json()["message"]
+        if "replicas must not exceed 10" not in message:
+            raise RuntimeError(f"the Shard's CEL rule did not run: {message}")
+        expect(http.delete(shards_path("get", "probe")), 200)
 
 
 NAMESPACES = ("get", "put", "list", "watch", "big")
@@ -220,24 +429,47 @@ def expect(response: httpx.Response, status: int) -> httpx.Response:
     return response
 
 
+# The single-object phases: the Pod's and the custom resource's, each a GET and a PUT.
+SINGLE_OBJECT_PHASES = ("get", "put", "custom_get", "custom_put")
+
+
+def object_path(phase: str, name: str | None = None) -> str:
+    """The phase's object (or collection) URL: pods or shards in namespace "get" or "put"."""
+    namespace = phase.rsplit("_", 1)[-1]
+    return (
+        shards_path(namespace, name) if phase.startswith("custom") else pods_path(namespace, name)
+    )
+
+
+def make_object(phase: str, name: str) -> JSON:
+    namespace = phase.rsplit("_", 1)[-1]
+    return make_shard(name, namespace) if phase.startswith("custom") else make_pod(name, namespace)
+
+
 async def single_object_phase(url: str, phase: str, names: list[str], args: Any) -> JSON:
-    """One client process's share of the GET or PUT phase: a worker per name in ``names``
-    (GET: all the same pod; PUT: one pod each), warmed up, started at ``args.start_at``."""
+    """One client process's share of a GET or PUT phase: a worker per name in ``names``
+    (GET: all the same object; PUT: one object each), warmed up, started at ``args.start_at``.
+    A GET must return the object it names; a PUT's reply must carry the annotation it sent."""
     limits = httpx.Limits(max_connections=len(names), max_keepalive_connections=None)
     async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as http:
-        current = [expect(await http.get(pods_path(phase, n)), 200).json() for n in names]
+        current = [expect(await http.get(object_path(phase, n)), 200).json() for n in names]
+        named = [f'"name":"{name}"'.encode() for name in names]
 
         async def get(worker: int) -> None:
-            expect(await http.get(pods_path(phase, names[worker])), 200)
+            response = expect(await http.get(object_path(phase, names[worker])), 200)
+            if named[worker] not in response.content:
+                raise RuntimeError(f"GET {names[worker]}: another object came back")
 
         async def put(worker: int) -> None:
             obj = current[worker]
-            obj["metadata"]["annotations"][SENT] = repr(time.perf_counter())
-            path = pods_path(phase, obj["metadata"]["name"])
+            sent = obj["metadata"]["annotations"][SENT] = repr(time.perf_counter())
+            path = object_path(phase, obj["metadata"]["name"])
             response = await http.put(path, content=orjson.dumps(obj))
             current[worker] = orjson.loads(expect(response, 200).content)
+            if current[worker]["metadata"]["annotations"].get(SENT) != sent:
+                raise RuntimeError(f"PUT {path}: the reply lost the update")
 
-        request = get if phase == "get" else put
+        request = put if phase.endswith("put") else get
         await closed_loop(len(names), 0.3, request)  # open the connections, warm up
         await asyncio.sleep(max(0.0, args.start_at - time.time()))
         cpu = time.process_time()
@@ -246,15 +478,15 @@ async def single_object_phase(url: str, phase: str, names: list[str], args: Any)
 
 
 def run_single_object_phase(server: ServerProcess, phase: str, args: Any) -> Result:
-    """The GET or PUT phase over ``args.clients`` client processes (one client process
+    """A GET or PUT phase over ``args.clients`` client processes (one client process
     cannot drive the server hard enough: httpx costs more CPU per request than the server)."""
     per_process = max(1, args.workers // args.clients)
     names = [f"web-{i}" for i in range(per_process * args.clients)]
-    if phase == "get":
+    if phase.endswith("get"):
         names = ["web"] * len(names)
     with httpx.Client(base_url=server.url, timeout=60) as http:
         for name in sorted(set(names)):
-            expect(http.post(pods_path(phase), json=make_pod(name, phase)), 201)
+            expect(http.post(object_path(phase), json=make_object(phase, name)), 201)
     start_at = time.time() + 3.0
     children = []
     for index in range(args.clients):
@@ -267,12 +499,18 @@ def run_single_object_phase(server: ServerProcess, phase: str, args: Any) -> Res
         children.append(subprocess.Popen(command, stdout=subprocess.PIPE, text=True))
     time.sleep(max(0.0, start_at - time.time()))
     phase_clock = Phase(server)
-    outputs = [json.loads(child.communicate(timeout=120)[0]) for child in children]
+    outputs = []
+    for child in children:
+        out = child.communicate(timeout=120)[0]
+        if child.returncode != 0:
+            raise RuntimeError(f"a {phase} client failed (exit {child.returncode})")
+        outputs.append(json.loads(out))
     result = phase_clock.result("", [], count=0)
     latencies = [latency for output in outputs for latency in output["latencies"]]
-    what = "GET one pod" if phase == "get" else f"PUT one pod each, SQLite {args.synchronous}"
+    what = "one custom resource (Shard)" if phase.startswith("custom") else "one pod"
+    verb = f"PUT {what} each, SQLite {args.synchronous}" if phase.endswith("put") else f"GET {what}"
     return Result(
-        title=f"{what} ({len(names)} workers in {args.clients} client processes)",
+        title=f"{verb} ({len(names)} workers in {args.clients} client processes)",
         count=len(latencies),
         seconds=args.seconds,
         p50_ms=1000 * percentile(latencies, 0.50),
@@ -555,8 +793,7 @@ async def bench_inprocess(args: Any) -> Result | None:
 
 def run_all(server: ServerProcess, args: Any) -> dict[str, Result | None]:
     results: dict[str, Result | None] = {
-        "get": run_single_object_phase(server, "get", args),
-        "put": run_single_object_phase(server, "put", args),
+        phase: run_single_object_phase(server, phase, args) for phase in SINGLE_OBJECT_PHASES
     }
     results["list"] = asyncio.run(bench_list(server, args))
     results["watch"] = run_watch_phase(server, args)
@@ -570,6 +807,17 @@ def _ms(value: float) -> str:
     return f"{value:.3f}" if value < 1 else f"{value:.1f}"
 
 
+def server_us_per_op(result: Result) -> float:
+    return 1e6 * result.server_cpu / result.rate if result.server_cpu else 0.0
+
+
+def custom_ratios(custom: Result, builtin: Result) -> list[str]:
+    """How much slower the custom resource's operation is than the pod's: by rate and by
+    server CPU per request (the client processes share the cores, so rate alone blurs it)."""
+    cpu = server_us_per_op(custom) / max(server_us_per_op(builtin), 1e-9)
+    return [f"{builtin.rate / max(custom.rate, 1e-9):.2f}x pod's time", f"{cpu:.2f}x pod's CPU"]
+
+
 def table(results: dict[str, Result | None]) -> list[str]:
     lines = [
         "| measurement | rate /s | p50 ms | p99 ms | goal | result / goal "
@@ -579,6 +827,8 @@ def table(results: dict[str, Result | None]) -> list[str]:
     goals = {
         "get": (f"{GOALS['get']:,.0f}/s, p99 < {GOALS['p99_ms']:.0f} ms", GOALS["get"]),
         "put": (f"{GOALS['put']:,.0f}/s, p99 < {GOALS['p99_ms']:.0f} ms", GOALS["put"]),
+        "custom_get": (f"within {GOALS['custom_ratio']}x of the pod's", None),
+        "custom_put": (f"within {GOALS['custom_ratio']}x of the pod's", None),
         "list": ("-", None),
         "watch": (f"p99 < {GOALS['watch_p99_ms']:.0f} ms", None),
         "inproc": (f"{GOALS['inproc']:,.0f}/s", GOALS["inproc"]),
@@ -595,11 +845,14 @@ def table(results: dict[str, Result | None]) -> list[str]:
             ratios.append(f"{result.rate / rate_goal:.2f}x rate")
         if key in ("get", "put"):
             ratios.append(f"{GOALS['p99_ms'] / max(result.p99_ms, 1e-9):.2f}x p99")
+        builtin = results.get(key.removeprefix("custom_"))
+        if key.startswith("custom_") and builtin is not None:
+            ratios.extend(custom_ratios(result, builtin))
         if key == "watch":
             ratios.append(f"{GOALS['watch_p99_ms'] / max(result.p99_ms, 1e-9):.2f}x p99")
         if key.startswith("fair_"):
             ratios.append(f"{GOALS['fair_p99_ms'] / max(result.p99_ms, 1e-9):.2f}x p99")
-        server_us = 1e6 * result.server_cpu / result.rate if result.server_cpu else 0.0
+        server_us = server_us_per_op(result)
         lines.append(
             f"| {result.title} | {result.rate:,.0f} | {_ms(result.p50_ms)} | {_ms(result.p99_ms)} "
             f"| {text} | {', '.join(ratios) or '-'} | {result.server_cpu:.2f} "
@@ -617,17 +870,23 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--synchronous", choices=["NORMAL", "FULL"], default="NORMAL")
     parser.add_argument(
+        "--crds", type=int, default=1, help="CRDs installed (the Shard CRD and copies of it)"
+    )
+    parser.add_argument(
         "--clients", type=int, default=2, help="client processes for the GET and PUT phases"
     )
     # Internal: the server subprocess, and the client subprocesses of the GET/PUT phases.
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--client", choices=["get", "put", "watch", "load"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--client", choices=[*SINGLE_OBJECT_PHASES, "watch", "load"], help=argparse.SUPPRESS
+    )
     parser.add_argument("--load", choices=["list", "replay"], help=argparse.SUPPRESS)
     parser.add_argument("--concurrency", type=int, help=argparse.SUPPRESS)
     parser.add_argument(
         "--only",
-        choices=["fairness"],
-        help="run only the fairness phases (small requests during large LISTs and watch replays)",
+        choices=["fairness", "single"],
+        help="run only the fairness phases (small requests during large LISTs and watch "
+        "replays), or only the single-object GET and PUT phases (pod and custom resource)",
     )
     parser.add_argument("--since", help=argparse.SUPPRESS)
     parser.add_argument("--expected", type=int, help=argparse.SUPPRESS)
@@ -652,7 +911,13 @@ def main() -> None:
         return
     with server_process(args.synchronous) as server:
         create_namespaces(server.url)
-        results = run_fairness(server, args) if args.only else run_all(server, args)
+        install_crd(server.url, args.crds - 1)
+        if args.only == "fairness":
+            results = run_fairness(server, args)
+        elif args.only == "single":
+            results = {p: run_single_object_phase(server, p, args) for p in SINGLE_OBJECT_PHASES}
+        else:
+            results = run_all(server, args)
     if args.json:
         raw = {
             key: None if r is None else {**asdict(r), "rate": r.rate} for key, r in results.items()
@@ -669,7 +934,7 @@ def main() -> None:
         )
         return
     print("machine:", ", ".join(f"{k}={v}" for k, v in machine().items()))
-    print(f"server: SQLite (synchronous={args.synchronous})")
+    print(f"server: SQLite (synchronous={args.synchronous}), {args.crds} CRD(s) installed")
     print("server/client CPU: cores busy on average during the phase (1.00 = one full core)")
     print("\n".join(table(results)))
 

@@ -102,6 +102,11 @@ class VersionedStore:
         state = persistence.load()
         self._revision = state.revision
         self._objects: dict[str, dict[Key, Entry]] = {}
+        # The latest write per resource (``resource_revision``).
+        self._resource_revisions: dict[str, int] = {}
+        for record in [*state.objects, *state.events]:
+            latest = self._resource_revisions.get(record.resource, 0)
+            self._resource_revisions[record.resource] = max(latest, record.revision)
         for record in state.objects:
             bucket = self._objects.setdefault(record.resource, {})
             bucket[(record.namespace, record.name)] = (record.revision, record.data)
@@ -110,6 +115,9 @@ class VersionedStore:
     @property
     def revision(self) -> int:
         return self._revision
+
+    def resource_revision(self, resource: str) -> int:
+        return self._resource_revisions.get(resource, 0)
 
     @property
     def oldest_watchable(self) -> int:
@@ -225,6 +233,7 @@ class VersionedStore:
         """Persist, then apply to memory and publish. Caller holds the lock."""
         self._persistence.commit(record)
         self._revision = record.revision
+        self._resource_revisions[record.resource] = record.revision
         bucket = self._objects.setdefault(record.resource, {})
         key = (record.namespace, record.name)
         if record.type == "DELETED":

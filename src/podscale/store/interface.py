@@ -172,6 +172,13 @@ class Store(Protocol):
         """The latest revision (the resourceVersion of the latest write)."""
         ...
 
+    def resource_revision(self, resource: str) -> int:
+        """The revision of the latest write (create, update, delete) to an object of
+        ``resource``, 0 when none is known; it moves with every such write, so a cache of
+        one resource (the API server's custom kinds, from the stored CRDs) can tell it is
+        current without listing."""
+        ...
+
     def create(self, resource: str, obj: JSON) -> JSON:
         """Store a new object; returns it with uid, creationTimestamp and resourceVersion
         set. ``metadata.namespace`` is "" or absent for cluster resources.

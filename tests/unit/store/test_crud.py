@@ -48,6 +48,19 @@ def test_revisions_are_global_and_strictly_increasing(store: VersionedStore, mak
     assert store.get("nodes", "", "n1")["metadata"]["resourceVersion"] == "3"
 
 
+def test_resource_revision_moves_with_writes_to_that_resource_only(
+    store: VersionedStore, make_pod: Pod
+) -> None:
+    assert store.resource_revision("pods") == 0
+    store.create("pods", make_pod("a"))
+    store.create("nodes", {"metadata": {"name": "n1"}})
+    assert (store.resource_revision("pods"), store.resource_revision("nodes")) == (1, 2)
+    store.update("nodes", {"metadata": {"name": "n1"}, "spec": {"unschedulable": True}})
+    assert (store.resource_revision("pods"), store.resource_revision("nodes")) == (1, 3)
+    store.delete("pods", "default", "a")
+    assert (store.resource_revision("pods"), store.resource_revision("nodes")) == (4, 3)
+
+
 @pytest.mark.parametrize(
     ("resource", "namespace"),
     [("pods", "default"), ("pods", "other"), ("replicasets.apps", "default")],

@@ -21,6 +21,26 @@ def cm(name: str, value: str = "v") -> dict[str, Any]:
     return {"metadata": {"name": name, "namespace": "ns"}, "data": {"k": value}}
 
 
+def test_reopen_keeps_each_resources_latest_write(tmp_path: Path, clock: Any) -> None:
+    path = tmp_path / "data" / "store.db"
+    first = SqliteStore(path, clock)
+    first.create("configmaps", cm("a"))
+    first.create("secrets", cm("s"))
+    first.create("configmaps", cm("b"))
+    first.delete("configmaps", "ns", "b")
+    first.close()
+    second = SqliteStore(path, clock)
+    try:
+        # The deletion (revision 4) counts: it is the configmaps' latest write.
+        assert (second.resource_revision("configmaps"), second.resource_revision("secrets")) == (
+            4,
+            2,
+        )
+        assert second.resource_revision("pods") == 0
+    finally:
+        second.close()
+
+
 def test_reopen_keeps_objects_revision_and_uids(tmp_path: Path, clock: Any) -> None:
     path = tmp_path / "data" / "store.db"
     first = SqliteStore(path, clock)

@@ -34,6 +34,7 @@ from podscale.api.cel.engine import evaluate as run
 from podscale.api.cel.rules import FieldPathError, Rule, field_path, rules_of
 from podscale.api.cel.values import to_cel
 from podscale.api.field_errors import FieldError, duplicate, forbidden, invalid, required
+from podscale.api.schema.facts import facts
 
 __all__ = ["ROOT_PATH", "Outcome", "evaluate", "validate"]
 
@@ -142,7 +143,7 @@ class _Walker:
         ratchet: bool,
         root: bool,
     ) -> None:
-        if value is None:
+        if value is None or not facts(vs).rules:
             return
         self.rules(vs, ns, value, old, path, ratchet, root)
         for sub in vs.get("allOf") or []:

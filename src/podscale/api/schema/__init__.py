@@ -5,7 +5,9 @@ The pure core of apiextensions-apiserver's schema handling, over plain JSON dict
 (kube-openapi's checks with kube-apiserver's texts, embedded resources, list types) and
 ``pipeline``, which runs them in upstream's order for the API server
 (``podscale.apiserver.customresources``). Formats, Go-style printing and value
-comparison sit in ``formats``, ``gofmt`` and ``values``.
+comparison sit in ``formats``, ``gofmt`` and ``values``. A schema handed to these functions
+must not be changed afterwards (a stored CRD's never is): ``facts`` remembers, per schema
+node, what lies below it, so that the walkers skip what holds nothing for them.
 """
 
 from podscale.api.schema.defaulting import apply_defaults

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from podscale.api.schema.facts import facts
 from podscale.api.schema.nodes import (
     Schema,
     additional_schema,
@@ -45,22 +46,29 @@ def _non_nullable_null(value: Any, schema: Schema | None) -> bool:
 def drop_non_nullable_nulls(value: Any, schema: Schema | None) -> None:
     """Remove nulls that are neither nullable nor defaulted (upstream's
     ``PruneNonNullableNullsWithoutDefaults``); defaulted ones wait for ``default``."""
+    if schema is None:
+        return  # nothing below a node without a schema has one: no null to drop there
+    # Only nulls and containers can hold something to drop: other values are passed over
+    # without a call (this walk runs on every read of a custom resource).
     if isinstance(value, dict):
         for key in list(value):
-            sub = _field_schema(schema, key)
-            if _non_nullable_null(value[key], sub) and sub is not None and "default" not in sub:
-                del value[key]
-            else:
-                drop_non_nullable_nulls(value[key], sub)
+            item = value[key]
+            if item is None:
+                sub = _field_schema(schema, key)
+                if sub is not None and not is_nullable(sub) and "default" not in sub:
+                    del value[key]
+            elif isinstance(item, dict | list):
+                drop_non_nullable_nulls(item, _field_schema(schema, key))
     elif isinstance(value, list):
-        items = None if schema is None else items_schema(schema)
+        items = items_schema(schema)
         for item in value:
-            drop_non_nullable_nulls(item, items)
+            if isinstance(item, dict | list):
+                drop_non_nullable_nulls(item, items)
 
 
 def default(value: Any, schema: Schema | None) -> None:
     """Fill in defaults below ``value`` (upstream's ``defaulting.Default``)."""
-    if schema is None:
+    if schema is None or not facts(schema).defaults:
         return
     if isinstance(value, dict):
         props = properties(schema)

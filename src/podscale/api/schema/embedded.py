@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from podscale.api.field_errors import FieldError, FieldPath, invalid, required
 from podscale.api.names import is_dns1035_label
+from podscale.api.schema.facts import facts
 from podscale.api.schema.gofmt import bad_value
 from podscale.api.schema.nodes import (
     Schema,
@@ -127,7 +128,7 @@ def _check_resource(value: dict[str, Any], path: FieldPath) -> list[FieldError]:
 
 
 def _walk(value: Any, schema: Schema | None, path: FieldPath) -> list[FieldError]:
-    if schema is None:
+    if schema is None or not facts(schema).embedded:
         return []
     errors: list[FieldError] = []
     if isinstance(value, dict):

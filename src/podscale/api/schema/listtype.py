@@ -20,6 +20,7 @@ from collections.abc import Hashable
 from typing import Any, Final
 
 from podscale.api.field_errors import FieldError, FieldPath, duplicate, invalid
+from podscale.api.schema.facts import facts
 from podscale.api.schema.gofmt import bad_value, go_json
 from podscale.api.schema.nodes import (
     Schema,
@@ -95,7 +96,7 @@ def _map_list_errors(items: list[Any], keys: tuple[str, ...], path: FieldPath) -
 
 
 def _walk(value: Any, schema: Schema | None, path: FieldPath) -> list[FieldError]:
-    if schema is None:
+    if schema is None or not facts(schema).list_types:
         return []
     errors: list[FieldError] = []
     if isinstance(value, dict):

@@ -42,6 +42,12 @@ EMPTY: Final[Schema] = {}
 
 def as_schema(node: Any) -> Schema | None:
     """A schema node, or None for anything that is not one (``true``, null, garbage)."""
+    # Decoded schemas are dicts and absent nodes None: exact tests spare the ABC check on
+    # the walkers' hot paths.
+    if type(node) is dict:
+        return node
+    if node is None:
+        return None
     return node if isinstance(node, Mapping) else None
 
 

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from podscale.api.field_errors import FieldError
+from podscale.api.json_copy import copy_json
 from podscale.api.schema.defaulting import apply_defaults
 from podscale.api.schema.pruning import prune
 from podscale.api.schema.validation import validate
-from podscale.api.schema.values import copy_json
 
 __all__ = ["SchemaOutcome", "admit_custom_object", "apply_read_defaults"]
 

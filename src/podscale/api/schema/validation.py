@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from podscale.api.field_errors import FieldError, FieldPath, invalid, required
 from podscale.api.schema.embedded import validate_embedded
@@ -51,6 +51,9 @@ from podscale.api.schema.value_checks import (
 from podscale.api.schema.values import is_number
 
 __all__ = ["validate", "validate_schema_only"]
+
+# Most nodes have none of these: ``node`` then skips ``combinators`` (which adds nothing).
+_COMBINATORS: Final = frozenset({"anyOf", "oneOf", "allOf", "not"})
 
 
 @dataclass
@@ -99,7 +102,8 @@ class _Walker:
         if types or fmt:
             result.errors.extend(check_type(value, types, fmt, name, here))
             result.matches += 2
-        result.merge(self.combinators(value, schema, name))
+        if not _COMBINATORS.isdisjoint(schema):
+            result.merge(self.combinators(value, schema, name))
         result.matches += 1
         if isinstance(value, str):
             result.errors.extend(check_string(value, schema, name, here))
@@ -159,7 +163,6 @@ class _Walker:
 
     def combinators(self, value: Any, schema: Schema, name: str) -> _Result:
         result = _Result()
-        quoted = go_quote(name)
         any_of = sub_schemas(schema, "anyOf")
         if any_of:
             best: _Result | None = None
@@ -173,7 +176,7 @@ class _Walker:
                     best = outcome
             if first_success is None:
                 result.errors.append(
-                    self.composite(f"{quoted} must validate at least one schema (anyOf)")
+                    self.composite(f"{go_quote(name)} must validate at least one schema (anyOf)")
                 )
             result.merge(best or first_success or _Result())
         one_of = sub_schemas(schema, "oneOf")
@@ -191,7 +194,7 @@ class _Walker:
                     best = outcome
             if valid != 1:
                 found = "Found none valid" if valid == 0 else f"Found {valid} valid alternatives"
-                detail = f"{quoted} must validate one and only one schema (oneOf). {found}"
+                detail = f"{go_quote(name)} must validate one and only one schema (oneOf). {found}"
                 result.errors.append(self.composite(detail))
                 if best is not None:
                     result.merge(best)
@@ -207,11 +210,15 @@ class _Walker:
             if valid != len(all_of):
                 suffix = ". None validated" if valid == 0 else ""
                 result.errors.append(
-                    self.composite(f"{quoted} must validate all the schemas (allOf){suffix}")
+                    self.composite(
+                        f"{go_quote(name)} must validate all the schemas (allOf){suffix}"
+                    )
                 )
         negated = as_schema(schema.get("not"))
         if negated is not None and not self.node(value, negated, name).errors:
-            result.errors.append(self.composite(f"{quoted} must not validate the schema (not)"))
+            result.errors.append(
+                self.composite(f"{go_quote(name)} must not validate the schema (not)")
+            )
         return result
 
 

@@ -19,12 +19,13 @@ upstream's 405. ``serving`` converts between versions; ``scale`` serves ``/scale
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Final
 
 from podscale.api.cel.validation import validate as validate_rules
 from podscale.api.field_errors import FieldError, invalid, invalid_status
+from podscale.api.json_copy import copy_json
 from podscale.api.schema.pipeline import admit_custom_object
+from podscale.api.schema.pruning import prune
 from podscale.api.validation.objectmeta import validate_object_meta, validate_object_meta_update
 from podscale.apiserver.customresources.definitions import CustomKind, ScalePaths
 from podscale.apiserver.errors import ApiError, status_body
@@ -50,9 +51,11 @@ def _apply_schema(
 
 
 def unknown_fields(obj: JSON, info: CustomKind) -> list[str]:
-    """The paths (``spec.foo``) of the fields the schema would prune from ``obj``."""
-    _, pruned, _ = _apply_schema(copy.deepcopy(obj), info, None)
-    return list(pruned)
+    """The paths (``spec.foo``) of the fields the schema would prune from ``obj``: pruning
+    alone, on a copy (defaults and validation cannot add or remove unknown fields)."""
+    if info.schema is None:
+        return []
+    return prune(copy_json(obj), info.schema, is_resource_root=True)
 
 
 def _terminating(info: CustomKind) -> ApiError:
@@ -122,7 +125,7 @@ def _scale_errors(obj: JSON, scale: ScalePaths | None, *, spec: bool) -> list[Fi
 def _prepare(obj: JSON, info: CustomKind, old: JSON | None, subresource: str | None) -> JSON:
     """The strategy's status rules (step 1)."""
     if subresource == "status" and old is not None:
-        kept = copy.deepcopy(old)
+        kept = copy_json(old)
         if "status" in obj:
             kept["status"] = obj["status"]
         else:
@@ -132,7 +135,7 @@ def _prepare(obj: JSON, info: CustomKind, old: JSON | None, subresource: str | N
         if old is None:
             obj.pop("status", None)
         elif "status" in old:
-            obj["status"] = copy.deepcopy(old["status"])
+            obj["status"] = copy_json(old["status"])
         else:
             obj.pop("status", None)
     return obj

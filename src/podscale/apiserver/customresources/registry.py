@@ -2,11 +2,12 @@
 
 ``CustomKindRegistry`` lives on the ``ServerState`` (one per server, so several servers in one
 process never share kinds). ``current(store)`` answers from the last ``CustomKinds`` snapshot
-while the store's revision has not moved; after any write it relists the CRDs and rebuilds the
-snapshot only when one of them changed (names and resourceVersions compared). Reads are
-therefore always as fresh as the store, with no watch to keep alive, and cost a dict lookup
-between writes. ``definitions.custom_kinds`` turns each CRD into its kinds; ``lifecycle``
-decides what to write back to the CRDs.
+while no CRD was written (``Store.resource_revision`` of the CRDs has not moved); after a CRD
+write it relists the CRDs and rebuilds the snapshot only when one of them changed (names and
+resourceVersions compared). Reads are therefore always as fresh as the store, with no watch to
+keep alive, and cost a dict lookup however many CRDs there are and whatever else is written:
+writes of custom resources never relist the CRDs. ``definitions.custom_kinds`` turns each CRD
+into its kinds; ``lifecycle`` decides what to write back to the CRDs.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class CustomKinds:
     _by_resource: Mapping[tuple[str, str, str], CustomKind] = field(
         default_factory=dict, compare=False
     )
+    _by_name: Mapping[str, JSON] = field(default_factory=dict, compare=False)
     # Values derived from these CRDs alone (OpenAPI documents): a new snapshot starts empty,
     # so nothing outlives the CRDs it was computed from.
     _memo: dict[tuple[str, ...], Any] = field(default_factory=dict, compare=False)
@@ -41,7 +43,10 @@ class CustomKinds:
     def build(cls, definitions: list[JSON]) -> CustomKinds:
         kinds = tuple(kind for crd in definitions for kind in custom_kinds(crd))
         by_resource = {(k.group, k.version, k.plural): k for k in kinds}
-        return cls(tuple(definitions), kinds, by_resource, {})
+        by_name: dict[str, JSON] = {}
+        for crd in definitions:
+            by_name.setdefault(str((crd.get("metadata") or {}).get("name")), crd)
+        return cls(tuple(definitions), kinds, by_resource, by_name, {})
 
     def lookup(self, group: str, version: str, plural: str) -> CustomKind | None:
         """The kind serving ``/apis/<group>/<version>/<plural>``, if any."""
@@ -49,10 +54,7 @@ class CustomKinds:
 
     def definition(self, name: str) -> JSON | None:
         """The stored CRD called ``name`` (``<plural>.<group>``), if any."""
-        return next(
-            (crd for crd in self.definitions if (crd.get("metadata") or {}).get("name") == name),
-            None,
-        )
+        return self._by_name.get(name)
 
     def kinds_of(self, crd_name: str) -> list[CustomKind]:
         return [kind for kind in self.kinds if kind.crd_name == crd_name]
@@ -83,12 +85,12 @@ class CustomKindRegistry:
 
     def current(self, store: Store) -> CustomKinds:
         """The kinds as of the store's latest revision."""
-        revision = store.revision
+        revision = store.resource_revision(CRD_RESOURCE)
         with self._lock:
             if revision == self._revision:
                 return self._kinds
-            # Read the revision before listing: a write racing the list moves it again, so
-            # the next call relists rather than trusting a snapshot that might miss it.
+            # Read the revision before listing: a CRD write racing the list moves it again,
+            # so the next call relists rather than trusting a snapshot that might miss it.
             definitions = store.list(CRD_RESOURCE).items
             fingerprint = _fingerprint(definitions)
             if fingerprint != self._fingerprint:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from podscale.api.kinds import KindInfo, resource_for
-from podscale.api.schema.pipeline import apply_read_defaults
+from podscale.api.schema.defaulting import apply_defaults
 from podscale.apiserver.customresources.definitions import CustomKind
 from podscale.apiserver.customresources.registry import CustomKinds
 from podscale.apiserver.errors import ApiError, not_found, path_not_found
@@ -35,9 +35,10 @@ def to_served_custom(obj: JSON, info: CustomKind) -> JSON:
     """A stored custom resource in ``info``'s version, with the version schema's defaults
     applied as upstream applies them on every read from storage."""
     obj["apiVersion"] = info.api_version
-    if info.schema is None:
-        return obj
-    return apply_read_defaults(obj, info.schema)
+    if info.schema is not None:
+        # ``obj`` is the caller's own (``to_served`` mutates): defaulted in place, no copy.
+        apply_defaults(obj, info.schema)
+    return obj
 
 
 def served_kind(kinds: CustomKinds, group: str, version: str, plural: str) -> KindInfo | None:
