@@ -67,21 +67,33 @@ def type_mismatches(
     """The first mismatches of ``obj`` against its kind's schema (empty for unknown kinds).
 
     ``old``: the stored object an update replaces, which passed this check when written. A
-    top-level field (spec, status...) that serializes to the same bytes in both cannot
-    mismatch, so it is not walked again: a controller's status update re-sent a whole
-    unchanged spec (byte equality, unlike ``==``, tells ``true`` from ``1``)."""
+    field (spec, status, or one of theirs: metadata.managedFields...) that serializes to the
+    same bytes in both cannot mismatch, so it is not walked again: a controller's status
+    update re-sent a whole unchanged spec (byte equality, unlike ``==``, tells ``true``
+    from ``1``)."""
     name = schema_for_kind(api_version, kind)
     if name is None:
         return []
     if old is not None and old.get("apiVersion") == api_version:
-        obj = {
-            key: value
-            for key, value in obj.items()
-            if key not in old or not _same_json(value, old[key])
-        }
+        obj = _changed(obj, old, depth=2)
     found: list[TypeMismatch] = []
     _walk(obj, name, kind, "", found)
     return found
+
+
+def _changed(obj: Mapping[str, Any], old: Mapping[str, Any], depth: int) -> dict[str, Any]:
+    """``obj`` without the fields byte-identical to ``old``'s, ``depth`` levels of objects
+    down (a controller's status write changes its status and an annotation, and re-sends
+    the spec and the rest of the metadata as they were)."""
+    changed: dict[str, Any] = {}
+    for key, value in obj.items():
+        before = old.get(key)
+        if key in old and _same_json(value, before):
+            continue
+        if depth > 1 and isinstance(value, dict) and isinstance(before, dict):
+            value = _changed(value, before, depth - 1)
+        changed[key] = value
+    return changed
 
 
 def _same_json(value: Any, other: Any) -> bool:

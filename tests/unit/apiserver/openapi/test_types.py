@@ -150,9 +150,9 @@ _OLD_HPA: dict[str, Any] = {
     ("spec_change", "expected"),
     [
         ({}, []),
-        # A changed spec is walked whole: its first mismatch is the stored one.
-        ({"minReplicas": True}, ["spec.scaleTargetRef.name"]),
-        ({"maxReplicas": 11}, ["spec.scaleTargetRef.name"]),
+        # A changed spec is walked where it changed: its unchanged scaleTargetRef is not.
+        ({"minReplicas": True}, ["spec.minReplicas"]),
+        ({"maxReplicas": 11}, ["status.currentReplicas"]),
     ],
     ids=["unchanged-spec-skipped", "true-is-not-1", "changed-spec-checked"],
 )
@@ -167,3 +167,13 @@ def test_an_update_checks_what_changed_from_the_stored_object(
     found = type_mismatches("autoscaling/v2", "HorizontalPodAutoscaler", new, old)
     # Only the first mismatch is reported, as Go's decoder does: spec before status.
     assert [m.path for m in found] == (expected or ["status.currentReplicas"])
+
+
+def test_an_unchanged_field_one_level_down_is_not_walked_either() -> None:
+    old = {**_OLD_HPA, "metadata": {"name": "web", "labels": {"app": 7}}}  # stored mistyped
+    new = {**old, "metadata": {**old["metadata"], "annotations": {"a": "b"}}}
+    found = type_mismatches("autoscaling/v2", "HorizontalPodAutoscaler", new, old)
+    assert found == []  # the labels were not walked again; the new annotation is fine
+    new["metadata"]["annotations"] = {"a": 1}
+    found = type_mismatches("autoscaling/v2", "HorizontalPodAutoscaler", new, old)
+    assert [m.path for m in found] == ["metadata.annotations.a"]
