@@ -4,8 +4,13 @@ excludeDates, a restart around a fire time, spec changes and a per-object zone."
 
 from __future__ import annotations
 
-import pytest
+import asyncio
+from pathlib import Path
 
+import pytest
+import yaml
+
+from podscale.api.kinds import kind_for
 from podscale.controllers.cronhpa.kind import TIMEZONE_ANNOTATION
 
 from .cronhpa_cluster import CRONHPA, HPA, CronCluster, cronhpa, on_cluster
@@ -185,5 +190,25 @@ def test_a_zone_annotation_moves_the_fire_time() -> None:
         assert await cluster.replicas() == 1
         await cluster.sleep_until(1, 0, 1)  # 09:00 in Shanghai is 01:00 UTC
         assert await cluster.replicas() == 4
+
+    on_cluster(body)
+
+
+def test_the_example_manifests_are_admitted_and_submitted() -> None:
+    examples = Path(__file__).parents[3] / "examples" / "cronhpa"
+
+    async def body(cluster: CronCluster) -> None:
+        await cluster.start()
+        await cluster.install()
+        for name in ("deployment.yaml", "hpa.yaml", "cronhpa.yaml"):
+            obj = yaml.safe_load((examples / name).read_text())
+            kind = (
+                CRONHPA if obj["kind"] == CRONHPA.kind else kind_for(obj["apiVersion"], obj["kind"])
+            )
+            await cluster.api.create(kind, "default", obj)
+        await asyncio.sleep(5)
+        obj = await cluster.api.get(CRONHPA, "default", "shop")
+        states = {c["name"]: c["state"] for c in obj["status"]["conditions"]}
+        assert states == {"before-the-rush": "Submitted", "after-the-evening": "Submitted"}
 
     on_cluster(body)
