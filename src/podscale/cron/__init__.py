@@ -7,11 +7,8 @@ and the two window rules build on it. Modules: `parse` (spec text), `fields` (on
 field's bit set), `schedule` (the next-time walk), `gotime` (Go's time arithmetic that
 the walk needs for daylight saving time), `window`, `errors`. docs/cron.md has the rules.
 
-No cron library from PyPI is used: croniter, the common one, has no seconds-first
-six-field form or `@every`/`@date`, ORs day-of-month and day-of-week unless told
-otherwise (and ignores the star bit that robfig/cron keys on), and normalises DST gaps
-and overlaps with Python's datetime instead of Go's `time.Date`, so its answers differ
-from the Go libraries' at exactly the points that matter here.
+Not croniter: no seconds-first form, `@every` or `@date`, no star bit in its day rule,
+and DST gaps and overlaps resolved as Python does them rather than as Go's `time.Date`.
 """
 
 from podscale.cron.errors import CronError
