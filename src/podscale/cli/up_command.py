@@ -16,7 +16,13 @@ import click
 
 from podscale.cli.prometheus_flags import prometheus_flags, prometheus_settings
 from podscale.cli.service_flags import service_flags, service_settings
-from podscale.cli.up_flags import hpa_flags, hpa_settings, node_status_flag
+from podscale.cli.up_flags import (
+    cronhpa_flags,
+    cronhpa_zone,
+    hpa_flags,
+    hpa_settings,
+    node_status_flag,
+)
 from podscale.controllers.registry import select_controllers
 from podscale.controllers.shipped_crds import SHIPPED_CRDS
 from podscale.plane.files import ControlPlaneError, default_data_dir
@@ -79,7 +85,7 @@ def _check_controllers(_ctx: click.Context, _param: click.Parameter, value: str)
     callback=_check_controllers,
     help="Controllers to run, as kube-controller-manager's flag: '*' all, 'foo' enables, "
     "'-foo' disables (replicaset, deployment, statefulset, garbagecollector, "
-    "horizontalpodautoscaling, namespace, podgc, webapp); '' runs none.",
+    "horizontalpodautoscaling, namespace, podgc, webapp, cronhpa); '' runs none.",
 )
 @click.option(
     "--simulate/--no-simulate",
@@ -121,9 +127,11 @@ def _check_controllers(_ctx: click.Context, _param: click.Parameter, value: str)
     multiple=True,
     type=click.Choice(sorted(SHIPPED_CRDS)),
     help="Install a CustomResourceDefinition podscale ships (repeatable): "
-    "webapps.examples.podscale.dev is the WebApp example operator's kind.",
+    "webapps.examples.podscale.dev is the WebApp example operator's kind, "
+    "cronhorizontalpodautoscalers.autoscaling.alibabacloud.com the CronHPA's.",
 )
 @hpa_flags
+@cronhpa_flags
 @prometheus_flags
 @service_flags
 @click.option("--report-minor", type=click.IntRange(0), default=None, hidden=True)
@@ -148,6 +156,7 @@ def up(
     """Run the embedded control plane (API server, store, controllers and a simulated
     cluster) until Ctrl-C."""
     hpa_config, hpa_sync_period, metric_resolution = hpa_settings(workers)
+    cronhpa_timezone = cronhpa_zone(workers)
     prometheus = prometheus_settings(workers)
     service_network = service_settings(workers)
     options = UpOptions(
@@ -171,6 +180,7 @@ def up(
         service_network=service_network,
         node_status_report_frequency=node_status_report_frequency,
         install_crds=install_crds,
+        cronhpa_timezone=cronhpa_timezone,
     )
     try:
         plane = assemble_control_plane(options)

@@ -4,7 +4,8 @@
 metrics-server's ``--metric-resolution``) to a click command, durations in Go's syntax;
 ``hpa_settings`` turns their values into the HPA ``Config`` and periods that
 ``podscale.plane.serve.UpOptions`` carries. ``node_status_flag`` is the simulated kubelets'
-hidden heartbeat period.
+hidden heartbeat period. ``cronhpa_flags`` adds ``--cronhpa-timezone``, the zone the
+CronHPA controller runs schedules in (upstream runs them in its process's zone).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, Final, TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import click
 
@@ -20,7 +22,7 @@ from podscale.controllers.hpa import DEFAULT_SYNC_PERIOD
 from podscale.hpa import Config
 from podscale.metrics.server import DEFAULT_RESOLUTION
 
-__all__ = ["hpa_flags", "hpa_settings", "node_status_flag"]
+__all__ = ["cronhpa_flags", "cronhpa_zone", "hpa_flags", "hpa_settings", "node_status_flag"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 _DEFAULTS: Final = Config()
@@ -134,3 +136,30 @@ def hpa_settings(values: dict[str, Any]) -> tuple[Config, timedelta, timedelta]:
     sync_period = values.pop("horizontal_pod_autoscaler_sync_period", DEFAULT_SYNC_PERIOD)
     resolution = values.pop("metric_resolution", DEFAULT_RESOLUTION)
     return config, sync_period, resolution
+
+
+def _check_zone(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise click.BadParameter(f'unknown time zone "{value}"') from None
+    return value or None
+
+
+def cronhpa_flags(command: F) -> F:
+    """The CronHPA controller's ``--cronhpa-timezone`` (an IANA name; the local zone)."""
+    option = click.option(
+        "--cronhpa-timezone",
+        default=None,
+        callback=_check_zone,
+        help="IANA time zone of CronHorizontalPodAutoscaler schedules without a "
+        "cronhpa.podscale.dev/timezone annotation [default: the local zone].",
+    )
+    return option(command)
+
+
+def cronhpa_zone(values: dict[str, Any]) -> str | None:
+    """Pop ``--cronhpa-timezone`` from a command's keyword arguments (None: local)."""
+    zone: str | None = values.pop("cronhpa_timezone", None)
+    return zone

@@ -19,7 +19,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Final
+from zoneinfo import ZoneInfo
 
+from podscale.controllers.cronhpa.controller import CronHorizontalPodAutoscalerController
 from podscale.controllers.deployment.controller import DeploymentController
 from podscale.controllers.garbagecollector.controller import GarbageCollectorController
 from podscale.controllers.hpa.controller import (
@@ -61,6 +63,8 @@ class ControllerContext:
     metrics: MetricsClient | None = None
     hpa_config: Config = field(default_factory=Config)
     hpa_sync_period: timedelta = DEFAULT_SYNC_PERIOD
+    # The CronHPA controller's zone (``--cronhpa-timezone``); None: UTC.
+    cronhpa_zone: ZoneInfo | None = None
 
 
 Factory = Callable[[ControllerContext], Controller]
@@ -116,6 +120,14 @@ _SPECS: Final[tuple[ControllerSpec, ...]] = (
     ),
     # The example operator's controller: idle until its CRD is installed (``webapp``).
     ControllerSpec("webapp-controller", "webapp", lambda c: WebAppController(c.api, c.clock)),
+    # Scheduled scaling: idle until its CRD is installed (``cronhpa``).
+    ControllerSpec(
+        "cronhpa-controller",
+        "cronhpa",
+        lambda c: CronHorizontalPodAutoscalerController(
+            c.api, c.clock, zone=c.cronhpa_zone, rng=c.rng
+        ),
+    ),
 )
 
 CONTROLLER_NAMES: Final[tuple[str, ...]] = tuple(spec.name for spec in _SPECS)

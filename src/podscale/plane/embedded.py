@@ -40,6 +40,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.apiserver.metricsapis.providers import CustomMetricsProvider, ExternalMetricsProvider
@@ -131,6 +132,8 @@ class EmbeddedControlPlane:
     it needs the simulated cluster. ``hpa_config``/``hpa_sync_period`` are the HPA
     controller's ``--horizontal-pod-autoscaler-*`` settings; ``request_metric`` names the
     Pods metric the request rates are published as, every ``publish_period``.
+    ``cronhpa_zone`` is the CronHPA controller's ``--cronhpa-timezone`` (None: UTC, so a
+    scenario runs alike on every machine).
 
     ``custom_metrics_provider``/``external_metrics_provider``, when given, serve
     custom.metrics.k8s.io / external.metrics.k8s.io instead of the push provider (also with
@@ -166,6 +169,7 @@ class EmbeddedControlPlane:
         custom_metrics_provider: CustomMetricsProvider | None = None,
         external_metrics_provider: ExternalMetricsProvider | None = None,
         push_journal: PushJournal | None = None,
+        cronhpa_zone: ZoneInfo | None = None,
     ) -> None:
         self.clock = clock
         with_metrics = simulate if metrics is None else metrics
@@ -206,6 +210,7 @@ class EmbeddedControlPlane:
             InProcessMetricsClient(self.api.state),
             hpa_config or Config(feature_gates=self.api.state.feature_gates),
             hpa_sync_period,
+            cronhpa_zone,
         )
         for controller in controllers(context):
             self.manager.register(controller)

@@ -30,9 +30,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import os
 import socket
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Final
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import uvicorn
 
@@ -60,6 +62,7 @@ __all__ = [
 
 PUSH_JOURNAL_FILE: Final = "pushed-metrics.db"
 _CRD: Final = kind_for("apiextensions.k8s.io/v1", "CustomResourceDefinition")
+_LOCALTIME: Final = "/etc/localtime"
 
 
 def build_workloads(plane: ControlPlane) -> EmbeddedControlPlane | None:
@@ -98,6 +101,9 @@ def build_workloads(plane: ControlPlane) -> EmbeddedControlPlane | None:
         # Pushed metric values outlive a restart, until their ttl (``push_journal``).
         push_journal=(
             SqlitePushJournal(options.data_dir / PUSH_JOURNAL_FILE) if options.simulate else None
+        ),
+        cronhpa_zone=(
+            ZoneInfo(options.cronhpa_timezone) if options.cronhpa_timezone else local_zone()
         ),
     )
 
@@ -158,6 +164,23 @@ async def serve_with_workloads(
                 await task
         if workloads is not None and workloads.push is not None:
             workloads.push.close()  # after every task that could still push has ended
+
+
+def local_zone() -> ZoneInfo:
+    """This machine's zone, as Go's ``time.Local`` finds it: ``$TZ``, else the zone
+    ``/etc/localtime`` links to (or holds), else UTC."""
+    named = os.environ.get("TZ", "").lstrip(":")
+    if named:
+        with contextlib.suppress(ZoneInfoNotFoundError, ValueError):
+            return ZoneInfo(named)
+    target = os.path.realpath(_LOCALTIME)
+    _, marker, key = target.partition("/zoneinfo/")
+    if marker:
+        with contextlib.suppress(ZoneInfoNotFoundError, ValueError):
+            return ZoneInfo(key)
+    with contextlib.suppress(OSError, ValueError), open(_LOCALTIME, "rb") as data:
+        return ZoneInfo.from_file(data, key="localtime")
+    return ZoneInfo("UTC")
 
 
 async def install_shipped_crds(api: InProcessApi, names: Sequence[str]) -> None:

@@ -1,0 +1,1 @@
+"""The CronHorizontalPodAutoscaler controller (``autoscaling.alibabacloud.com/v1beta1``)."""
