@@ -24,7 +24,7 @@ from podscale.cli.up_flags import (
     node_status_flag,
 )
 from podscale.controllers.registry import select_controllers
-from podscale.controllers.shipped_crds import SHIPPED_CRDS
+from podscale.controllers.shipped_crds import INSTALLED_WITH, SHIPPED_CRDS
 from podscale.plane.files import ControlPlaneError, default_data_dir
 from podscale.plane.serve import UpOptions, assemble_control_plane, run_control_plane
 
@@ -128,7 +128,16 @@ def _check_controllers(_ctx: click.Context, _param: click.Parameter, value: str)
     type=click.Choice(sorted(SHIPPED_CRDS)),
     help="Install a CustomResourceDefinition podscale ships (repeatable): "
     "webapps.examples.podscale.dev is the WebApp example operator's kind, "
-    "cronhorizontalpodautoscalers.autoscaling.alibabacloud.com the CronHPA's.",
+    "cronhorizontalpodautoscalers.autoscaling.alibabacloud.com the CronHPA's "
+    "(installed by default while the cronhpa controller runs).",
+)
+@click.option(
+    "--no-install-crd",
+    "skip_crds",
+    multiple=True,
+    type=click.Choice(sorted(INSTALLED_WITH)),
+    help="Do not install this CRD, which podscale up installs by default while its "
+    "controller runs (repeatable). A CRD already in the store stays.",
 )
 @hpa_flags
 @cronhpa_flags
@@ -151,10 +160,14 @@ def up(
     report_minor: int | None,
     node_status_report_frequency: timedelta,
     install_crds: tuple[str, ...],
+    skip_crds: tuple[str, ...],
     **workers: Any,
 ) -> None:
     """Run the embedded control plane (API server, store, controllers and a simulated
     cluster) until Ctrl-C."""
+    both = sorted(set(install_crds) & set(skip_crds))
+    if both:
+        raise click.UsageError(f"--install-crd and --no-install-crd both name {both[0]}")
     hpa_config, hpa_sync_period, metric_resolution = hpa_settings(workers)
     cronhpa_timezone = cronhpa_zone(workers)
     prometheus = prometheus_settings(workers)
@@ -180,6 +193,7 @@ def up(
         service_network=service_network,
         node_status_report_frequency=node_status_report_frequency,
         install_crds=install_crds,
+        skip_crds=skip_crds,
         cronhpa_timezone=cronhpa_timezone,
     )
     try:

@@ -7,22 +7,40 @@ hands out a fresh copy by the CRD's name, for whoever installs one on request:
 ``podscale up --install-crd NAME`` and a scenario's ``spec.crds``
 (``podscale.scenario.loader``). The controllers themselves are
 always registered (``controllers.registry``) and stay idle until their CRD is installed.
+
+A product kind's CRD comes with its controller, as an operator's chart installs both:
+``INSTALLED_WITH`` maps such a CRD to the controller (canonical ``--controllers`` name)
+whose running makes ``podscale up`` install it by default (the CronHPA's). The example
+operator's WebApp is installed only on request. ``crds_to_install`` is the rule.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Final
 
 from podscale.controllers.cronhpa import kind as cronhpa
 from podscale.controllers.webapp import kind as webapp
 
-__all__ = ["SHIPPED_CRDS", "shipped_definition"]
+__all__ = ["INSTALLED_WITH", "SHIPPED_CRDS", "crds_to_install", "shipped_definition"]
 
 SHIPPED_CRDS: Final[Mapping[str, Callable[[], dict[str, Any]]]] = {
     webapp.CRD_NAME: webapp.definition,
     cronhpa.CRD_NAME: cronhpa.definition,
 }
+
+INSTALLED_WITH: Final[Mapping[str, str]] = {cronhpa.CRD_NAME: "cronhpa-controller"}
+
+
+def crds_to_install(
+    requested: Sequence[str], skipped: Collection[str], controllers: Collection[str]
+) -> tuple[str, ...]:
+    """The shipped CRDs ``podscale up`` creates: those ``requested`` (``--install-crd``),
+    then each CRD of ``INSTALLED_WITH`` whose controller is among ``controllers`` (the
+    canonical names ``--controllers`` enables), less those ``skipped``
+    (``--no-install-crd``); in that order, each once."""
+    wanted = [*requested, *(crd for crd, by in INSTALLED_WITH.items() if by in controllers)]
+    return tuple(dict.fromkeys(name for name in wanted if name not in skipped))
 
 
 def shipped_definition(name: str) -> dict[str, Any]:

@@ -60,6 +60,8 @@ class UpOptions:
     node_status_report_frequency: timedelta = NODE_STATUS_REPORT_FREQUENCY
     # --install-crd: CRDs podscale ships (``controllers.shipped_crds``) to create at start
     install_crds: tuple[str, ...] = ()
+    # --no-install-crd: shipped CRDs not to create, though their controller runs
+    skip_crds: tuple[str, ...] = ()
     # --cronhpa-timezone: an IANA zone name; None runs CronHPA schedules in the local zone
     cronhpa_timezone: str | None = None
 

@@ -15,7 +15,9 @@ the server stopping stops the controllers.
 
 ``--install-crd NAME`` creates a CustomResourceDefinition podscale ships (the WebApp example
 operator's ``webapps.examples.podscale.dev``) before the controllers start; its controller
-runs in any case and picks the kind up whenever the CRD is installed, also by kubectl.
+runs in any case and picks the kind up whenever the CRD is installed, also by kubectl. A
+product kind's CRD (the CronHPA's) is created by default when its controller runs, unless
+``--no-install-crd NAME`` (``controllers.shipped_crds.crds_to_install``).
 
 Its flags (``--controllers``, ``--horizontal-pod-autoscaler-*``, ...) are parsed by
 ``podscale.cli.up_flags``.
@@ -44,7 +46,7 @@ from podscale.client.http import ApiError
 from podscale.client.inprocess import InProcessApi
 from podscale.client.supervisor import Supervisor
 from podscale.controllers.registry import select_controllers
-from podscale.controllers.shipped_crds import shipped_definition
+from podscale.controllers.shipped_crds import crds_to_install, shipped_definition
 from podscale.metrics.prometheus import AdapterConfig
 from podscale.metrics.push_journal import SqlitePushJournal
 from podscale.plane.embedded import EmbeddedControlPlane, controllers_from_flag
@@ -127,7 +129,11 @@ async def serve_with_workloads(
     when given, runs against the started plane (``podscale demo --real-time`` plays its
     scenario there); the server stops when it returns."""
     if plane.api is not None:
-        await install_shipped_crds(plane.api, plane.options.install_crds)
+        options = plane.options
+        crds = crds_to_install(
+            options.install_crds, options.skip_crds, select_controllers(options.controllers)
+        )
+        await install_shipped_crds(plane.api, crds)
     workloads = build(plane)
     tasks: list[asyncio.Task[None]] = []
 
@@ -184,8 +190,9 @@ def local_zone() -> ZoneInfo:
 
 
 async def install_shipped_crds(api: InProcessApi, names: Sequence[str]) -> None:
-    """Create the shipped CRDs ``names`` (``podscale up --install-crd``); one already there
-    is left as it is, as a restart finds the CRDs of the previous run in the store."""
+    """Create the shipped CRDs ``names`` (``podscale up``'s default ones and
+    ``--install-crd``); one already there is left as it is (a restart finds the CRDs of the
+    previous run in the store, maybe edited), so a restart is idempotent."""
     for name in names:
         try:
             await api.create(_CRD, None, shipped_definition(name))

@@ -1,17 +1,27 @@
-"""``podscale up --cronhpa-timezone`` and the local zone it defaults to."""
+"""``podscale up --cronhpa-timezone`` and the local zone it defaults to; the CronHPA CRD
+``podscale up`` installs by default (``--no-install-crd``), idempotently on a restart."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 from click.testing import CliRunner
 
+from podscale.api.kinds import kind_for
+from podscale.apiserver.state import ServerState
 from podscale.cli.main import cli
 from podscale.cli.up_flags import cronhpa_zone
+from podscale.client.inprocess import InProcessApi
+from podscale.controllers.cronhpa.kind import CRD_NAME as CRONHPA_CRD
 from podscale.controllers.registry import select_controllers
-from podscale.plane.workloads import local_zone
+from podscale.controllers.shipped_crds import crds_to_install
+from podscale.plane.workloads import install_shipped_crds, local_zone
+from podscale.store.clock import SystemClock
+from podscale.store.memory import MemoryStore
 
 
 def test_an_unknown_zone_is_refused_before_anything_starts(tmp_path: Path) -> None:
@@ -47,3 +57,70 @@ def test_without_tz_the_local_zone_is_a_zone(monkeypatch: pytest.MonkeyPatch) ->
 def test_the_controller_is_on_by_default_and_can_be_disabled() -> None:
     assert "cronhpa-controller" in select_controllers("*")
     assert "cronhpa-controller" not in select_controllers("*,-cronhpa")
+
+
+WEBAPP_CRD = "webapps.examples.podscale.dev"
+EVERYTHING = select_controllers("*")
+
+
+@pytest.mark.parametrize(
+    ("requested", "skipped", "controllers", "expected"),
+    [
+        ((), (), EVERYTHING, (CRONHPA_CRD,)),
+        ((), (), select_controllers("*,-cronhpa"), ()),
+        ((), (), select_controllers(""), ()),
+        ((), (CRONHPA_CRD,), EVERYTHING, ()),
+        ((WEBAPP_CRD,), (), EVERYTHING, (WEBAPP_CRD, CRONHPA_CRD)),
+        ((CRONHPA_CRD,), (), select_controllers(""), (CRONHPA_CRD,)),
+        ((CRONHPA_CRD, WEBAPP_CRD), (), EVERYTHING, (CRONHPA_CRD, WEBAPP_CRD)),
+    ],
+    ids=[
+        "default-with-its-controller",
+        "controller-disabled",
+        "no-controllers",
+        "opted-out",
+        "requested-and-default",
+        "requested-without-controller",
+        "each-once",
+    ],
+)
+def test_which_shipped_crds_podscale_up_installs(
+    requested: tuple[str, ...],
+    skipped: tuple[str, ...],
+    controllers: frozenset[str],
+    expected: tuple[str, ...],
+) -> None:
+    assert crds_to_install(requested, skipped, controllers) == expected
+
+
+def test_installing_and_skipping_one_crd_is_refused(tmp_path: Path) -> None:
+    args = ["up", "--data-dir", str(tmp_path / "d")]
+    args += ["--install-crd", CRONHPA_CRD, "--no-install-crd", CRONHPA_CRD]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2
+    assert f"--install-crd and --no-install-crd both name {CRONHPA_CRD}" in result.output
+    assert not (tmp_path / "d").exists()
+
+
+def test_only_a_crd_installed_by_default_can_be_skipped(tmp_path: Path) -> None:
+    args = ["up", "--data-dir", str(tmp_path / "d"), "--no-install-crd", WEBAPP_CRD]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2
+    assert not (tmp_path / "d").exists()
+
+
+def test_a_restart_leaves_the_installed_crd_as_it_finds_it() -> None:
+    clock = SystemClock()
+    api = InProcessApi(ServerState(store=MemoryStore(clock), clock=clock))
+    crd_kind = kind_for("apiextensions.k8s.io/v1", "CustomResourceDefinition")
+
+    async def scenario() -> dict[str, Any]:
+        await install_shipped_crds(api, [CRONHPA_CRD])
+        installed = await api.get(crd_kind, None, CRONHPA_CRD)
+        installed["metadata"]["labels"] = {"edited": "by-hand"}
+        await api.update(crd_kind, None, installed)
+        await install_shipped_crds(api, [CRONHPA_CRD])  # the restart: no error, no change
+        return await api.get(crd_kind, None, CRONHPA_CRD)
+
+    after = asyncio.run(scenario())
+    assert after["metadata"]["labels"] == {"edited": "by-hand"}
