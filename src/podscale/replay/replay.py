@@ -7,7 +7,10 @@ in parallel worker processes when there are several runs and cores for them, tur
 recording into per-minute series (``podscale.replay.sampling``) and scores them
 (``podscale.replay.measures``), next to "fixed at the peak" and the "oracle" computed from
 the same demand. Each run is the same seeded scenario on its own virtual clock, so where it
-runs cannot change its numbers: results are in the autoscalers' order either way.
+runs cannot change its numbers: results are in the autoscalers' order either way. The clock
+reads scenario time as ``podscale demo`` does (scenario time ``t`` is ``DEFAULT_START + t``,
+also when the run starts at ``--from`` less the warmup), so what reads the wall clock (a
+CronHPA's schedules) acts at the same scenario time whatever the window.
 
 Progress: each run reports its simulated offset every ``PROGRESS_EVERY`` (through a queue
 from the worker processes); ``on_progress`` hears a ``Progress`` whenever something moved.
@@ -22,7 +25,7 @@ import queue
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 from podscale.replay.hpa_series import RunMetrics, metric_minutes
@@ -47,6 +50,7 @@ from podscale.replay.target import (
     shape_of_pod,
 )
 from podscale.replay.window import Window, shift_scenario
+from podscale.runtime.virtual_time import DEFAULT_START
 from podscale.scenario.model import Scenario, Workload, WorkloadTarget
 
 __all__ = [
@@ -108,6 +112,7 @@ class _Job:
     scenario: Scenario
     target: WorkloadTarget
     selector: dict[str, Any]
+    start: datetime = DEFAULT_START  # the run's wall time at its offset 0
 
 
 _progress_queue: Any = None
@@ -126,7 +131,7 @@ def _run_job(job: _Job) -> Recording:
         if sink is not None:
             sink.put((job.index, offset))
 
-    return record_run(job.scenario, job.target, job.selector, progress=progress)
+    return record_run(job.scenario, job.target, job.selector, progress=progress, start=job.start)
 
 
 def _record_all(
@@ -150,7 +155,11 @@ def _record_all(
                 simulated[index] = offset
                 tell()
 
-            results.append(record_run(job.scenario, job.target, job.selector, progress=progress))
+            results.append(
+                record_run(
+                    job.scenario, job.target, job.selector, progress=progress, start=job.start
+                )
+            )
             simulated[job.index], done = total, done + 1
             tell()
         return results
@@ -230,6 +239,7 @@ def replay(
             dataclasses.replace(shifted, manifests=replace_autoscalers(shifted, a)),
             target,
             known.selector if known is not None else {},
+            DEFAULT_START + window.run_start,
         )
         for i, a in enumerate(autoscalers)
     ]
