@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from podscale.api.kinds import kind_for
+from podscale.controllers.shipped_crds import SHIPPED_CRDS
 from podscale.controllers.webapp.kind import CRD_NAME, NAME_LABEL, WEBAPP, definition
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual
@@ -79,7 +80,7 @@ def test_a_defined_custom_kind_loads(spec: dict[str, Any], tmp_path: Path) -> No
         (
             {"crds": ["widgets.example.com"]},
             'spec.crds[0]: Unsupported value: "widgets.example.com": supported values: '
-            f'"{CRD_NAME}"',
+            + ", ".join(f'"{name}"' for name in sorted(SHIPPED_CRDS)),
             False,
         ),
         ({"crds": [CRD_NAME, CRD_NAME]}, f'spec.crds[1]: Duplicate value: "{CRD_NAME}"', False),
