@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import random
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -65,8 +65,8 @@ def cronhpa(
 class CronCluster:
     """One store and API; CronHPA controller managers come and go on it."""
 
-    def __init__(self, zone: str = "UTC") -> None:
-        self.clock = VirtualClock(START)
+    def __init__(self, zone: str = "UTC", start: datetime = START) -> None:
+        self.clock = VirtualClock(start)
         self.store = MemoryStore(self.clock)
         ensure_system_namespaces(self.store)
         self.api = InProcessApi(ServerState(store=self.store, clock=self.clock))
@@ -128,9 +128,13 @@ class CronCluster:
         ]
 
     async def sleep_until(self, hour: int, minute: int, second: int = 0, day: int = 0) -> None:
-        """Sleep until START + the given offset (virtual time)."""
-        due = START + timedelta(days=day, hours=hour, minutes=minute, seconds=second)
-        await asyncio.sleep((due - self.clock.now()).total_seconds())
+        """Sleep until the cluster's start + the given offset (virtual time)."""
+        offset = timedelta(days=day, hours=hour, minutes=minute, seconds=second)
+        await self.sleep_to(self.clock.start + offset)
+
+    async def sleep_to(self, instant: datetime) -> None:
+        """Sleep until ``instant`` (virtual time)."""
+        await asyncio.sleep((instant - self.clock.now()).total_seconds())
 
 
 def on_cluster(
@@ -138,13 +142,14 @@ def on_cluster(
     *,
     zone: str = "UTC",
     until: timedelta = timedelta(days=3),
+    start: datetime = START,
 ) -> None:
     async def main() -> bool:
-        cluster = CronCluster(zone)
+        cluster = CronCluster(zone, start)
         try:
             await body(cluster)
         finally:
             await cluster.stop_all()
         return True
 
-    assert run_virtual(main(), start=START, until=until), "did not finish in virtual time"
+    assert run_virtual(main(), start=start, until=until), "did not finish in virtual time"
