@@ -28,6 +28,9 @@ __all__ = [
     "api_resource_list",
     "api_versions",
     "discovery_list",
+    "discovery_resource",
+    "from_kind",
+    "legacy_entries",
     "negotiate_aggregated",
     "served_resources",
     "version_info",
@@ -69,7 +72,8 @@ class ExtraGroupVersion:
     built_in: bool = False
 
 
-def _from_kind(info: KindInfo) -> Resource:
+def from_kind(info: KindInfo) -> Resource:
+    """What discovery says about a kind (a registry kind or a custom resource's)."""
     subs = tuple((s.name, s.group, s.version, s.kind, s.verbs) for s in info.subresources)
     return Resource(
         info.group,
@@ -92,7 +96,7 @@ METRICS_RESOURCES: Final = (
 
 
 def served_resources(with_metrics: bool) -> list[Resource]:
-    resources = [_from_kind(info) for info in all_kinds() if info.top_level]
+    resources = [from_kind(info) for info in all_kinds() if info.top_level]
     return resources + list(METRICS_RESOURCES) if with_metrics else resources
 
 
@@ -153,6 +157,36 @@ def api_group_list(with_metrics: bool, extra: Sequence[ExtraGroupVersion] = ()) 
     }
 
 
+def legacy_entries(res: Resource) -> list[JSON]:
+    """The ``APIResource`` entries of ``res`` in its group version's list: the resource,
+    then each subresource (named ``<plural>/<sub>``, with its group and version when they
+    are not the list's)."""
+    entry: JSON = {
+        "name": res.plural,
+        "singularName": res.singular,
+        "namespaced": res.namespaced,
+        "kind": res.kind,
+        "verbs": list(res.verbs),
+    }
+    if res.short_names:
+        entry["shortNames"] = list(res.short_names)
+    if res.categories:
+        entry["categories"] = list(res.categories)
+    entries = [entry]
+    for name, sub_group, sub_version, kind, verbs in res.subresources:
+        sub: JSON = {
+            "name": f"{res.plural}/{name}",
+            "singularName": "",
+            "namespaced": res.namespaced,
+        }
+        if (sub_group, sub_version) != (res.group, res.version):
+            sub["group"] = sub_group
+            sub["version"] = sub_version
+        sub.update({"kind": kind, "verbs": list(verbs)})
+        entries.append(sub)
+    return entries
+
+
 def api_resource_list(
     group: str, version: str, with_metrics: bool, extra: Sequence[ExtraGroupVersion] = ()
 ) -> JSON | None:
@@ -171,29 +205,7 @@ def api_resource_list(
     for res in served_resources(with_metrics):
         if (res.group, res.version) != (group, version):
             continue
-        entry: JSON = {
-            "name": res.plural,
-            "singularName": res.singular,
-            "namespaced": res.namespaced,
-            "kind": res.kind,
-            "verbs": list(res.verbs),
-        }
-        if res.short_names:
-            entry["shortNames"] = list(res.short_names)
-        if res.categories:
-            entry["categories"] = list(res.categories)
-        entries.append(entry)
-        for name, sub_group, sub_version, kind, verbs in res.subresources:
-            sub: JSON = {
-                "name": f"{res.plural}/{name}",
-                "singularName": "",
-                "namespaced": res.namespaced,
-            }
-            if (sub_group, sub_version) != (group, version):
-                sub["group"] = sub_group
-                sub["version"] = sub_version
-            sub.update({"kind": kind, "verbs": list(verbs)})
-            entries.append(sub)
+        entries += legacy_entries(res)
     entries.sort(key=lambda e: str(e["name"]))
     return {
         "kind": "APIResourceList",
@@ -226,7 +238,8 @@ def aggregated_content_type(version: str) -> str:
     return f"application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList"
 
 
-def _discovery_resource(res: Resource) -> JSON:
+def discovery_resource(res: Resource) -> JSON:
+    """The aggregated-discovery ``APIResourceDiscovery`` entry of ``res``."""
     entry: JSON = {
         "resource": res.plural,
         "responseKind": {"group": res.group, "version": res.version, "kind": res.kind},
@@ -252,9 +265,7 @@ def _discovery_resource(res: Resource) -> JSON:
 
 
 def _sorted_resources(resources: list[Resource], group: str, version: str) -> list[JSON]:
-    entries = [
-        _discovery_resource(r) for r in resources if (r.group, r.version) == (group, version)
-    ]
+    entries = [discovery_resource(r) for r in resources if (r.group, r.version) == (group, version)]
     return sorted(entries, key=lambda e: str(e["resource"]))
 
 

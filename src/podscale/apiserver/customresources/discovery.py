@@ -18,63 +18,16 @@ from podscale.apiserver.customresources.definitions import (
     version_priority,
 )
 from podscale.apiserver.customresources.registry import CustomKinds
-from podscale.apiserver.discovery import ExtraGroupVersion
+from podscale.apiserver.discovery import (
+    ExtraGroupVersion,
+    discovery_resource,
+    from_kind,
+    legacy_entries,
+)
 
 __all__ = ["custom_group_versions"]
 
 JSON = dict[str, Any]
-
-
-def _legacy_entries(kind: CustomKind) -> list[JSON]:
-    entry: JSON = {
-        "name": kind.plural,
-        "singularName": kind.singular,
-        "namespaced": kind.namespaced,
-        "kind": kind.kind,
-        "verbs": list(kind.verbs),
-    }
-    if kind.short_names:
-        entry["shortNames"] = list(kind.short_names)
-    if kind.categories:
-        entry["categories"] = list(kind.categories)
-    entries = [entry]
-    for sub in kind.subresources:
-        sub_entry: JSON = {
-            "name": f"{kind.plural}/{sub.name}",
-            "singularName": "",
-            "namespaced": kind.namespaced,
-        }
-        if (sub.group, sub.version) != (kind.group, kind.version):
-            sub_entry["group"] = sub.group
-            sub_entry["version"] = sub.version
-        sub_entry.update({"kind": sub.kind, "verbs": list(sub.verbs)})
-        entries.append(sub_entry)
-    return entries
-
-
-def _aggregated_entry(kind: CustomKind) -> JSON:
-    entry: JSON = {
-        "resource": kind.plural,
-        "responseKind": {"group": kind.group, "version": kind.version, "kind": kind.kind},
-        "scope": "Namespaced" if kind.namespaced else "Cluster",
-        "singularResource": kind.singular,
-        "verbs": list(kind.verbs),
-    }
-    if kind.short_names:
-        entry["shortNames"] = list(kind.short_names)
-    if kind.categories:
-        entry["categories"] = list(kind.categories)
-    subs = [
-        {
-            "subresource": sub.name,
-            "responseKind": {"group": sub.group, "version": sub.version, "kind": sub.kind},
-            "verbs": list(sub.verbs),
-        }
-        for sub in sorted(kind.subresources, key=lambda s: s.name)
-    ]
-    if subs:
-        entry["subresources"] = subs
-    return entry
 
 
 def custom_group_versions(kinds: CustomKinds) -> list[ExtraGroupVersion]:
@@ -94,14 +47,16 @@ def custom_group_versions(kinds: CustomKinds) -> list[ExtraGroupVersion]:
     for group in sorted(groups):
         for version in sorted(groups[group], key=version_priority):
             members = sorted(by_gv[(group, version)], key=lambda k: k.plural)
-            legacy = [entry for kind in members for entry in _legacy_entries(kind)]
+            legacy = [entry for kind in members for entry in legacy_entries(from_kind(kind))]
             legacy.sort(key=lambda e: str(e["name"]))
             extra.append(
                 ExtraGroupVersion(
                     group,
                     version,
                     resources=tuple(legacy),
-                    discovery_resources=tuple(_aggregated_entry(kind) for kind in members),
+                    discovery_resources=tuple(
+                        discovery_resource(from_kind(kind)) for kind in members
+                    ),
                     # Served by the server itself: listed before the aggregated metrics APIs,
                     # as the CRD APIServices' priority puts them upstream.
                     built_in=True,
