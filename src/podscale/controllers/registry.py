@@ -36,6 +36,7 @@ from podscale.controllers.replicaset.controller import ReplicaSetController
 from podscale.controllers.runtime_api import ControllerApi
 from podscale.controllers.statefulset.controller import StatefulSetController
 from podscale.controllers.webapp.controller import WebAppController
+from podscale.history import HistoryStore
 from podscale.hpa import Config
 from podscale.store.interface import Clock
 
@@ -65,6 +66,9 @@ class ControllerContext:
     hpa_sync_period: timedelta = DEFAULT_SYNC_PERIOD
     # The CronHPA controller's zone (``--cronhpa-timezone``); None: UTC.
     cronhpa_zone: ZoneInfo | None = None
+    # Durable series and per-object state (podscale.history); None: the controllers that
+    # need one keep their state in memory only.
+    history: HistoryStore | None = None
 
 
 Factory = Callable[[ControllerContext], Controller]

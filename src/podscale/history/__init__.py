@@ -12,6 +12,7 @@ callers (``podscale.controllers.phpa``, ``podscale.controllers.ehpa``) and ``des
 
 from podscale.history.memory import MemoryHistory
 from podscale.history.types import (
+    HistoryStore,
     Point,
     SeriesKey,
     SeriesReader,
@@ -19,4 +20,12 @@ from podscale.history.types import (
     StateStore,
 )
 
-__all__ = ["MemoryHistory", "Point", "SeriesKey", "SeriesReader", "SeriesStore", "StateStore"]
+__all__ = [
+    "HistoryStore",
+    "MemoryHistory",
+    "Point",
+    "SeriesKey",
+    "SeriesReader",
+    "SeriesStore",
+    "StateStore",
+]

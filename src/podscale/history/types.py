@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple, Protocol
 
-__all__ = ["Point", "SeriesKey", "SeriesReader", "SeriesStore", "StateStore"]
+__all__ = ["HistoryStore", "Point", "SeriesKey", "SeriesReader", "SeriesStore", "StateStore"]
 
 JSON = dict[str, Any]
 
@@ -78,3 +78,7 @@ class StateStore(Protocol):
     def delete_state(self, uid: str) -> None:
         """Forget every document of ``uid`` (its object was deleted)."""
         ...
+
+
+class HistoryStore(SeriesStore, StateStore, Protocol):
+    """Both: what a control plane hands its controllers (``ControllerContext.history``)."""
