@@ -54,6 +54,7 @@ from podscale.controllers.hpa import (
 )
 from podscale.controllers.manager import Controller, ControllerManager
 from podscale.controllers.registry import ControllerContext, build_controllers, select_controllers
+from podscale.history import HistoryStore, MemoryHistory
 from podscale.hpa import Config
 from podscale.metrics.object_labels import StoreObjectLabels
 from podscale.metrics.push import PushMetricsProvider
@@ -170,8 +171,11 @@ class EmbeddedControlPlane:
         external_metrics_provider: ExternalMetricsProvider | None = None,
         push_journal: PushJournal | None = None,
         cronhpa_zone: ZoneInfo | None = None,
+        history: HistoryStore | None = None,
     ) -> None:
         self.clock = clock
+        # The controllers' durable series and state: in memory unless the caller keeps it.
+        self.history: HistoryStore = history if history is not None else MemoryHistory()
         with_metrics = simulate if metrics is None else metrics
         if with_metrics and not simulate:
             raise ValueError("the metrics pipeline needs the simulated cluster (simulate=True)")
@@ -211,6 +215,7 @@ class EmbeddedControlPlane:
             hpa_config or Config(feature_gates=self.api.state.feature_gates),
             hpa_sync_period,
             cronhpa_zone,
+            self.history,
         )
         for controller in controllers(context):
             self.manager.register(controller)
