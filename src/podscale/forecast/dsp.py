@@ -87,6 +87,9 @@ class FftEstimator:
         count = len(samples)
         spectrum = np.fft.fft(samples)
         amplitudes = np.abs(spectrum) / count
+        # A real series' conjugate bins have equal amplitudes; take them from the first half
+        # so rounding cannot put a bin and its mirror on two sides of the floor below.
+        amplitudes[count // 2 + 1 :] = amplitudes[1 : (count + 1) // 2][::-1]
         frequencies = np.arange(count) * sample_rate / count
         ranked = np.sort(amplitudes[1 : count // 2])[::-1]
         if len(ranked) == 0:
