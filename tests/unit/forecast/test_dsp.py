@@ -22,7 +22,7 @@ from podscale.forecast.dsp import (
     prediction_error,
     preprocess,
 )
-from podscale.forecast.types import Array, ForecastError, Series
+from podscale.forecast.types import Array, Forecaster, ForecastError, Series
 
 T0 = datetime(2026, 1, 5, tzinfo=UTC)  # a Monday
 TEN = timedelta(minutes=10)
@@ -321,3 +321,8 @@ def test_any_series_forecasts_or_says_why(values: list[float], horizon: int) -> 
     assert len(forecast) == horizon
     assert not np.any(np.isnan(forecast.mean))
     assert np.all(forecast.mean > 0)
+
+
+def test_is_a_forecaster() -> None:
+    forecaster: Forecaster = DspForecaster()  # mypy checks the protocol
+    assert forecaster.name == "dsp"
