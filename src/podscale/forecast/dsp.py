@@ -138,6 +138,8 @@ class DspParams:
             raise ValueError("historyLength is too short: at least 48h")
         if not self.estimators:
             raise ValueError("at least one estimator is required")
+        if not self.periods or any(p <= timedelta(0) for p in self.periods):
+            raise ValueError("periods must be positive, at least one")
 
 
 @dataclass(frozen=True, slots=True)

@@ -255,8 +255,9 @@ def test_forecast_continues_the_cycle(
         ({"sample_interval": timedelta(hours=2)}, "sampleInterval"),
         ({"history_length": timedelta(hours=47)}, "historyLength is too short"),
         ({"estimators": ()}, "at least one estimator"),
+        ({"periods": ()}, "periods"),
     ],
-    ids=["interval-over-an-hour", "history-under-48h", "no-estimator"],
+    ids=["interval-over-an-hour", "history-under-48h", "no-estimator", "no-period"],
 )
 def test_params_are_validated_as_crane(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
@@ -270,6 +271,14 @@ def test_history_length_limits_what_is_read() -> None:
     with pytest.raises(ForecastError):
         fit_dsp(series(values), params)
     assert fit_dsp(series(values), DspParams()).period == DAY
+
+
+def test_periods_restrict_what_is_accepted() -> None:
+    # the week is the highest autocorrelation peak of two weekly weeks: with days only, the
+    # fundamental found is not accepted (Crane takes the highest peak, not any day peak)
+    with pytest.raises(ForecastError, match="no daily or weekly period"):
+        fit_dsp(series(weekly(2)), DspParams(periods=(DAY,)))
+    assert fit_dsp(series(weekly(2)), DspParams(periods=(WEEK,))).period == WEEK
 
 
 def test_all_missing_is_an_error() -> None:
