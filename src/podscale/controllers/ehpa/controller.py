@@ -362,7 +362,6 @@ class EffectiveHPAController:
         self.published.set(
             key, namespace, CRON_METRIC, {tuple(sorted(labels.items())): as_quantity(value)}
         )
-        self.published.refresh(namespace, CRON_METRIC)
 
     async def _reconcile_hpa(self, obj: JSON, wanted: JSON) -> JSON:
         namespace = str(meta(obj).get("namespace"))

@@ -44,21 +44,17 @@ class Published:
         metric: str,
         series: Mapping[Labels, Quantity],
     ) -> None:
-        """Make ``series`` the owner's whole set of ``metric`` (empty: none), and write the
-        namespace's set of that metric when it changed."""
+        """Make ``series`` the owner's whole set of ``metric`` (empty: none) and write the
+        namespace's set of that metric: always while the owner has series, as pushed
+        values expire and each sync renews them; otherwise when something was dropped."""
         key = (namespace, metric)
         current = self._series.get(key, {})
         kept = {k: v for k, v in current.items() if k[0] != owner}
         wanted = {**kept, **{(owner, labels): value for labels, value in series.items()}}
-        if wanted == current:
+        if not series and wanted == current:
             return
         self._series[key] = wanted
         self._write(key)
-
-    def refresh(self, namespace: str, metric: str) -> None:
-        """Write the set again (pushed values expire: the controller renews them)."""
-        if (namespace, metric) in self._series:
-            self._write((namespace, metric))
 
     def forget(self, owner: str) -> None:
         for key, series in list(self._series.items()):
