@@ -4,11 +4,13 @@ value, the generated HPA's metrics and conditions, validation and the refit sche
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import numpy as np
 import pytest
+import yaml
 
 from podscale.controllers.ehpa import decisions, forecasting, metrics
 from podscale.controllers.ehpa.types import Cron, EhpaSpec, Prediction, read_spec
@@ -372,3 +374,10 @@ def test_the_refit_schedule(elapsed: timedelta, params: dict[str, str], expected
 def test_cron_dataclass_reads_cranes_fields() -> None:
     read = spec(crons=[{**cron("0 1 * * *", "0 2 * * *", 3, "UTC"), "description": "d"}])
     assert read.crons == (Cron("c3", "0 1 * * *", "0 2 * * *", 3, "UTC", "d"),)
+
+
+@pytest.mark.parametrize("name", ["ehpa.yaml", "preview.yaml"])
+def test_the_examples_are_valid(name: str) -> None:
+    path = Path(__file__).parents[4] / "examples" / "ehpa" / name
+    obj = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert spec_errors(read_spec(obj)) == []
