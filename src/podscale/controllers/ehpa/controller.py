@@ -382,7 +382,16 @@ class EffectiveHPAController:
             )
             return created
         labels = wanted["metadata"]["labels"]
-        if existing.get("spec") == wanted["spec"] and meta(existing).get("labels") == labels:
+        have: Mapping[str, Any] = existing.get("spec") or {}
+        same_keys = set(have) - {"minReplicas", "metrics"} == set(wanted["spec"]) - {
+            "minReplicas",
+            "metrics",
+        }
+        if (
+            same_keys
+            and decisions.covers(have, wanted["spec"])
+            and meta(existing).get("labels") == labels
+        ):
             return existing
         existing = {
             **existing,

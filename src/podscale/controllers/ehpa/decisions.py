@@ -33,6 +33,7 @@ from podscale.cron import parse, window_active_keda
 from podscale.forecast.types import Forecast
 
 __all__ = [
+    "covers",
     "cron_active",
     "cron_value",
     "format_time",
@@ -113,8 +114,9 @@ def generated_hpa(obj: Mapping[str, Any], spec: EhpaSpec, metrics: Sequence[JSON
         "scaleTargetRef": target,
         "minReplicas": spec.min_replicas,
         "maxReplicas": spec.max_replicas,
-        "metrics": list(metrics),
     }
+    if metrics:  # none: the API server's default (CPU at 80%), as for any HPA
+        hpa_spec["metrics"] = list(metrics)
     if spec.behavior is not None:
         hpa_spec["behavior"] = spec.behavior
     return {
@@ -128,6 +130,24 @@ def generated_hpa(obj: Mapping[str, Any], spec: EhpaSpec, metrics: Sequence[JSON
         },
         "spec": hpa_spec,
     }
+
+
+def covers(existing: Any, wanted: Any) -> bool:
+    """Whether ``existing`` already holds everything ``wanted`` says: the API server fills
+    defaults into what the controller writes (an HPA's ``behavior`` rules), which must not
+    read as a change on every sync. Dicts: every wanted key covered (and, at the top,
+    no key dropped); lists: same length, each item covered; anything else: equal."""
+    if isinstance(wanted, Mapping):
+        return isinstance(existing, Mapping) and all(
+            key in existing and covers(existing[key], value) for key, value in wanted.items()
+        )
+    if isinstance(wanted, list):
+        return (
+            isinstance(existing, list)
+            and len(existing) == len(wanted)
+            and all(covers(e, w) for e, w in zip(existing, wanted, strict=True))
+        )
+    return bool(existing == wanted)
 
 
 def owned_labels(obj: Mapping[str, Any]) -> dict[str, str]:

@@ -381,3 +381,20 @@ def test_the_examples_are_valid(name: str) -> None:
     path = Path(__file__).parents[4] / "examples" / "ehpa" / name
     obj = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert spec_errors(read_spec(obj)) == []
+
+
+@pytest.mark.parametrize(
+    ("existing", "wanted", "expected"),
+    [
+        ({"a": 1, "b": {"c": 2, "d": 3}}, {"a": 1, "b": {"c": 2}}, True),
+        ({"a": 1}, {"a": 2}, False),
+        ({"l": [{"x": 1, "y": 2}]}, {"l": [{"x": 1}]}, True),
+        ({"l": [{"x": 1}, {"x": 2}]}, {"l": [{"x": 1}]}, False),
+        ({"a": 1}, {"a": 1, "b": 2}, False),
+    ],
+    ids=["server-defaults-ignored", "changed-value", "list-items", "list-length", "missing-key"],
+)
+def test_covers_ignores_only_what_the_server_added(
+    existing: dict[str, Any], wanted: dict[str, Any], expected: bool
+) -> None:
+    assert decisions.covers(existing, wanted) is expected
