@@ -21,8 +21,10 @@ from datetime import timedelta
 from typing import Final
 from zoneinfo import ZoneInfo
 
+from podscale.apiserver.metricsapis.providers import ExternalMetricsWriter
 from podscale.controllers.cronhpa.controller import CronHorizontalPodAutoscalerController
 from podscale.controllers.deployment.controller import DeploymentController
+from podscale.controllers.ehpa.controller import EffectiveHPAController
 from podscale.controllers.garbagecollector.controller import GarbageCollectorController
 from podscale.controllers.hpa.controller import (
     DEFAULT_SYNC_PERIOD,
@@ -69,6 +71,9 @@ class ControllerContext:
     # Durable series and per-object state (podscale.history); None: the controllers that
     # need one keep their state in memory only.
     history: HistoryStore | None = None
+    # Where controllers publish external metrics (the plane's push provider), if anywhere:
+    # the EffectiveHorizontalPodAutoscaler controller's crane_autoscaling_* metrics.
+    external_metrics_writer: ExternalMetricsWriter | None = None
 
 
 Factory = Callable[[ControllerContext], Controller]
@@ -130,6 +135,14 @@ _SPECS: Final[tuple[ControllerSpec, ...]] = (
         "cronhpa",
         lambda c: CronHorizontalPodAutoscalerController(
             c.api, c.clock, zone=c.cronhpa_zone, rng=c.rng
+        ),
+    ),
+    # Crane's EffectiveHorizontalPodAutoscaler: idle until its CRD is installed (``ehpa``).
+    ControllerSpec(
+        "ehpa-controller",
+        "ehpa",
+        lambda c: EffectiveHPAController(
+            c.api, c.clock, history=c.history, writer=c.external_metrics_writer
         ),
     ),
 )

@@ -20,6 +20,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Final
 
 from podscale.controllers.cronhpa import kind as cronhpa
+from podscale.controllers.ehpa import kind as ehpa
 from podscale.controllers.webapp import kind as webapp
 
 __all__ = ["INSTALLED_WITH", "SHIPPED_CRDS", "crds_to_install", "shipped_definition"]
@@ -27,9 +28,15 @@ __all__ = ["INSTALLED_WITH", "SHIPPED_CRDS", "crds_to_install", "shipped_definit
 SHIPPED_CRDS: Final[Mapping[str, Callable[[], dict[str, Any]]]] = {
     webapp.CRD_NAME: webapp.definition,
     cronhpa.CRD_NAME: cronhpa.definition,
+    ehpa.CRD_NAME: ehpa.definition,
+    ehpa.SUBSTITUTE_CRD_NAME: ehpa.substitute_definition,
 }
 
-INSTALLED_WITH: Final[Mapping[str, str]] = {cronhpa.CRD_NAME: "cronhpa-controller"}
+INSTALLED_WITH: Final[Mapping[str, str]] = {
+    cronhpa.CRD_NAME: "cronhpa-controller",
+    ehpa.CRD_NAME: "ehpa-controller",
+    ehpa.SUBSTITUTE_CRD_NAME: "ehpa-controller",
+}
 
 
 def crds_to_install(

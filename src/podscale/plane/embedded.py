@@ -216,6 +216,7 @@ class EmbeddedControlPlane:
             hpa_sync_period,
             cronhpa_zone,
             self.history,
+            external_metrics_writer=self.push,
         )
         for controller in controllers(context):
             self.manager.register(controller)

@@ -60,19 +60,25 @@ def test_the_controller_is_on_by_default_and_can_be_disabled() -> None:
 
 
 WEBAPP_CRD = "webapps.examples.podscale.dev"
-EVERYTHING = select_controllers("*")
+# Every controller but the EHPA's, whose two CRDs come with it (the last case).
+EVERYTHING = select_controllers("*,-ehpa")
+EHPA_CRDS = (
+    "effectivehorizontalpodautoscalers.autoscaling.crane.io",
+    "substitutes.autoscaling.crane.io",
+)
 
 
 @pytest.mark.parametrize(
     ("requested", "skipped", "controllers", "expected"),
     [
         ((), (), EVERYTHING, (CRONHPA_CRD,)),
-        ((), (), select_controllers("*,-cronhpa"), ()),
+        ((), (), select_controllers("*,-cronhpa,-ehpa"), ()),
         ((), (), select_controllers(""), ()),
         ((), (CRONHPA_CRD,), EVERYTHING, ()),
         ((WEBAPP_CRD,), (), EVERYTHING, (WEBAPP_CRD, CRONHPA_CRD)),
         ((CRONHPA_CRD,), (), select_controllers(""), (CRONHPA_CRD,)),
         ((CRONHPA_CRD, WEBAPP_CRD), (), EVERYTHING, (CRONHPA_CRD, WEBAPP_CRD)),
+        ((), (), select_controllers("*"), (CRONHPA_CRD, *EHPA_CRDS)),
     ],
     ids=[
         "default-with-its-controller",
@@ -82,6 +88,7 @@ EVERYTHING = select_controllers("*")
         "requested-and-default",
         "requested-without-controller",
         "each-once",
+        "ehpa-with-its-controller",
     ],
 )
 def test_which_shipped_crds_podscale_up_installs(

@@ -1,0 +1,1 @@
+"""Crane's EffectiveHorizontalPodAutoscaler: its kinds, decisions and controller."""
