@@ -35,6 +35,11 @@ from podscale.hpa.conditions import format_time
 __all__ = [
     "CONDITION",
     "DEFAULT_STARTUP",
+    "REASON_AVAILABLE",
+    "REASON_NOT_FORECASTABLE",
+    "REASON_NO_MODEL",
+    "REASON_TOO_SHORT",
+    "REASON_UNAVAILABLE",
     "ForecastMetric",
     "Window",
     "active_window",
