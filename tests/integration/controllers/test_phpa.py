@@ -160,6 +160,14 @@ def prefill(plane: EmbeddedControlPlane, name: str) -> None:
     plane.history.write(SeriesKey("default", "Deployment", name, "cpu_usage"), points)
 
 
+FITS: list[str] = []
+
+
+def counted(history: Series, horizon: int, algorithm: str) -> Fitted:
+    FITS.append(algorithm)
+    return one_day_ago(history, horizon, algorithm)
+
+
 def controllers(context: ControllerContext) -> list[Controller]:
     """The plane's controllers, the PHPA's with the seasonal-naive model."""
     others = [n for n in CONTROLLER_NAMES if n != "predictive-horizontal-pod-autoscaler-controller"]
@@ -171,7 +179,7 @@ def controllers(context: ControllerContext) -> list[Controller]:
             context.clock,
             context.metrics,
             history=context.history,
-            fit=one_day_ago,
+            fit=counted,
             correct=lambda _forecast, _recent, _at: None,
         )
     )
@@ -184,6 +192,7 @@ async def replicas(plane: EmbeddedControlPlane, name: str) -> int:
 
 def test_predictive_scaling_before_the_daily_rise() -> None:
     names = ("web", "preview", "capped", "api")
+    FITS.clear()
     clock = VirtualClock(START)
 
     async def main() -> JSON:
@@ -258,3 +267,5 @@ def test_predictive_scaling_before_the_daily_rise() -> None:
         "bounds",
     )
     assert result["sources"] == {"predictive-horizontal-pod-autoscaler"}
+    # Fitted once each in the 13 minutes (refreshInterval 1h), not every 15 s sync.
+    assert FITS == ["auto"] * 3
