@@ -231,6 +231,10 @@ def test_predictive_scaling_before_the_daily_rise() -> None:
             }
             await asyncio.sleep(180)  # the HPA catches up only after the load arrived
             seen["hpa_after"] = await replicas(plane, "api")
+            # A target gone: the scale is unreadable, the last prediction stays reported.
+            await plane.api.delete(DEPLOYMENT, "default", "capped")
+            await asyncio.sleep(30)
+            seen["orphan"] = (await plane.api.get(PHPA, "default", "capped"))["status"]
         finally:
             plane.stop()
             await task
@@ -267,5 +271,13 @@ def test_predictive_scaling_before_the_daily_rise() -> None:
         "bounds",
     )
     assert result["sources"] == {"predictive-horizontal-pod-autoscaler"}
+    orphan = result["orphan"]
+    kinds = {c["type"]: c for c in orphan["conditions"]}
+    assert (kinds["AbleToScale"]["status"], kinds["AbleToScale"]["reason"]) == (
+        "False",
+        "FailedGetScale",
+    )
+    assert kinds["PredictionReady"]["status"] == "True"
+    assert orphan["prediction"]["schedule"] == "cap"
     # Fitted once each in the 13 minutes (refreshInterval 1h), not every 15 s sync.
     assert FITS == ["auto"] * 3

@@ -364,8 +364,10 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
         prediction = self._predictions.get(key)
         old = hpa.get("status") or {}
         status = dict(decision.status)
-        conditions = [c for c in status.get("conditions") or () if c.get("type") != CONDITION]
+        # A sync that never got to predict (the target's scale unreadable) keeps the last
+        # prediction and its condition as they were.
         if prediction is not None and prediction.at == now:
+            conditions = [c for c in status.get("conditions") or () if c.get("type") != CONDITION]
             status["prediction"] = _status_block(prediction, decision)
             if prediction.reason is not None:
                 previous = next(
@@ -374,7 +376,9 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
                 conditions.append(
                     prediction_condition(prediction.reason, prediction.message, previous, now)
                 )
-        status["conditions"] = conditions
+            status["conditions"] = conditions
+        elif "prediction" in old:
+            status["prediction"] = old["prediction"]
         if status == old:
             return True
         meta = hpa.get("metadata") or {}
