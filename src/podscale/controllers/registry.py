@@ -33,6 +33,7 @@ from podscale.controllers.hpa.controller import (
 from podscale.controllers.hpa.metrics_client import MetricsClient
 from podscale.controllers.manager import Controller
 from podscale.controllers.namespace.controller import NamespaceController
+from podscale.controllers.phpa.controller import PredictiveHorizontalPodAutoscalerController
 from podscale.controllers.podgc import PodGarbageCollectorController
 from podscale.controllers.replicaset.controller import ReplicaSetController
 from podscale.controllers.runtime_api import ControllerApi
@@ -100,6 +101,21 @@ def _hpa_controller(context: ControllerContext) -> Controller:
     )
 
 
+def _phpa_controller(context: ControllerContext) -> Controller:
+    if context.metrics is None:
+        raise ValueError(
+            "the predictive-horizontal-pod-autoscaler-controller needs a metrics client"
+        )
+    return PredictiveHorizontalPodAutoscalerController(
+        context.api,
+        context.clock,
+        context.metrics,
+        history=context.history,
+        config=context.hpa_config,
+        sync_period=context.hpa_sync_period,
+    )
+
+
 _SPECS: Final[tuple[ControllerSpec, ...]] = (
     ControllerSpec(
         "replicaset-controller",
@@ -144,6 +160,12 @@ _SPECS: Final[tuple[ControllerSpec, ...]] = (
         lambda c: EffectiveHPAController(
             c.api, c.clock, history=c.history, writer=c.external_metrics_writer
         ),
+    ),
+    # Predictive scaling: idle until its CRD is installed (``phpa``).
+    ControllerSpec(
+        "predictive-horizontal-pod-autoscaler-controller",
+        "predictivehorizontalpodautoscaling",
+        _phpa_controller,
     ),
 )
 

@@ -23,6 +23,12 @@ from podscale.api.defaults import default_scale_down_rules, default_scale_up_rul
 from podscale.hpa.combine import combine_metrics
 from podscale.hpa.normalize_step import normalize_desired_replicas
 from podscale.hpa.policies import record_scale_event, seed_history
+from podscale.hpa.predictive import (
+    DECIDED_BY_BOUNDS,
+    DECIDED_BY_PASSIVE,
+    Predictive,
+    decided_by,
+)
 from podscale.hpa.status import build_status, target_reference
 from podscale.hpa.sync import SyncRecorder
 from podscale.hpa.tolerance import tolerances_for
@@ -61,6 +67,11 @@ class Decision:
     error: str | None = None
     metric_statuses: tuple[dict[str, Any], ...] | None = None
     history_without_rescale: History | None = dataclasses.field(default=None, repr=False)
+    # Which part set desired_replicas (``predictive.decided_by``) and the two proposals
+    # (passive: the metrics'; proactive: the forecast's, None without one).
+    decided_by: str = DECIDED_BY_PASSIVE
+    passive_replicas: int | None = None
+    proactive_replicas: int | None = None
 
 
 def _defaulted_behavior(behavior: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -82,6 +93,7 @@ def decide(
     now: datetime,
     config: Config | None = None,
     controlling_hpas: Sequence[str] = (),
+    predictive: Predictive | None = None,
 ) -> Decision:
     """Decide one sync of ``hpa`` (autoscaling/v2 JSON) at ``now``.
 
@@ -91,6 +103,11 @@ def decide(
     ``controlling_hpas`` lists the ``namespace/name`` of every HPA whose target selects
     these pods (the controller knows them): more than one is ``AmbiguousSelector``.
     Neither ``hpa`` nor ``history`` is modified.
+
+    ``predictive`` (a predictive autoscaler's sync): the proposal is the larger of the
+    metrics' (passive) and ``proactive_replicas``, and the window's bounds replace
+    ``minReplicas``/``maxReplicas`` everywhere, the clamps included; behavior then applies
+    as usual. None decides exactly as the HPA.
     """
     config = config or Config()
     meta = hpa.get("metadata") or {}
@@ -112,6 +129,13 @@ def decide(
     min_value = spec.get("minReplicas")
     min_replicas = 1 if min_value is None else int(min_value)
     max_replicas = int(spec.get("maxReplicas") or 0)
+    proactive: int | None = None
+    if predictive is not None:
+        proactive = predictive.proactive_replicas
+        if predictive.min_replicas is not None:
+            min_replicas = predictive.min_replicas
+        if predictive.max_replicas is not None:
+            max_replicas = predictive.max_replicas
     behavior = _defaulted_behavior(spec.get("behavior"))
     last_scale_time = old_status.get("lastScaleTime")
     # Trace fields accumulate as the sync proceeds; the trace is built once at the end.
@@ -123,6 +147,10 @@ def decide(
         "min_replicas": min_replicas,
         "max_replicas": max_replicas,
     }
+    if predictive is not None:
+        trace_fields.update(proactive_replicas=proactive, window=predictive.window)
+    decision_by = DECIDED_BY_PASSIVE
+    passive: int | None = None
 
     desired_replicas = 0
     rescale_reason = ""
@@ -141,10 +169,12 @@ def decide(
     elif current_replicas > max_replicas:
         rescale_reason = "Current number of replicas above Spec.MaxReplicas"
         desired_replicas = max_replicas
+        decision_by = DECIDED_BY_BOUNDS
         trace_fields["branch"] = "current replicas above maxReplicas: clamp"
     elif current_replicas < min_replicas:
         rescale_reason = "Current number of replicas below Spec.MinReplicas"
         desired_replicas = min_replicas
+        decision_by = DECIDED_BY_BOUNDS
         trace_fields["branch"] = "current replicas below minReplicas: clamp"
     else:
         tolerances = tolerances_for(spec.get("behavior"), config)
@@ -182,6 +212,7 @@ def decide(
                 rescale=False,
                 reason="",
                 notes=(message,),
+                decided_by=decision_by,
                 **trace_fields,
             )
             return Decision(
@@ -196,12 +227,18 @@ def decide(
                 error="failed to compute desired number of replicas based on listed metrics "
                 f"for {target_reference(hpa)}: {message}",
                 metric_statuses=None if metric_statuses is None else tuple(metric_statuses),
+                proactive_replicas=proactive,
             )
         error = result.error  # some metrics failed but scaling goes on (upstream's retErr)
         rescale_metric = ""
         if result.replicas > desired_replicas:
             desired_replicas = result.replicas
             rescale_metric = result.name
+        passive = desired_replicas
+        proposed_by = result.name
+        if proactive is not None and proactive > desired_replicas:
+            desired_replicas = proactive
+            rescale_metric = proposed_by = "predicted demand"
         if desired_replicas > current_replicas:
             rescale_reason = f"{rescale_metric} above target"
         if desired_replicas < current_replicas:
@@ -218,10 +255,18 @@ def decide(
             config=config,
         )
         rescale = desired_replicas != current_replicas
+        decision_by = decided_by(
+            passive=passive,
+            proactive=proactive,
+            proposed=proposed,
+            final=desired_replicas,
+            limit_reason=limit_trace.reason,
+        )
         trace_fields.update(
             branch="metrics",
             proposed_replicas=proposed,
-            proposed_by=result.name,
+            proposed_by=proposed_by,
+            passive_replicas=passive,
             stabilization=stab_trace,
             limit=limit_trace,
         )
@@ -260,6 +305,7 @@ def decide(
         rescale=rescale,
         reason=rescale_reason,
         notes=(error,) if error else (),
+        decided_by=decision_by,
         **trace_fields,
     )
     return Decision(
@@ -274,6 +320,9 @@ def decide(
         error=error,
         metric_statuses=None if metric_statuses is None else tuple(metric_statuses),
         history_without_rescale=history_without_rescale,
+        decided_by=decision_by,
+        passive_replicas=passive,
+        proactive_replicas=proactive,
     )
 
 

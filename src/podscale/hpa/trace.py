@@ -107,6 +107,12 @@ class DecisionTrace(NamedTuple):
     stabilization: StabilizationTrace | None = None
     limit: LimitTrace | None = None
     notes: tuple[str, ...] = ()
+    # A predictive autoscaler's parts (``podscale.hpa.predictive``): the metrics' proposal,
+    # the forecast's, the schedule window whose bounds applied, and which part won.
+    passive_replicas: int | None = None
+    proactive_replicas: int | None = None
+    window: str | None = None
+    decided_by: str = ""
 
 
 def _plain(value: Any) -> Any:
@@ -250,6 +256,10 @@ def _decision(doc: Mapping[str, Any]) -> DecisionTrace:
         stabilization=None if stabilization is None else _stabilization(stabilization),
         limit=None if limit is None else _limit(limit),
         notes=tuple(str(n) for n in doc.get("notes") or ()),
+        passive_replicas=_optional_int(doc.get("passive_replicas")),
+        proactive_replicas=_optional_int(doc.get("proactive_replicas")),
+        window=_optional_str(doc.get("window")),
+        decided_by=str(doc.get("decided_by", "")),
     )
 
 
@@ -310,6 +320,21 @@ def _render_limit(limit: LimitTrace) -> list[str]:
     return lines
 
 
+def _render_predictive(trace: DecisionTrace) -> list[str]:
+    def shown(value: int | None) -> str:
+        return "-" if value is None else str(value)
+
+    lines = [
+        f"  passive (metrics): {shown(trace.passive_replicas)}; "
+        f"proactive (forecast): {shown(trace.proactive_replicas)}"
+    ]
+    if trace.window is not None:
+        lines.append(
+            f"  window {trace.window}: bounds [{trace.min_replicas}, {trace.max_replicas}]"
+        )
+    return lines
+
+
 def render_trace(trace: DecisionTrace) -> str:
     """Human-readable explanation, one fact per line."""
     verdict = (
@@ -342,6 +367,8 @@ def render_trace(trace: DecisionTrace) -> str:
     if trace.proposed_replicas is not None:
         by = f" from {trace.proposed_by}" if trace.proposed_by else ""
         out.append(f"  largest proposal: {trace.proposed_replicas}{by}")
+    if trace.proactive_replicas is not None or trace.window is not None:
+        out.extend(_render_predictive(trace))
     if (stab := trace.stabilization) is not None:
         windows = f"down window {stab.down_window_seconds:g}s"
         if stab.up_window_seconds is not None:
@@ -354,5 +381,8 @@ def render_trace(trace: DecisionTrace) -> str:
     if trace.limit is not None:
         out.extend(f"  {line}" for line in _render_limit(trace.limit))
     out.extend(f"  note: {note}" for note in trace.notes)
-    out.append(f"  desired replicas: {trace.desired_replicas}")
+    # Only a predictive decision names its winner: an HPA's explanation reads as before.
+    predictive = trace.proactive_replicas is not None or trace.window is not None
+    decided = f" (decided by {trace.decided_by})" if predictive and trace.decided_by else ""
+    out.append(f"  desired replicas: {trace.desired_replicas}{decided}")
     return "\n".join(out)

@@ -220,7 +220,8 @@ class EmbeddedControlPlane:
         )
         for controller in controllers(context):
             self.manager.register(controller)
-            if isinstance(controller, HorizontalPodAutoscalerController):
+            # Exactly the HPA's: the PHPA controller reuses it but not its metric names.
+            if type(controller) is HorizontalPodAutoscalerController:
                 # Its upstream-named Prometheus metrics, on the server's /metrics.
                 self.api.state.metrics_registry.register(controller.monitor)
         self.cluster: SimulatedCluster | None = None

@@ -38,7 +38,7 @@ from podscale.api.kinds import KindInfo, kind_for
 from podscale.api.selectors import SelectorError, parse_selector
 from podscale.client.cache import Lister, object_key
 from podscale.client.http import ApiError
-from podscale.client.informer import EventHandler
+from podscale.client.informer import EventHandler, Informer
 from podscale.client.workqueue import WorkQueue
 from podscale.controllers.hpa.history_store import (
     LAST_DECISION_ANNOTATION,
@@ -93,9 +93,11 @@ def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
 class HorizontalPodAutoscalerController:
     """Scales each HPA's target every sync period; see the module docstring."""
 
-    name: Final = "horizontalpodautoscaler"
-    workers_flag: Final = "concurrent_horizontal_pod_autoscaler_syncs"
-    informer_kinds: Final[Sequence[KindInfo]] = (HPA, POD)
+    # Not Final: the predictive autoscaler's controller (``controllers.phpa``) reuses this
+    # one under its own names and kind, overriding ``_autoscaler_informer`` too.
+    name: str = "horizontalpodautoscaler"
+    workers_flag: str = "concurrent_horizontal_pod_autoscaler_syncs"
+    informer_kinds: Sequence[KindInfo] = (HPA, POD)
 
     def __init__(
         self,
@@ -134,8 +136,12 @@ class HorizontalPodAutoscalerController:
 
     # -- wiring -----------------------------------------------------------------------
 
+    def _autoscaler_informer(self, informers: SharedInformers) -> Informer:
+        """The informer of the autoscaler objects this controller syncs."""
+        return informers.informer_for(HPA)
+
     def bind(self, informers: SharedInformers, queue: WorkQueue[str]) -> None:
-        hpa_informer = informers.informer_for(HPA)
+        hpa_informer = self._autoscaler_informer(informers)
         self._queue = queue
         self._hpa_lister = hpa_informer.lister
         self._pod_lister = informers.informer_for(POD).lister

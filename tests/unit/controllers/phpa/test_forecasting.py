@@ -1,0 +1,88 @@
+"""The PHPA controller's forecast reads and spec settings: the peak over the lead time at a
+quantile with the level correction, and ``spec.prediction`` with its defaults."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import numpy as np
+import pytest
+
+from podscale.controllers.phpa.forecasting import peak_demand
+from podscale.controllers.phpa.prediction_settings import PredictionSettings, read_settings
+from podscale.forecast.types import Forecast, Series
+
+NOW = datetime(2026, 3, 2, 9, 30, 10, tzinfo=UTC)
+STEP = timedelta(minutes=1)
+START = NOW.replace(second=0)
+# 1, 2, 3, ... cores a minute from START, with a spread of 0.5.
+FORECAST = Forecast("m", START, STEP, np.arange(1.0, 11.0), np.full(10, 0.5))
+RECENT = Series(START - 30 * STEP, STEP, np.full(30, 1.0))
+
+
+def no_correction(_forecast: Forecast, _recent: Series, _at: datetime) -> float | None:
+    return None
+
+
+@pytest.mark.parametrize(
+    ("lead", "quantile", "correct", "expected"),
+    [
+        (timedelta(seconds=0), 0.5, no_correction, 1.0),
+        (timedelta(seconds=130), 0.5, no_correction, 3.0),  # to 09:32:20, the third step
+        (timedelta(seconds=55), 0.5, no_correction, 2.0),  # the end alone is in the second
+        (timedelta(seconds=40), 0.5, no_correction, 1.0),  # 09:30:50: still the first
+        (timedelta(seconds=55), 0.9, no_correction, 2.0 + 1.2815515655446004 * 0.5),
+        (timedelta(seconds=40), 0.5, lambda f, r, at: 10.0, 10.0),
+    ],
+    ids=["now", "later-steps", "end-step", "same-step", "quantile", "corrected"],
+)
+def test_peak_demand(lead: timedelta, quantile: float, correct: Any, expected: float) -> None:
+    found = peak_demand(FORECAST, RECENT, now=NOW, lead=lead, quantile=quantile, correct=correct)
+    assert found == pytest.approx(expected)
+
+
+def test_no_peak_outside_the_forecast() -> None:
+    later = NOW + timedelta(hours=1)
+    assert (
+        peak_demand(FORECAST, RECENT, now=later, lead=STEP, quantile=0.9, correct=no_correction)
+        is None
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ({}, PredictionSettings()),
+        ({"mode": "Preview"}, PredictionSettings(preview=True)),
+        ({"prediction": {}}, PredictionSettings(enabled=True)),
+        (
+            {
+                "prediction": {
+                    "history": "1d12h",
+                    "algorithm": "dsp",
+                    "quantile": "0.95",
+                    "leadTime": "2m",
+                    "refreshInterval": "30m",
+                    "scaleDownLimit": "20%",
+                }
+            },
+            PredictionSettings(
+                enabled=True,
+                history=timedelta(days=1, hours=12),
+                algorithm="dsp",
+                quantile=0.95,
+                lead_time=timedelta(minutes=2),
+                refresh_interval=timedelta(minutes=30),
+                scale_down_limit=20,
+            ),
+        ),
+        (
+            {"prediction": {"history": "soon", "quantile": "2", "leadTime": "auto"}},
+            PredictionSettings(enabled=True),
+        ),
+    ],
+    ids=["no-prediction", "preview", "every-default", "every-field", "unreadable-defaults"],
+)
+def test_settings(spec: dict[str, Any], expected: PredictionSettings) -> None:
+    assert read_settings({"spec": spec}) == expected
