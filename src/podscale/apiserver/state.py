@@ -24,6 +24,7 @@ from podscale.apiserver.http.health import HealthCheck
 from podscale.apiserver.metricsapis.providers import CustomMetricsProvider, ExternalMetricsProvider
 from podscale.apiserver.operations.pod_log_options import ContainerLogSource
 from podscale.apiserver.registry.service_ranges import ServiceNetwork
+from podscale.history import StateStore
 from podscale.store.interface import Clock, Store
 
 __all__ = [
@@ -88,6 +89,9 @@ class ServerState:
     readiness_sources: list[Callable[[], Sequence[HealthCheck]]] = field(default_factory=list)
     # The kinds the stored CustomResourceDefinitions define (``customresources``).
     custom_kinds: CustomKindRegistry = field(default_factory=CustomKindRegistry)
+    # The control plane's history store, whose state documents ``history_api`` serves
+    # read-only (the embedded plane and ``podscale up`` set it; None: that path is a 404).
+    history: StateStore | None = None
 
 
 def json_response(

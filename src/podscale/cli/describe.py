@@ -28,6 +28,7 @@ from podscale.cli.resources_core import (
     resolve_kind,
 )
 from podscale.client.http import ApiError, HttpApi
+from podscale.history.paths import state_path
 
 __all__ = ["describe_objects", "describe_workload"]
 
@@ -48,6 +49,21 @@ async def _events(api: HttpApi, obj: JSON, kind: str) -> list[JSON]:
         kind_for("v1", "Event"), metadata.get("namespace") or None, field_selector=",".join(fields)
     )
     return [e for e in listed.get("items") or [] if isinstance(e, dict)]
+
+
+async def _state_documents(api: HttpApi, obj: JSON) -> JSON:
+    """The object's documents in the plane's history store (none: the server keeps none
+    for it, serves no history at all, or refuses: the describe goes on without them)."""
+    metadata = obj.get("metadata") or {}
+    uid = str(metadata.get("uid") or "")
+    if not uid:
+        return {}
+    try:
+        found = await api.request("GET", state_path(str(metadata.get("namespace") or ""), uid))
+    except ApiError:
+        return {}
+    documents = found.get("documents")
+    return documents if isinstance(documents, dict) else {}
 
 
 def _selector_query(selector: Any) -> str | None:
@@ -231,7 +247,7 @@ async def _describe_one(
     obj = await api.get(kind, namespace, name)
     events = await _events(api, obj, kind.kind)
     if kind.kind == "HorizontalPodAutoscaler":
-        return describe_hpa(obj, events, now)
+        return describe_hpa(obj, events, now, await _state_documents(api, obj))
     owned = (
         kind_for("apps/v1", "ReplicaSet") if kind.kind == "Deployment" else kind_for("v1", "Pod")
     )

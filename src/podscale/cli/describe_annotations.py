@@ -1,37 +1,36 @@
-"""The ``Annotations:`` block as kubectl prints it, and podscale's ``Last decision:`` section.
+"""The ``Annotations:`` block as kubectl prints it, and podscale's sections about the HPA's
+stored state (``Last decision:``, ``Stored history:``).
 
 kubectl's ``printAnnotationsMultiline`` (describe.go) puts a short annotation on its key's
 line, but a long one (key, ``": "`` and value over 140 bytes) or a multi-line one goes
 below its key, one line per value line indented by two spaces, each cut to fit 140 bytes
-(plus ``...``). The
-HPA controller's own annotations (``autoscaling.podscale.dev/history`` and ``/last-decision``,
-``podscale.controllers.hpa.history_store``) are long JSON, so this rule decides whether
-``podscale describe hpa`` matches kubectl's output at all. They are printed, not hidden,
-because kubectl prints them.
+(plus ``...``).
 
-``describe_last_decision`` is beyond kubectl: the stored decision trace rendered with
-``podscale.hpa.trace.render_trace``, the same text ``podscale explain-scale`` prints. It is
-appended after the Events, so everything above it stays byte-identical to kubectl's. The
-controller rewrites the trace only when the decision changes (not when only its time
-does), so its time is when the current outcome was first reached.
+``describe_last_decision`` and ``describe_stored_history`` are beyond kubectl: the HPA
+controller's documents in the plane's history store (``hpa/last-decision``, the decision
+trace rendered with ``podscale.hpa.trace.render_trace``, the same text ``podscale
+explain-scale`` prints; and ``hpa/history``, the recommendations and scale events the
+controller remembers), which ``podscale.cli.describe`` reads from the API server's history
+path. They are appended after the Events, so everything above stays byte-identical to
+kubectl's. The controller rewrites the trace only when the decision changes (not when only
+its time does), so its time is when the current outcome was first reached.
 Used by ``podscale.cli.describe_hpa``; pure.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, Final
 
 from podscale.cli.describe_text import DescribeWriter
-from podscale.hpa.trace import (
-    LAST_DECISION_ANNOTATION,
-    TraceFormatError,
-    render_trace,
-    trace_from_dict,
-)
+from podscale.hpa.trace import TraceFormatError, render_trace, trace_from_dict
 
-__all__ = ["MAX_ANNOTATION_LEN", "describe_last_decision", "write_annotations"]
+__all__ = [
+    "MAX_ANNOTATION_LEN",
+    "describe_last_decision",
+    "describe_stored_history",
+    "write_annotations",
+]
 
 # kubectl describe.go: maxAnnotationLen.
 MAX_ANNOTATION_LEN: Final = 140
@@ -73,15 +72,37 @@ def write_annotations(
             out.write(0, f"{key}: {value}\n")
 
 
-def describe_last_decision(annotations: Any) -> str:
-    """The ``Last decision:`` section ("" when the HPA carries no stored trace)."""
-    text = annotations.get(LAST_DECISION_ANNOTATION) if isinstance(annotations, Mapping) else None
-    if not text:
+def describe_last_decision(document: Any) -> str:
+    """The ``Last decision:`` section of a stored trace ("" when there is none)."""
+    if document is None:
         return ""
     try:
-        trace = trace_from_dict(json.loads(str(text)))
-    except ValueError as err:  # JSON or trace format: say so rather than fail the describe
-        reason = str(err) if isinstance(err, TraceFormatError) else f"invalid JSON: {err}"
-        return f"Last decision:  <unreadable: {reason}>\n"
+        trace = trace_from_dict(document)
+    except TraceFormatError as err:  # say so rather than fail the describe
+        return f"Last decision:  <unreadable: {err}>\n"
     lines = render_trace(trace).split("\n")
     return "Last decision:\n" + "".join(f"  {line}\n" for line in lines)
+
+
+def _entries(items: Any, field: str, sign: str) -> str:
+    if not isinstance(items, list) or not items:
+        return "<none>"
+    shown = [
+        f"{sign}{item.get(field)} at {item.get('time')}" for item in items if isinstance(item, dict)
+    ]
+    return ", ".join(shown) or "<none>"
+
+
+def describe_stored_history(document: Any) -> str:
+    """The ``Stored history:`` section: what the controller remembers for its windows and
+    rate limits ("" when nothing is stored)."""
+    if not isinstance(document, Mapping):
+        return ""
+    out = DescribeWriter()
+    out.write(0, "Stored history:\n")
+    out.write(1, f"Recommendations:\t{_entries(document.get('recommendations'), 'replicas', '')}\n")
+    out.write(1, f"Scale up events:\t{_entries(document.get('scaleUpEvents'), 'change', '+')}\n")
+    out.write(
+        1, f"Scale down events:\t{_entries(document.get('scaleDownEvents'), 'change', '-')}\n"
+    )
+    return out.render()

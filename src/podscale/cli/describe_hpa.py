@@ -4,20 +4,26 @@ Name, labels, reference, one ``( current / target )`` row per metric (``resource
 (as a percentage of request):  75% (75m) / 50%``; ``<unknown>`` without a current value),
 replica bounds, the behavior when set, ``<Kind> pods:  N current / M desired``, conditions
 and events: the layout of kubectl's ``describeHorizontalPodAutoscalerV2``. Then, beyond
-kubectl, the ``Last decision:`` section when the HPA controller stored one
-(``podscale.cli.describe_annotations``): everything before it is kubectl's output byte for
-byte. Pure: the caller (``podscale.cli.describe``) fetches the HPA and its events and passes
-``now``.
+kubectl, the ``Last decision:`` and ``Stored history:`` sections when the HPA controller
+stored them (``podscale.cli.describe_annotations``): everything before them is kubectl's
+output byte for byte. Pure: the caller (``podscale.cli.describe``) fetches the HPA, its
+events and its state documents and passes ``now``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 from podscale.apiserver.printing.format import format_quantity
-from podscale.cli.describe_annotations import describe_last_decision, write_annotations
+from podscale.cli.describe_annotations import (
+    describe_last_decision,
+    describe_stored_history,
+    write_annotations,
+)
 from podscale.cli.describe_text import SKIPPED_ANNOTATIONS, DescribeWriter, format_timestamp
+from podscale.hpa.trace import LAST_DECISION_STATE
 
 __all__ = ["describe_hpa"]
 
@@ -121,8 +127,11 @@ def _write_rules(out: DescribeWriter, direction: str, rules: Any) -> None:
         out.write(2, f"Tolerance: {format_quantity(rules['tolerance'])}\n")
 
 
-def describe_hpa(hpa: JSON, events: list[JSON], now: datetime) -> str:
-    """The description of an autoscaling/v2 HPA with its events and its last decision."""
+def describe_hpa(
+    hpa: JSON, events: list[JSON], now: datetime, documents: Mapping[str, Any] | None = None
+) -> str:
+    """The description of an autoscaling/v2 HPA with its events, then its last decision
+    and stored history from ``documents`` (its state documents by name, if any)."""
     metadata = hpa.get("metadata") or {}
     spec = hpa.get("spec") or {}
     status = hpa.get("status") or {}
@@ -162,4 +171,9 @@ def describe_hpa(hpa: JSON, events: list[JSON], now: datetime) -> str:
                 f"{cond.get('reason', '')}\t{cond.get('message', '')}\n",
             )
     out.write_events(events, now)
-    return out.render() + describe_last_decision(metadata.get("annotations"))
+    documents = documents or {}
+    return (
+        out.render()
+        + describe_last_decision(documents.get(LAST_DECISION_STATE))
+        + describe_stored_history(documents.get("hpa/history"))
+    )

@@ -98,6 +98,7 @@ def _hpa_controller(context: ControllerContext) -> Controller:
         context.metrics,
         config=context.hpa_config,
         sync_period=context.hpa_sync_period,
+        history=context.history,
     )
 
 

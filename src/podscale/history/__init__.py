@@ -11,12 +11,14 @@ callers (``podscale.controllers.phpa``, ``podscale.controllers.ehpa``) and ``des
 """
 
 from podscale.history.memory import MemoryHistory
+from podscale.history.sqlite import SqliteHistory
 from podscale.history.types import (
     HistoryStore,
     Point,
     SeriesKey,
     SeriesReader,
     SeriesStore,
+    StateLister,
     StateStore,
 )
 
@@ -27,5 +29,7 @@ __all__ = [
     "SeriesKey",
     "SeriesReader",
     "SeriesStore",
+    "SqliteHistory",
+    "StateLister",
     "StateStore",
 ]

@@ -35,6 +35,9 @@ class MemoryHistory:
         self._state: dict[str, dict[str, JSON]] = {}
 
     def write(self, key: SeriesKey, points: Iterable[Point]) -> None:
+        points = list(points)
+        if not points:  # a series exists once it has a point (``keys`` lists only those)
+            return
         minutes = self._minutes.setdefault(key, [])
         values = self._values.setdefault(key, [])
         for at, value in points:
@@ -79,3 +82,6 @@ class MemoryHistory:
 
     def delete_state(self, uid: str) -> None:
         self._state.pop(uid, None)
+
+    def state_of(self, uid: str) -> dict[str, JSON]:
+        return dict(sorted(self._state.get(uid, {}).items()))

@@ -19,9 +19,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-__all__ = ["HistoryStore", "Point", "SeriesKey", "SeriesReader", "SeriesStore", "StateStore"]
+__all__ = [
+    "HistoryStore",
+    "Point",
+    "SeriesKey",
+    "SeriesReader",
+    "SeriesStore",
+    "StateLister",
+    "StateStore",
+]
 
 JSON = dict[str, Any]
 
@@ -82,3 +90,13 @@ class StateStore(Protocol):
 
 class HistoryStore(SeriesStore, StateStore, Protocol):
     """Both: what a control plane hands its controllers (``ControllerContext.history``)."""
+
+
+@runtime_checkable
+class StateLister(Protocol):
+    """A ``StateStore`` that can also list an object's documents (the memory and SQLite
+    stores): what the API server's read-only history path serves."""
+
+    def state_of(self, uid: str) -> dict[str, JSON]:
+        """Every document of ``uid`` by name (empty when there is none)."""
+        ...

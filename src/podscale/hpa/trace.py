@@ -21,7 +21,7 @@ from podscale.hpa.conditions import format_time
 from podscale.hpa.types import CalculationTrace, Recommendation
 
 __all__ = [
-    "LAST_DECISION_ANNOTATION",
+    "LAST_DECISION_STATE",
     "DecisionTrace",
     "LimitTrace",
     "MetricTrace",
@@ -34,10 +34,11 @@ __all__ = [
 ]
 
 
-# The HPA annotation holding the last decision's trace (``trace_to_dict``, compacted): the
-# HPA controller writes it (``podscale.controllers.hpa.history_store``), ``podscale describe``
-# reads it. Defined here, with the format, so readers need not import the controller.
-LAST_DECISION_ANNOTATION: Final = "autoscaling.podscale.dev/last-decision"
+# The name of the document holding an HPA's last decision trace (``trace_to_dict``) in the
+# control plane's history store, under the HPA's uid: the HPA controller writes it
+# (``podscale.controllers.hpa.history_store``), ``podscale describe`` reads it through the
+# API server. Defined here, with the format, so readers need not import the controller.
+LAST_DECISION_STATE: Final = "hpa/last-decision"
 
 
 class MetricTrace(NamedTuple):

@@ -201,6 +201,8 @@ class EmbeddedControlPlane:
             self.push = PushMetricsProvider(
                 clock, objects=StoreObjectLabels(self.store), journal=push_journal
             )
+        # The API server serves the history's state documents (``podscale describe hpa``).
+        self.api.state.history = self.history
         self.supervisor = Supervisor(clock)
         self.api.state.readiness_sources.append(self.supervisor.checks)
         self.api.state.metrics_registry.register(self.supervisor)

@@ -42,6 +42,7 @@ from podscale.controllers.hpa import (
 from podscale.controllers.manager import ControllerManager
 from podscale.controllers.replicaset.controller import ReplicaSetController
 from podscale.controllers.statefulset.controller import StatefulSetController
+from podscale.history import MemoryHistory
 from podscale.hpa import Config
 from podscale.metrics.push import PushMetricsProvider
 from podscale.runtime import VirtualClock, run_virtual
@@ -186,6 +187,18 @@ def hpa(
     return body
 
 
+class CountingHistory(MemoryHistory):
+    """A memory history store that counts its state writes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.puts: list[tuple[str, str]] = []
+
+    def put_state(self, uid: str, name: str, document: dict[str, Any]) -> None:
+        self.puts.append((uid, name))
+        super().put_state(uid, name, document)
+
+
 class HpaCluster:
     """One store and API; managers (RS + HPA controllers) come and go on it."""
 
@@ -213,6 +226,8 @@ class HpaCluster:
         self.counting = CountingApi(self.api)
         self.config = config
         self.persist_history = persist_history
+        # The controller's state store, kept across its restarts like the plane's.
+        self.history = CountingHistory()
         self._http: HttpApi | None = None
         if metrics_over_http or api_over_http:
             app = create_app(
@@ -249,7 +264,7 @@ class HpaCluster:
             self.clock,
             metrics,
             config=self.config,
-            persist_history=self.persist_history,
+            history=self.history if self.persist_history else None,
             monitor=ControllerMetrics(),
         )
         manager.register(controller)

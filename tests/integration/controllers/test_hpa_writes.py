@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import asyncio
 
-from podscale.controllers.hpa.history_store import HISTORY_ANNOTATION
+from podscale.controllers.hpa.history_store import HISTORY_STATE
 from podscale.controllers.hpa.monitor import (
     ACTION_NONE,
     ACTION_SCALE_UP,
     ERROR_INTERNAL,
     ERROR_NONE,
 )
-from podscale.hpa.trace import LAST_DECISION_ANNOTATION
+from podscale.hpa.trace import LAST_DECISION_STATE
 
 from .hpa_cluster import HPA, RS, SYNC, HpaCluster, hpa, replica_set, run_scenario
 
@@ -25,13 +25,14 @@ def test_a_quiet_hpa_is_not_written_across_many_sync_periods() -> None:
         await asyncio.sleep(SYNC + 2)
         counting = cluster.counting
         assert counting.count("update", "HorizontalPodAutoscaler", "status") == 1
-        # The history and the decision trace rode along in that one status update.
         assert counting.count("patch", "HorizontalPodAutoscaler") == 0
-        annotations = (await cluster.hpa("web"))["metadata"]["annotations"]
-        assert {HISTORY_ANNOTATION, LAST_DECISION_ANNOTATION} <= set(annotations)
+        uid = (await cluster.hpa("web"))["metadata"]["uid"]
+        # The history and the decision trace went to the state store, once each.
+        assert sorted(cluster.history.puts) == [(uid, HISTORY_STATE), (uid, LAST_DECISION_STATE)]
         before = list(counting.writes)
         await asyncio.sleep(40 * SYNC)
         assert counting.writes == before
+        assert len(cluster.history.puts) == 2
         assert counting.count("update", "ReplicaSet", "scale") == 0
         assert controller.monitor.reconciliations(ACTION_NONE, ERROR_NONE) == 41
         assert await cluster.reasons("web") == []

@@ -227,7 +227,8 @@ class HpaRestarter:
                 plane.api,
                 plane.clock,
                 InProcessMetricsClient(plane.api.state),
-                persist_history=self._persist,
+                # The plane's store outlives the controller, as ``podscale up``'s file does.
+                history=plane.history if self._persist else None,
             )
         )
         self._task = asyncio.create_task(manager.run(), name="hpa-controller-manager")

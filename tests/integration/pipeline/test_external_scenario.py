@@ -15,6 +15,7 @@ import pytest
 
 from podscale.api.kinds import kind_for
 from podscale.cli.describe_hpa import describe_hpa
+from podscale.controllers.hpa import HISTORY_STATE, LAST_DECISION_STATE
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual
 from podscale.scenario.loader import load_scenario
@@ -90,20 +91,25 @@ def test_describe_explains_the_last_decision_from_the_stored_trace() -> None:
     scn = load_scenario(EXAMPLE / "scenario.yaml")
     clock = VirtualClock(START)
 
-    async def main() -> JSON:
+    async def main() -> tuple[JSON, JSON]:
         plane = plane_for(scn, clock)
         task = asyncio.create_task(plane.run())
         try:
             await plane.wait_started()
             await play(ScenarioRun(plane, scn), tick=timedelta(minutes=1))
-            return await plane.api.get(HPA, "default", WORKER)
+            hpa = await plane.api.get(HPA, "default", WORKER)
+            # What the API server's history path serves podscale describe.
+            uid = hpa["metadata"]["uid"]
+            names = (HISTORY_STATE, LAST_DECISION_STATE)
+            return hpa, {name: plane.history.get_state(uid, name) for name in names}
         finally:
             plane.stop()
             await task
 
-    hpa = run_virtual(main(), start=START, until=timedelta(hours=1))
-    assert hpa is not None
-    text = describe_hpa(hpa, [], clock.now())
+    found = run_virtual(main(), start=START, until=timedelta(hours=1))
+    assert found is not None
+    hpa, documents = found
+    text = describe_hpa(hpa, [], clock.now(), documents)
     section = text.split("\nLast decision:\n", 1)[1]
     # Stored when the outcome last changed: the first sync at 1 replica after the
     # scale-down (later identical decisions do not rewrite it).

@@ -24,6 +24,7 @@ from podscale.apiserver.customresources.lifecycle import custom_kinds, settle
 from podscale.apiserver.customresources.serving import missing_subresource
 from podscale.apiserver.discovery import METRICS_GROUP
 from podscale.apiserver.errors import method_not_allowed, path_not_found
+from podscale.apiserver.history_api import serve_history_api
 from podscale.apiserver.http import handlers_delete, handlers_read, handlers_write, subresources
 from podscale.apiserver.http.pod_logs import POD_STREAM_SUBRESOURCES, handle_pod_stream
 from podscale.apiserver.http.watch import watch_response
@@ -115,6 +116,9 @@ async def dispatch_resource(state: ServerState, request: Request) -> Response:
     reviewed = await serve_review(request)
     if reviewed is not None:
         return reviewed
+    history = await serve_history_api(state, request)
+    if history is not None:
+        return history
     target = parse_path(request.url.path)
     if target is None:
         raise path_not_found()

@@ -5,7 +5,7 @@ Modules: ``controller`` (the shell around ``podscale.hpa.decide``), ``metrics_cl
 implementations) over ``metrics_values`` (API answers to engine values), ``prefetch``
 (asking the client what a decision needs), ``scale_target`` (``scaleTargetRef`` and
 ``/scale``), ``selector_index`` (``AmbiguousSelector``), ``history_store`` (history and last
-decision in annotations) and ``monitor`` (upstream's controller metrics as Prometheus text).
+decision as state documents) and ``monitor`` (upstream's controller metrics as Prometheus text).
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ from podscale.controllers.hpa.controller import (
 )
 from podscale.controllers.hpa.history_store import (
     HISTORY_ANNOTATION,
+    HISTORY_STATE,
     LAST_DECISION_ANNOTATION,
+    LAST_DECISION_STATE,
     encode_history,
     load_history,
 )
@@ -30,7 +32,9 @@ __all__ = [
     "COMPONENT",
     "DEFAULT_SYNC_PERIOD",
     "HISTORY_ANNOTATION",
+    "HISTORY_STATE",
     "LAST_DECISION_ANNOTATION",
+    "LAST_DECISION_STATE",
     "ControllerMetrics",
     "HorizontalPodAutoscalerController",
     "InProcessMetricsClient",

@@ -15,11 +15,15 @@ time in tests and simulations):
   (``prefetch``), ``decide``, write ``/scale`` only to rescale (``FailedRescale`` via
   ``apply_rescale_failure`` when that fails), record the decision's events (component
   ``horizontal-pod-autoscaler``), write the status through ``status`` only when it
-  changed, and persist history and the last trace in annotations (``history_store``).
+  changed, and keep history and the last trace in the state store (``history_store``).
 - Observability: upstream's reconciliation and metric computation metrics (``monitor``).
 
-Beyond upstream, the engine's history survives a controller restart (``history_store``);
-``persist_history=False`` gives upstream's in-memory behaviour.
+Beyond upstream, given a ``StateStore`` (``ControllerContext.history``) the engine's history
+survives a controller restart: it is stored under the HPA's uid, read at the first sync
+of an HPA and rewritten only when it meaningfully changed (``history_store``); an HPA's
+documents are deleted with it. An HPA still carrying the annotations older versions kept
+them in is read once and the annotations removed. Without a store (None), the controller
+keeps everything in memory, as upstream does.
 """
 
 from __future__ import annotations
@@ -41,9 +45,12 @@ from podscale.client.http import ApiError
 from podscale.client.informer import EventHandler, Informer
 from podscale.client.workqueue import WorkQueue
 from podscale.controllers.hpa.history_store import (
-    LAST_DECISION_ANNOTATION,
-    annotation_changes,
+    HISTORY_STATE,
+    LAST_DECISION_STATE,
+    LEGACY_ANNOTATIONS,
+    legacy_state,
     load_history,
+    state_changes,
     trace_signature,
 )
 from podscale.controllers.hpa.metrics_client import MetricsClient
@@ -66,6 +73,7 @@ from podscale.controllers.hpa.scale_target import ScaleTargetError, read_scale, 
 from podscale.controllers.hpa.selector_index import SelectorIndex
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
+from podscale.history import StateStore
 from podscale.hpa import Config, Decision, History, decide
 from podscale.hpa.scale_failures import apply_rescale_failure, scale_unavailable
 from podscale.hpa.trace import DecisionTrace
@@ -107,7 +115,7 @@ class HorizontalPodAutoscalerController:
         *,
         config: Config | None = None,
         sync_period: timedelta = DEFAULT_SYNC_PERIOD,
-        persist_history: bool = True,
+        history: StateStore | None = None,
         monitor: ControllerMetrics | None = None,
         timer: Callable[[], float] = time.perf_counter,
     ) -> None:
@@ -116,18 +124,21 @@ class HorizontalPodAutoscalerController:
         self._metrics = metrics
         self._config = config or Config()
         self._sync_period = sync_period
-        self._persist = persist_history
+        self._state = history
         self.monitor = monitor or ControllerMetrics()
         self._timer = timer
         self._recorder = EventRecorder(api, clock, COMPONENT)
         self._selectors = SelectorIndex()
         # Upstream's recommendations/scaleUpEvents/scaleDownEvents maps, one History per key.
         self._histories: dict[str, History] = {}
-        self._loaded: set[str] = set()
+        # Per key: the uid of the HPA whose stored state was loaded (a new uid under the
+        # same name is a re-created HPA: loaded afresh), and its documents as stored.
+        self._loaded: dict[str, str] = {}
+        self._stored: dict[str, dict[str, JSON]] = {}
         self._due: dict[str, datetime] = {}
-        # Per key: the last-decision annotation text last seen stored and the signature of
-        # the trace it encodes, so an unchanged trace is not encoded again on every sync.
-        self._stored_traces: dict[str, tuple[str, DecisionTrace]] = {}
+        # Per key: the signature of the trace last stored, so an unchanged trace is not
+        # encoded again on every sync.
+        self._stored_traces: dict[str, DecisionTrace] = {}
         # Per HPA: the inputs its metric queries were last recorded from, and those queries.
         self._queries: dict[str, tuple[bytes, list[MetricQuery]]] = {}
         self._queue: WorkQueue[str] | None = None
@@ -163,6 +174,12 @@ class HorizontalPodAutoscalerController:
         key = object_key(hpa)
         self._bound()[0].forget(key)
         self._selectors.remove(str(_meta(hpa).get("namespace") or ""), key)
+        uid = str(_meta(hpa).get("uid") or "")
+        if self._state is not None and uid:
+            try:
+                self._state.delete_state(uid)
+            except Exception:  # a store failure must not stop the informer's handlers
+                _LOG.exception("could not delete the stored state of %s", key)
 
     def _schedule(self, key: str) -> None:
         """Sync ``key`` one period from now, unless a sync is already waiting."""
@@ -182,7 +199,8 @@ class HorizontalPodAutoscalerController:
         cached = hpa_lister.get(namespace, name)
         if cached is None:
             self._histories.pop(key, None)
-            self._loaded.discard(key)
+            self._loaded.pop(key, None)
+            self._stored.pop(key, None)
             self._due.pop(key, None)
             self._stored_traces.pop(key, None)
             self._queries.pop(key, None)
@@ -202,22 +220,66 @@ class HorizontalPodAutoscalerController:
             self.monitor.observe_reconciliation(action, error, self._timer() - started)
         self._schedule(key)
 
-    def _history_of(self, key: str, hpa: JSON, now: datetime) -> History | None:
-        if key not in self._loaded:
-            self._loaded.add(key)
-            if self._persist and key not in self._histories:
-                restored = load_history(hpa, now=now)
-                if restored is not None:
-                    self._histories[key] = restored
-        return self._histories.get(key)
+    async def _load(self, key: str, hpa: JSON, now: datetime) -> JSON:
+        """At the first sync of an HPA (of this uid): its stored documents, the history
+        restored from them, and the migration of older versions' annotations. Returns the
+        HPA to sync (the patched object when annotations were removed)."""
+        uid = str(_meta(hpa).get("uid") or "")
+        loaded = self._loaded.get(key)
+        if loaded == uid:
+            return hpa
+        if loaded is not None:  # re-created under the same name: nothing carries over
+            self._histories.pop(key, None)
+            self._stored_traces.pop(key, None)
+        self._loaded[key] = uid
+        self._stored[key] = {}
+        if self._state is None or not uid:
+            return hpa
+        stored = {
+            name: document
+            for name in (HISTORY_STATE, LAST_DECISION_STATE)
+            if (document := self._state.get_state(uid, name)) is not None
+        }
+        legacy, present = legacy_state(hpa)
+        for name, document in legacy.items():
+            if name not in stored:
+                self._state.put_state(uid, name, document)
+                stored[name] = document
+        self._stored[key] = stored
+        if key not in self._histories:
+            restored = load_history(stored.get(HISTORY_STATE), now=now)
+            if restored is not None:
+                self._histories[key] = restored
+        if present:
+            return await self._remove_annotations(key, hpa)
+        return hpa
+
+    async def _remove_annotations(self, key: str, hpa: JSON) -> JSON:
+        """Older versions' annotations off the HPA (their content is in the store now)."""
+        meta = _meta(hpa)
+        patch = {"metadata": {"annotations": dict.fromkeys(LEGACY_ANNOTATIONS)}}
+        try:
+            patched = await self._api.patch(
+                HPA,
+                str(meta.get("namespace") or ""),
+                str(meta.get("name") or ""),
+                patch,
+                content_type=MERGE_PATCH,
+            )
+        except ApiError as err:
+            _LOG.warning("could not remove the history annotations of %s: %s", key, err)
+            self._loaded.pop(key, None)  # try again at the next sync
+            return hpa
+        return patched
 
     async def _sync(self, key: str, hpa: JSON) -> tuple[str, str]:
         """One ``reconcileAutoscaler``; returns the (action, error) metric labels."""
         now = self._clock.now()
+        hpa = await self._load(key, hpa, now)
         hpa.setdefault("apiVersion", HPA.api_version)
         hpa.setdefault("kind", HPA.kind)
         namespace = str(_meta(hpa).get("namespace") or "")
-        history = self._history_of(key, hpa, now)
+        history = self._histories.get(key)
         ref = (hpa.get("spec") or {}).get("scaleTargetRef") or {}
         try:
             mappings = await resolve_target(self._api, ref)
@@ -311,67 +373,55 @@ class HorizontalPodAutoscalerController:
     async def _publish(
         self, hpa: JSON, decision: Decision, history: History | None, now: datetime
     ) -> bool:
-        """Events, then the status and the annotations. Returns False when the status
-        write failed.
-
-        Annotation changes ride along in the status update when the status changed (the
-        HPA's status strategy keeps metadata changes, as upstream's does), so a sync writes
-        at most once; alone they go as a merge patch."""
+        """Events, the stored documents, then the status. Returns False when the status
+        write failed."""
         for event in decision.events:
             await self._recorder.record(hpa, event.type, event.reason, event.message)
-        changes = self._annotation_changes(hpa, decision, history, now) if self._persist else {}
+        self._store_state(hpa, decision, history, now)
         if decision.status != (hpa.get("status") or {}):
-            return await self._write_status(hpa, decision.status, changes)
-        if changes:
-            await self._patch_annotations(hpa, changes)
+            return await self._write_status(hpa, decision.status)
         return True
 
-    async def _write_status(self, hpa: JSON, status: JSON, annotations: dict[str, str]) -> bool:
+    async def _write_status(self, hpa: JSON, status: JSON) -> bool:
         meta = _meta(hpa)
-        body = {**hpa, "status": status}
-        if annotations:
-            body["metadata"] = {
-                **meta,
-                "annotations": {**(meta.get("annotations") or {}), **annotations},
-            }
         try:
-            await self._api.update(HPA, str(meta.get("namespace") or ""), body, "status")
+            await self._api.update(
+                HPA, str(meta.get("namespace") or ""), {**hpa, "status": status}, "status"
+            )
         except ApiError as err:
-            self._stored_traces.pop(object_key(hpa), None)
             await self._recorder.record(hpa, "Warning", "FailedUpdateStatus", str(err))
             _LOG.warning("failed to update status for %s: %s", meta.get("name"), err)
             return False
         return True
 
-    def _annotation_changes(
+    def _store_state(
         self, hpa: JSON, decision: Decision, history: History | None, now: datetime
-    ) -> dict[str, str]:
+    ) -> None:
+        """Store what meaningfully changed since the last write (nothing for a quiet HPA)."""
+        uid = str(_meta(hpa).get("uid") or "")
+        if self._state is None or not uid:
+            return
         key = object_key(hpa)
-        stored = str((_meta(hpa).get("annotations") or {}).get(LAST_DECISION_ANNOTATION) or "")
         signature = trace_signature(decision.trace)
-        seen = self._stored_traces.get(key)
-        unchanged = seen is not None and seen[0] == stored and seen[1] == signature
-        changes = annotation_changes(
-            hpa, decision, history, now=now, config=self._config, trace_unchanged=unchanged
+        stored = self._stored.setdefault(key, {})
+        changes = state_changes(
+            stored,
+            decision,
+            history,
+            spec=hpa.get("spec") or {},
+            now=now,
+            config=self._config,
+            trace_unchanged=self._stored_traces.get(key) == signature,
         )
-        # What will be stored if the write lands; if it does not, the texts differ next
-        # time and the trace is compared in full again.
-        self._stored_traces[key] = (changes.get(LAST_DECISION_ANNOTATION, stored), signature)
-        return changes
-
-    async def _patch_annotations(self, hpa: JSON, changes: dict[str, str]) -> None:
-        patch = {"metadata": {"annotations": changes}}
-        meta = _meta(hpa)
         try:
-            await self._api.patch(
-                HPA,
-                str(meta.get("namespace") or ""),
-                str(meta.get("name") or ""),
-                patch,
-                content_type=MERGE_PATCH,
-            )
-        except ApiError as err:
-            _LOG.warning("could not persist the history of %s: %s", object_key(hpa), err)
+            for name, document in changes.items():
+                self._state.put_state(uid, name, document)
+                stored[name] = document
+        except Exception:  # a store failure must not stop scaling; compared afresh next time
+            _LOG.exception("could not store the history of %s", key)
+            self._stored_traces.pop(key, None)
+            return
+        self._stored_traces[key] = signature
 
     def _observe_metrics(self, hpa: JSON, decision: Decision, recorded: RecordedMetrics) -> None:
         """``metric_computation_*`` per metric, against the status' old currentReplicas."""

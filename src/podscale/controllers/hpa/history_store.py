@@ -1,28 +1,33 @@
-"""Persisting the engine's ``History`` and the last decision trace in HPA annotations.
+"""The engine's ``History`` and the last decision trace as ``StateStore`` documents.
 
 Beyond upstream: kube-controller-manager keeps recommendations and scale events in memory,
 so a restart forgets them (a fresh controller seeds the current count and rate limits
-start over). podscale stores them on the HPA so a restarted controller continues where
-the old one stopped:
+start over). podscale keeps them in the control plane's history store
+(``podscale.history.StateStore``, ``ControllerContext.history``) under the HPA's
+``metadata.uid``, so a restarted controller continues where the old one stopped, and the
+HPA object carries only what its users wrote and its status:
 
-- ``autoscaling.podscale.dev/history``: compact JSON ``{"recommendations": [{"replicas",
-  "time"}], "scaleUpEvents": [{"change", "time"}], "scaleDownEvents": [...]}`` (the
-  explain-scale ``history`` shape; times RFC 3339 with microseconds). Bounded: only
-  recommendations inside the longest stabilization window, one per replica count (its
-  latest; the windows only ask "the highest/lowest count recommended after the cutoff",
-  which this keeps exact), and only scale events inside their direction's longest policy
-  period. Entries are sorted by time, so the last recommendation is the latest one.
-- ``autoscaling.podscale.dev/last-decision``: compact JSON of ``trace_to_dict`` of the
-  last decision.
+- ``hpa/history`` (``HISTORY_STATE``): ``{"recommendations": [{"replicas", "time"}],
+  "scaleUpEvents": [{"change", "time"}], "scaleDownEvents": [...]}`` (the explain-scale
+  ``history`` shape; times RFC 3339 with microseconds). Bounded: only recommendations
+  inside the longest stabilization window, one per replica count (its latest; the windows
+  only ask "the highest/lowest count recommended after the cutoff", which this keeps
+  exact), and only scale events inside their direction's longest policy period. Entries
+  are sorted by time, so the last recommendation is the latest one.
+- ``hpa/last-decision`` (``LAST_DECISION_STATE``): ``trace_to_dict`` of the last decision.
 
-Writes happen only on change (``annotation_changes`` compares against the annotations the
-HPA carries; a caller that knows the stored trace already matches, ``trace_signature``
-equal to the one it last saw stored, passes ``trace_unchanged`` to skip encoding it), and a
-change that only refreshes the latest recommendation's time does not
-count, nor does a new trace that differs only in its time or in the recommendations it
-looked at: a quiet HPA is never written. In exchange the stored time of the latest
-recommendation may lag; ``load_history`` therefore takes it as made "now", which can only
-keep it in a window longer (like upstream's seed at start), never shorter.
+Writes happen only on change (``state_changes`` compares against the documents last
+stored; a caller that knows the stored trace already matches, ``trace_signature`` equal to
+the one it last stored, passes ``trace_unchanged`` to skip encoding it), and a change that
+only refreshes the latest recommendation's time does not count, nor does a new trace that
+differs only in its time or in the recommendations it looked at: a quiet HPA is never
+written. In exchange the stored time of the latest recommendation may lag;
+``load_history`` therefore takes it as made "now", which can only keep it in a window
+longer (like upstream's seed at start), never shorter.
+
+Older podscale versions kept both documents in the annotations ``HISTORY_ANNOTATION`` and
+``LAST_DECISION_ANNOTATION`` (compact JSON); ``legacy_state`` reads them once so the
+controller can move them into the store and remove them from the object.
 """
 
 from __future__ import annotations
@@ -39,23 +44,34 @@ from podscale.api.defaults import default_scale_down_rules, default_scale_up_rul
 from podscale.api.timestamps import format_micro_time, parse_time
 from podscale.hpa.decide import Decision
 from podscale.hpa.policies import longest_policy_period
-from podscale.hpa.trace import LAST_DECISION_ANNOTATION, DecisionTrace, trace_to_dict
+from podscale.hpa.trace import LAST_DECISION_STATE, DecisionTrace, trace_to_dict
 from podscale.hpa.types import Config, History, Recommendation, ScaleEvent
 
 __all__ = [
     "HISTORY_ANNOTATION",
+    "HISTORY_STATE",
     "LAST_DECISION_ANNOTATION",
+    "LAST_DECISION_STATE",
+    "LEGACY_ANNOTATIONS",
     "Retention",
-    "annotation_changes",
     "encode_history",
+    "legacy_state",
     "load_history",
     "retention_for",
+    "state_changes",
     "trace_signature",
 ]
 
 _LOG = logging.getLogger(__name__)
 JSON = dict[str, Any]
+HISTORY_STATE: Final = "hpa/history"
+# Where older versions kept the two documents (read once, then removed from the object).
 HISTORY_ANNOTATION: Final = "autoscaling.podscale.dev/history"
+LAST_DECISION_ANNOTATION: Final = "autoscaling.podscale.dev/last-decision"
+LEGACY_ANNOTATIONS: Final = {
+    HISTORY_ANNOTATION: HISTORY_STATE,
+    LAST_DECISION_ANNOTATION: LAST_DECISION_STATE,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,14 +158,12 @@ def trace_signature(trace: DecisionTrace) -> DecisionTrace:
     return trace._replace(at=datetime.min, stabilization=stabilization)
 
 
-def load_history(hpa: Mapping[str, Any], *, now: datetime) -> History | None:
-    """The history stored on ``hpa``, or None when there is none (or it is unreadable)."""
-    annotations = (hpa.get("metadata") or {}).get("annotations") or {}
-    text = annotations.get(HISTORY_ANNOTATION)
-    if not text:
+def load_history(document: Any, *, now: datetime) -> History | None:
+    """The history a ``hpa/history`` document holds, or None when there is none (or it is
+    unreadable)."""
+    if not document:
         return None
     try:
-        document = orjson.loads(text)
         recommendations = [
             Recommendation(int(rec["replicas"]), _parse(rec["time"]))
             for rec in document.get("recommendations") or []
@@ -163,57 +177,56 @@ def load_history(hpa: Mapping[str, Any], *, now: datetime) -> History | None:
             for e in document.get("scaleDownEvents") or []
         ]
     except (ValueError, TypeError, KeyError, AttributeError) as err:
-        _LOG.warning("ignoring unreadable %s annotation: %s", HISTORY_ANNOTATION, err)
+        _LOG.warning("ignoring an unreadable %s document: %s", HISTORY_STATE, err)
         return None
     if recommendations:  # stored oldest first: the last one is the latest
         recommendations[-1] = Recommendation(recommendations[-1].replicas, now)
     return History(recommendations, up, down)
 
 
-def _stored(annotations: Mapping[str, Any], name: str) -> Any:
-    try:
-        return orjson.loads(str(annotations.get(name) or "null"))
-    except ValueError:
-        return None
+def legacy_state(hpa: Mapping[str, Any]) -> tuple[dict[str, JSON], bool]:
+    """The documents an older version left in ``hpa``'s annotations (the readable ones), and
+    whether it carries any of those annotations at all (then they are to be removed)."""
+    annotations = (hpa.get("metadata") or {}).get("annotations") or {}
+    present = any(name in annotations for name in LEGACY_ANNOTATIONS)
+    documents: dict[str, JSON] = {}
+    for annotation, name in LEGACY_ANNOTATIONS.items():
+        try:
+            document = orjson.loads(str(annotations.get(annotation) or "null"))
+        except ValueError:
+            continue
+        if isinstance(document, dict):
+            documents[name] = document
+    return documents, present
 
 
-def _compact(document: Any) -> str:
-    # orjson: compact, keys sorted, several times faster than json (a sync encodes both
-    # annotations); non-ASCII text is kept as UTF-8 rather than \u-escaped.
-    return orjson.dumps(document, option=orjson.OPT_SORT_KEYS).decode()
-
-
-def annotation_changes(
-    hpa: Mapping[str, Any],
+def state_changes(
+    stored: Mapping[str, Any],
     decision: Decision,
     history: History | None,
     *,
+    spec: Mapping[str, Any],
     now: datetime,
     config: Config,
     trace_unchanged: bool = False,
-) -> dict[str, str]:
-    """The annotations to write after ``decision`` (empty when nothing meaningful changed).
+) -> dict[str, JSON]:
+    """The documents to store after ``decision`` (empty when nothing meaningful changed).
 
-    ``history`` is what the controller keeps for the next sync (None: nothing yet).
-    ``trace_unchanged``: the caller vouches that the stored last-decision annotation is
-    the encoding of a trace with ``decision.trace``'s ``trace_signature``.
+    ``stored``: the documents as last stored, by name. ``history`` is what the controller
+    keeps for the next sync (None: nothing yet). ``trace_unchanged``: the caller vouches
+    that the stored last decision is a trace with ``decision.trace``'s ``trace_signature``.
     """
-    annotations = (hpa.get("metadata") or {}).get("annotations") or {}
-    changes: dict[str, str] = {}
+    changes: dict[str, JSON] = {}
     if history is not None:
-        retention = retention_for(hpa.get("spec") or {}, config)
-        document = encode_history(history, now=now, retention=retention)
-        stored = _stored(annotations, HISTORY_ANNOTATION)
-        if not isinstance(stored, Mapping) or _history_signature(stored) != _history_signature(
-            document
-        ):
-            changes[HISTORY_ANNOTATION] = _compact(document)
+        document = encode_history(history, now=now, retention=retention_for(spec, config))
+        old = stored.get(HISTORY_STATE)
+        if not isinstance(old, Mapping) or _history_signature(old) != _history_signature(document):
+            changes[HISTORY_STATE] = document
     if trace_unchanged:
         return changes
-    trace = orjson.loads(_compact(trace_to_dict(decision.trace)))
-    stored_trace = _stored(annotations, LAST_DECISION_ANNOTATION)
-    if not isinstance(stored_trace, Mapping) or _trace_signature(stored_trace) != _trace_signature(
-        trace
-    ):
-        changes[LAST_DECISION_ANNOTATION] = _compact(trace)
+    # Through JSON, so tuples compare as the lists a stored document holds.
+    trace = orjson.loads(orjson.dumps(trace_to_dict(decision.trace)))
+    old_trace = stored.get(LAST_DECISION_STATE)
+    if not isinstance(old_trace, Mapping) or _trace_signature(old_trace) != _trace_signature(trace):
+        changes[LAST_DECISION_STATE] = trace
     return changes

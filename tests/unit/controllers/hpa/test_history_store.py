@@ -1,5 +1,5 @@
-"""The history annotation: bounded, written only on meaningful change, and restoring a
-history that stabilizes exactly like the one it was made from."""
+"""The history document: bounded, written only on meaningful change, restoring a history
+that stabilizes exactly like the one it was made from; older versions' annotations read."""
 
 from __future__ import annotations
 
@@ -13,12 +13,15 @@ from hypothesis import strategies as st
 
 from podscale.controllers.hpa.history_store import (
     HISTORY_ANNOTATION,
+    HISTORY_STATE,
     LAST_DECISION_ANNOTATION,
+    LAST_DECISION_STATE,
     Retention,
-    annotation_changes,
     encode_history,
+    legacy_state,
     load_history,
     retention_for,
+    state_changes,
 )
 from podscale.hpa import Config, History, StaticMetricsSource, decide
 from podscale.hpa.normalize import stabilize_recommendation, stabilize_with_behavior
@@ -61,20 +64,39 @@ def test_encode_keeps_each_counts_latest_inside_the_window() -> None:
 
 def test_load_takes_the_latest_recommendation_as_made_now() -> None:
     history = History([Recommendation(5, at(-100)), Recommendation(2, at(-15))])
-    text = json.dumps(encode_history(history, now=NOW, retention=WINDOW))
-    hpa = {"metadata": {"annotations": {HISTORY_ANNOTATION: text}}}
-    loaded = load_history(hpa, now=at(60))
+    document = json.loads(json.dumps(encode_history(history, now=NOW, retention=WINDOW)))
+    loaded = load_history(document, now=at(60))
     assert loaded is not None
     assert loaded.recommendations == [Recommendation(5, at(-100)), Recommendation(2, at(60))]
 
 
 @pytest.mark.parametrize(
-    "annotations",
-    [{}, {HISTORY_ANNOTATION: "not json"}, {HISTORY_ANNOTATION: '{"recommendations":[{}]}'}],
-    ids=["absent", "not-json", "incomplete"],
+    "document",
+    [None, {}, "not a document", {"recommendations": [{}]}, {"scaleUpEvents": [{"change": 1}]}],
+    ids=["absent", "empty", "not-a-mapping", "incomplete-recommendation", "incomplete-event"],
 )
-def test_no_usable_history(annotations: dict[str, str]) -> None:
-    assert load_history({"metadata": {"annotations": annotations}}, now=NOW) is None
+def test_no_usable_history(document: Any) -> None:
+    assert load_history(document, now=NOW) is None
+
+
+@pytest.mark.parametrize(
+    ("annotations", "documents", "present"),
+    [
+        (None, {}, False),
+        ({"team": "web"}, {}, False),
+        (
+            {HISTORY_ANNOTATION: '{"recommendations":[]}', LAST_DECISION_ANNOTATION: '{"a":1}'},
+            {HISTORY_STATE: {"recommendations": []}, LAST_DECISION_STATE: {"a": 1}},
+            True,
+        ),
+        ({HISTORY_ANNOTATION: "not json", LAST_DECISION_ANNOTATION: "[1]"}, {}, True),
+    ],
+    ids=["no-annotations", "only-others", "both-readable", "unreadable-still-removed"],
+)
+def test_legacy_state(
+    annotations: dict[str, str] | None, documents: dict[str, Any], present: bool
+) -> None:
+    assert legacy_state({"metadata": {"annotations": annotations}}) == (documents, present)
 
 
 @pytest.mark.parametrize(
@@ -112,8 +134,8 @@ histories = st.lists(st.tuples(st.integers(1, 8), st.integers(0, 40)), min_size=
 def test_restored_history_stabilizes_like_the_original(
     history: History, desired: int, later: int
 ) -> None:
-    text = json.dumps(encode_history(history, now=NOW, retention=WINDOW))
-    restored = load_history({"metadata": {"annotations": {HISTORY_ANNOTATION: text}}}, now=NOW)
+    document = json.loads(json.dumps(encode_history(history, now=NOW, retention=WINDOW)))
+    restored = load_history(document, now=NOW)
     assert restored is not None
     moment = at(15 * later)
     assert stabilize_recommendation(
@@ -142,15 +164,20 @@ def decision_at(now: datetime, history: History | None, cpu: int) -> Any:
 
 def test_changes_only_when_something_meaningful_changed() -> None:
     hpa, first = decision_at(NOW, None, 50)
-    changes = annotation_changes(hpa, first, first.history, now=NOW, config=CONFIG)
-    assert set(changes) == {HISTORY_ANNOTATION, LAST_DECISION_ANNOTATION}
-    hpa["metadata"]["annotations"] = changes
+    spec = hpa["spec"]
+    changes = state_changes({}, first, first.history, spec=spec, now=NOW, config=CONFIG)
+    assert set(changes) == {HISTORY_STATE, LAST_DECISION_STATE}
+    stored = json.loads(json.dumps(changes))  # as a store gives them back
     # The same decision one sync later: a refreshed recommendation and trace time only.
     _, second = decision_at(at(15), first.history, 50)
-    assert annotation_changes(hpa, second, second.history, now=at(15), config=CONFIG) == {}
+    assert state_changes(stored, second, second.history, spec=spec, now=at(15), config=CONFIG) == {}
     # A different load: a new recommendation count and a new trace.
     _, third = decision_at(at(30), second.history, 20)
-    changed = annotation_changes(hpa, third, third.history, now=at(30), config=CONFIG)
-    assert set(changed) == {HISTORY_ANNOTATION, LAST_DECISION_ANNOTATION}
-    recs = json.loads(changed[HISTORY_ANNOTATION])["recommendations"]
-    assert [r["replicas"] for r in recs] == [2, 1]
+    changed = state_changes(stored, third, third.history, spec=spec, now=at(30), config=CONFIG)
+    assert set(changed) == {HISTORY_STATE, LAST_DECISION_STATE}
+    assert [r["replicas"] for r in changed[HISTORY_STATE]["recommendations"]] == [2, 1]
+    # A caller vouching for the stored trace: only the history is compared.
+    vouched = state_changes(
+        stored, third, third.history, spec=spec, now=at(30), config=CONFIG, trace_unchanged=True
+    )
+    assert set(vouched) == {HISTORY_STATE}
