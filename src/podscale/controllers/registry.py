@@ -35,6 +35,7 @@ from podscale.controllers.podgc import PodGarbageCollectorController
 from podscale.controllers.replicaset.controller import ReplicaSetController
 from podscale.controllers.runtime_api import ControllerApi
 from podscale.controllers.statefulset.controller import StatefulSetController
+from podscale.controllers.usagehistory.controller import UsageHistoryController
 from podscale.controllers.webapp.controller import WebAppController
 from podscale.history import HistoryStore
 from podscale.hpa import Config
@@ -131,6 +132,12 @@ _SPECS: Final[tuple[ControllerSpec, ...]] = (
         lambda c: CronHorizontalPodAutoscalerController(
             c.api, c.clock, zone=c.cronhpa_zone, rng=c.rng
         ),
+    ),
+    # Per-minute usage series of every autoscaled workload (idle without a history store).
+    ControllerSpec(
+        "usage-history-controller",
+        "usagehistory",
+        lambda c: UsageHistoryController(c.api, c.clock, c.metrics, c.history),
     ),
 )
 
