@@ -19,6 +19,8 @@ from podscale.cli.service_flags import service_flags, service_settings
 from podscale.cli.up_flags import (
     cronhpa_flags,
     cronhpa_zone,
+    history_flags,
+    history_retention,
     hpa_flags,
     hpa_settings,
     node_status_flag,
@@ -85,7 +87,7 @@ def _check_controllers(_ctx: click.Context, _param: click.Parameter, value: str)
     callback=_check_controllers,
     help="Controllers to run, as kube-controller-manager's flag: '*' all, 'foo' enables, "
     "'-foo' disables (replicaset, deployment, statefulset, garbagecollector, "
-    "horizontalpodautoscaling, namespace, podgc, webapp, cronhpa); '' runs none.",
+    "horizontalpodautoscaling, namespace, podgc, webapp, cronhpa, usagehistory); '' runs none.",
 )
 @click.option(
     "--simulate/--no-simulate",
@@ -141,6 +143,7 @@ def _check_controllers(_ctx: click.Context, _param: click.Parameter, value: str)
 )
 @hpa_flags
 @cronhpa_flags
+@history_flags
 @prometheus_flags
 @service_flags
 @click.option("--report-minor", type=click.IntRange(0), default=None, hidden=True)
@@ -170,6 +173,7 @@ def up(
         raise click.UsageError(f"--install-crd and --no-install-crd both name {both[0]}")
     hpa_config, hpa_sync_period, metric_resolution = hpa_settings(workers)
     cronhpa_timezone = cronhpa_zone(workers)
+    retention = history_retention(workers)
     prometheus = prometheus_settings(workers)
     service_network = service_settings(workers)
     options = UpOptions(
@@ -195,6 +199,7 @@ def up(
         install_crds=install_crds,
         skip_crds=skip_crds,
         cronhpa_timezone=cronhpa_timezone,
+        history_retention=retention,
     )
     try:
         plane = assemble_control_plane(options)

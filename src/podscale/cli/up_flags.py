@@ -6,10 +6,14 @@ metrics-server's ``--metric-resolution``) to a click command, durations in Go's 
 ``podscale.plane.serve.UpOptions`` carries. ``node_status_flag`` is the simulated kubelets'
 hidden heartbeat period. ``cronhpa_flags`` adds ``--cronhpa-timezone``, the zone the
 CronHPA controller runs schedules in (upstream runs them in its process's zone).
+``history_flags`` adds ``--history-retention``, how long ``history.db`` keeps one-minute
+points (a Go duration, or days and weeks as Prometheus's ``--storage.tsdb.retention.time``
+writes them: ``15d``, ``2w``, ``1w3d12h``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, Final, TypeVar
@@ -22,11 +26,22 @@ from podscale.controllers.hpa import DEFAULT_SYNC_PERIOD
 from podscale.hpa import Config
 from podscale.metrics.server import DEFAULT_RESOLUTION
 
-__all__ = ["cronhpa_flags", "cronhpa_zone", "hpa_flags", "hpa_settings", "node_status_flag"]
+__all__ = [
+    "cronhpa_flags",
+    "cronhpa_zone",
+    "history_flags",
+    "history_retention",
+    "hpa_flags",
+    "hpa_settings",
+    "node_status_flag",
+    "parse_retention",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 _DEFAULTS: Final = Config()
 _HEARTBEAT_FLAG: Final = "node_status_report_frequency"
+_DAYS: Final = re.compile(r"(?:(\d+)w)?(?:(\d+)d)?(.*)")
+DEFAULT_HISTORY_RETENTION: Final = timedelta(days=15)
 
 
 def _parse_duration(_ctx: click.Context, param: click.Parameter, value: str) -> timedelta:
@@ -163,3 +178,45 @@ def cronhpa_zone(values: dict[str, Any]) -> str | None:
     """Pop ``--cronhpa-timezone`` from a command's keyword arguments (None: local)."""
     zone: str | None = values.pop("cronhpa_timezone", None)
     return zone
+
+
+def parse_retention(text: str) -> timedelta:
+    """Weeks and days (``2w``, ``15d``) followed by an optional Go duration (``1d12h``),
+    or a Go duration alone; raises ``DurationError`` (or ``ValueError``) otherwise."""
+    match = _DAYS.fullmatch(text.strip())
+    if match is None:  # pragma: no cover - the pattern matches any text
+        raise ValueError(f"invalid duration {text!r}")
+    weeks, days, rest = match.groups()
+    span = timedelta(weeks=int(weeks or 0), days=int(days or 0))
+    if rest or (weeks is None and days is None):
+        span += parse_go_duration(rest)
+    return span
+
+
+def _check_retention(_ctx: click.Context, _param: click.Parameter, value: str) -> timedelta:
+    try:
+        parsed = parse_retention(value)
+    except (DurationError, ValueError) as err:
+        raise click.BadParameter(str(err)) from None
+    if parsed <= timedelta(0):
+        raise click.BadParameter(f"must be positive, got {value}")
+    return parsed
+
+
+def history_flags(command: F) -> F:
+    """``--history-retention``: how long the history keeps one-minute points."""
+    option = click.option(
+        "--history-retention",
+        default="15d",
+        show_default=True,
+        callback=_check_retention,
+        help="How long DATA_DIR/history.db keeps each workload's one-minute usage and metric "
+        "points (older ones are kept as hourly means for 90 days); e.g. 15d, 2w, 36h.",
+    )
+    return option(command)
+
+
+def history_retention(values: dict[str, Any]) -> timedelta:
+    """Pop ``--history-retention`` from a command's keyword arguments."""
+    retention: timedelta = values.pop("history_retention", DEFAULT_HISTORY_RETENTION)
+    return retention

@@ -38,6 +38,7 @@ from podscale.controllers.podgc import PodGarbageCollectorController
 from podscale.controllers.replicaset.controller import ReplicaSetController
 from podscale.controllers.runtime_api import ControllerApi
 from podscale.controllers.statefulset.controller import StatefulSetController
+from podscale.controllers.usagehistory.controller import UsageHistoryController
 from podscale.controllers.webapp.controller import WebAppController
 from podscale.history import HistoryStore
 from podscale.hpa import Config
@@ -167,6 +168,12 @@ _SPECS: Final[tuple[ControllerSpec, ...]] = (
         "predictive-horizontal-pod-autoscaler-controller",
         "predictivehorizontalpodautoscaling",
         _phpa_controller,
+    ),
+    # Per-minute usage series of every autoscaled workload (idle without a history store).
+    ControllerSpec(
+        "usage-history-controller",
+        "usagehistory",
+        lambda c: UsageHistoryController(c.api, c.clock, c.metrics, c.history),
     ),
 )
 

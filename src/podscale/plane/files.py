@@ -47,7 +47,7 @@ def default_data_dir() -> Path:
 
 
 # What podscale keeps in its data directory (with SQLite's -wal/-shm and our .tmp files).
-_OWN_ENTRIES = ("store.db", "pushed-metrics.db", "token", "kubeconfig", "tls")
+_OWN_ENTRIES = ("store.db", "pushed-metrics.db", "history.db", "token", "kubeconfig", "tls")
 
 
 def _only_podscale_files(path: Path) -> bool:

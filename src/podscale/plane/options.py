@@ -64,6 +64,8 @@ class UpOptions:
     skip_crds: tuple[str, ...] = ()
     # --cronhpa-timezone: an IANA zone name; None runs CronHPA schedules in the local zone
     cronhpa_timezone: str | None = None
+    # --history-retention: how long the history keeps one-minute points (``plane.history``)
+    history_retention: timedelta = timedelta(days=15)
 
     @property
     def use_tls(self) -> bool:

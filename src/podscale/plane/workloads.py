@@ -19,7 +19,9 @@ runs in any case and picks the kind up whenever the CRD is installed, also by ku
 product kind's CRD (the CronHPA's) is created by default when its controller runs, unless
 ``--no-install-crd NAME`` (``controllers.shipped_crds.crds_to_install``).
 
-Its flags (``--controllers``, ``--horizontal-pod-autoscaler-*``, ...) are parsed by
+The controllers' history store is ``plane.history.open_history``'s (``history.db`` in the
+data directory). Its flags (``--controllers``, ``--horizontal-pod-autoscaler-*``, ...) are
+parsed by
 ``podscale.cli.up_flags``.
 
 With ``--prometheus-url`` (``plane.prometheus``), the plane serves custom.metrics.k8s.io and
@@ -50,6 +52,7 @@ from podscale.controllers.shipped_crds import crds_to_install, shipped_definitio
 from podscale.metrics.prometheus import AdapterConfig
 from podscale.metrics.push_journal import SqlitePushJournal
 from podscale.plane.embedded import EmbeddedControlPlane, controllers_from_flag
+from podscale.plane.history import close_history, open_history
 from podscale.plane.options import ControlPlane
 from podscale.plane.prometheus import prometheus_provider, run_workloads
 from podscale.runtime.simulated import default_node_specs
@@ -107,6 +110,8 @@ def build_workloads(plane: ControlPlane) -> EmbeddedControlPlane | None:
         cronhpa_zone=(
             ZoneInfo(options.cronhpa_timezone) if options.cronhpa_timezone else local_zone()
         ),
+        # Series and autoscaler state outlive a restart (``history.db``, ``plane.history``).
+        history=open_history(options, clock),
     )
 
 
@@ -170,6 +175,8 @@ async def serve_with_workloads(
                 await task
         if workloads is not None and workloads.push is not None:
             workloads.push.close()  # after every task that could still push has ended
+        if workloads is not None:
+            close_history(workloads.history)  # likewise after every writer has ended
 
 
 def local_zone() -> ZoneInfo:

@@ -1,4 +1,4 @@
-"""An async client for Prometheus's HTTP API: instant queries and series discovery.
+"""An async client for Prometheus's HTTP API: instant and range queries, series discovery.
 
 Bounded in both time and space, because it sits on the HPA's path: every call has a total
 deadline (``timeout`` seconds from connect to the last body byte, so a server trickling bytes
@@ -8,7 +8,8 @@ its side too. Answers with ``status != "success"`` become ``PrometheusError`` ca
 Prometheus's ``errorType`` and ``error``.
 
 ``now``/``at`` are always parameters: the client never reads a clock.
-Neighbours: ``results`` turns ``query`` data into samples; ``registry`` uses ``series``.
+Neighbours: ``results`` turns ``query`` data into samples; ``registry`` uses ``series``;
+``history`` reads ``query_range`` matrices.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, Final
 
@@ -86,6 +87,18 @@ class PrometheusClient:
         params = {"query": expr, "time": _unix(at), "timeout": f"{self.timeout:g}"}
         data = await self._get("/api/v1/query", params, what=f"query {expr}")
         return parse_query_data(data, expr)
+
+    async def query_range(self, expr: str, start: datetime, end: datetime, step: timedelta) -> Any:
+        """Evaluate ``expr`` at ``start``, ``start + step``, ... up to ``end``
+        (``/api/v1/query_range``); the answer's ``data`` (a ``matrix``), undecoded."""
+        params = {
+            "query": expr,
+            "start": _unix(start),
+            "end": _unix(end),
+            "step": f"{step.total_seconds():g}",
+            "timeout": f"{self.timeout:g}",
+        }
+        return await self._get("/api/v1/query_range", params, what=f"query_range {expr}")
 
     async def series(
         self, matches: Sequence[str], start: datetime, end: datetime

@@ -1,0 +1,1 @@
+"""The usage-history controller: per-minute series of every autoscaled workload (``controller``)."""

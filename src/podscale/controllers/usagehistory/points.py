@@ -1,0 +1,184 @@
+"""What the usage-history controller writes each minute, as a pure function of what it read.
+
+``targets_of`` names the autoscaled workloads (the ``spec.scaleTargetRef`` of every
+autoscaler object: HPAs, PredictiveHorizontalPodAutoscalers, Crane
+EffectiveHorizontalPodAutoscalers), one per (namespace, kind, name), the first autoscaler in
+key order winning. ``metric_values`` reads an autoscaler's ``status.currentMetrics`` into
+``metric/<index>/<name>`` values; ``build_points`` turns a minute's gathered usage sums
+(milli-units from the HPA controller's ``MetricsClient``) and the autoscalers into the
+``SeriesKey``/``Point`` pairs the shell (``controller``) writes to ``podscale.history``.
+``minute_of``/``next_minute`` place a tick on the minute grid the history stores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final
+
+from podscale.api.quantity import QuantityError, parse_quantity
+from podscale.history import Point, SeriesKey
+
+__all__ = [
+    "CPU_USAGE",
+    "MEMORY_USAGE",
+    "Target",
+    "Usage",
+    "build_points",
+    "metric_values",
+    "minute_of",
+    "next_minute",
+    "targets_of",
+]
+
+JSON = dict[str, Any]
+CPU_USAGE: Final = "cpu_usage"
+MEMORY_USAGE: Final = "memory_usage"
+MINUTE: Final = timedelta(minutes=1)
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+# The status field that carries the value a target type is compared against; a status
+# without it falls back through the others in this order.
+_BY_TARGET_TYPE: Final = {
+    "Utilization": "averageUtilization",
+    "AverageValue": "averageValue",
+    "Value": "value",
+}
+_FALLBACK: Final = ("averageValue", "value", "averageUtilization")
+# Where each metric source type keeps its name and its current value in a MetricStatus.
+_SOURCE_FIELD: Final = {
+    "Resource": "resource",
+    "ContainerResource": "containerResource",
+    "Pods": "pods",
+    "Object": "object",
+    "External": "external",
+}
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Target:
+    """An autoscaled workload and the autoscaler reference that named it."""
+
+    namespace: str
+    kind: str
+    name: str
+    api_version: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """The sums over a target's pods, milli-units (None: the metrics API had no answer)."""
+
+    cpu_milli: int | None
+    memory_milli: int | None
+
+
+def minute_of(at: datetime) -> datetime:
+    """``at`` truncated to its minute (the point time of a tick at ``at``)."""
+    return _EPOCH + ((at - _EPOCH) // MINUTE) * MINUTE
+
+
+def next_minute(at: datetime) -> datetime:
+    """The first minute boundary strictly after ``at``."""
+    return minute_of(at) + MINUTE
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    return obj.get("metadata") or {}
+
+
+def _target(obj: Mapping[str, Any]) -> Target | None:
+    ref = (obj.get("spec") or {}).get("scaleTargetRef") or {}
+    kind, name = str(ref.get("kind") or ""), str(ref.get("name") or "")
+    if not kind or not name:
+        return None
+    namespace = str(_meta(obj).get("namespace") or "")
+    return Target(namespace, kind, name, str(ref.get("apiVersion") or ""))
+
+
+def _same_workload(a: Target, b: Target) -> bool:
+    return (a.namespace, a.kind, a.name) == (b.namespace, b.kind, b.name)
+
+
+def targets_of(autoscalers: Iterable[Mapping[str, Any]]) -> list[Target]:
+    """The distinct targets the autoscalers name (in the order first seen); an object
+    without a kind or name in its reference names none."""
+    found: list[Target] = []
+    for obj in autoscalers:
+        target = _target(obj)
+        if target is not None and not any(_same_workload(target, t) for t in found):
+            found.append(target)
+    return found
+
+
+def _number(value: Any) -> float | None:
+    if value is None:
+        return None
+    try:
+        return parse_quantity(value).as_approximate_float()
+    except (QuantityError, ValueError, TypeError):
+        return None
+
+
+def _status_value(status: Mapping[str, Any], spec: Mapping[str, Any]) -> tuple[str, float] | None:
+    kind = str(status.get("type") or "")
+    field = _SOURCE_FIELD.get(kind)
+    source = status.get(field) if field else None
+    if not isinstance(source, Mapping):
+        return None  # a failed metric's empty slot ({"type": ""})
+    if kind in ("Resource", "ContainerResource"):
+        name = str(source.get("name") or "")
+    else:
+        name = str((source.get("metric") or {}).get("name") or "")
+    current = source.get("current") or {}
+    spec_source = spec.get(_SOURCE_FIELD.get(str(spec.get("type") or ""), "")) or {}
+    target_type = str((spec_source.get("target") or {}).get("type") or "")
+    preferred = _BY_TARGET_TYPE.get(target_type)
+    order = ((preferred,) if preferred else ()) + _FALLBACK
+    for key in order:
+        value = _number(current.get(key))
+        if value is not None and name:
+            return name, value
+    return None
+
+
+def metric_values(autoscaler: Mapping[str, Any]) -> dict[str, float]:
+    """``metric/<index>/<name>`` -> the current value ``status.currentMetrics[index]``
+    reports (the field its spec target compares: averageUtilization for Utilization,
+    averageValue for AverageValue, value for Value); entries without a value are left out."""
+    statuses = (autoscaler.get("status") or {}).get("currentMetrics") or []
+    specs = (autoscaler.get("spec") or {}).get("metrics") or []
+    values: dict[str, float] = {}
+    for index, status in enumerate(statuses):
+        if not isinstance(status, Mapping):
+            continue
+        spec = specs[index] if index < len(specs) and isinstance(specs[index], Mapping) else {}
+        found = _status_value(status, spec)
+        if found is not None:
+            values[f"metric/{index}/{found[0]}"] = found[1]
+    return values
+
+
+def build_points(
+    at: datetime,
+    usage: Mapping[Target, Usage],
+    autoscalers: Sequence[Mapping[str, Any]],
+) -> dict[SeriesKey, Point]:
+    """The points of the minute containing ``at``: each target's CPU (cores) and memory
+    (bytes) usage when known, and each autoscaler's metric values under its target's key
+    (the first autoscaler of a target wins a series both report)."""
+    minute = minute_of(at)
+    points: dict[SeriesKey, Point] = {}
+    for target, sums in usage.items():
+        for series, milli in ((CPU_USAGE, sums.cpu_milli), (MEMORY_USAGE, sums.memory_milli)):
+            if milli is not None:
+                key = SeriesKey(target.namespace, target.kind, target.name, series)
+                points[key] = Point(minute, milli / 1000)
+    for obj in autoscalers:
+        named = _target(obj)
+        if named is None:
+            continue
+        for series, value in metric_values(obj).items():
+            key = SeriesKey(named.namespace, named.kind, named.name, series)
+            points.setdefault(key, Point(minute, value))
+    return points
