@@ -1,0 +1,1 @@
+"""The PredictiveHorizontalPodAutoscaler (``autoscaling.podscale.dev/v1alpha1``)."""
