@@ -66,7 +66,7 @@ def active_bounds(
         try:
             schedule = parse_window(window.cron)
             zone = ZoneInfo(window.time_zone)
-        except (ValueError, KeyError):  # CronError, ZoneInfoNotFoundError and bad keys
+        except (ValueError, KeyError, OSError):  # CronError, unknown zones, bad zone keys
             continue
         if window_matches(schedule, zone, now):
             return window.name, window.min_replicas, window.max_replicas

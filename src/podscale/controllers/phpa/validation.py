@@ -167,6 +167,34 @@ def _schedule(
     return errors
 
 
+def _type_errors(spec: Mapping[str, Any]) -> list[FieldError]:
+    # The CRD's schema refuses these at admission; an object read from a file has not been
+    # through it. Worded as the schema's errors are ("... in body must be of type object").
+    errors: list[FieldError] = []
+    for key, wanted, kind in (
+        ("behavior", Mapping, "object"),
+        ("prediction", Mapping, "object"),
+        ("metrics", list, "array"),
+        ("schedules", list, "array"),
+    ):
+        value = spec.get(key)
+        items = value if kind == "array" and isinstance(value, list) else ()
+        if value is not None and not isinstance(value, wanted):
+            errors.append(_wrong_type(_SPEC.child(key), value, kind))
+        for i, item in enumerate(items):
+            if not isinstance(item, Mapping):
+                errors.append(_wrong_type(_SPEC.child(key).index(i), item, "object"))
+    return errors
+
+
+def _wrong_type(path: FieldPath, value: Any, kind: str) -> FieldError:
+    actual = {str: "string", bool: "boolean", int: "integer", float: "number", list: "array"}
+    shown = actual.get(type(value), "object")
+    return invalid(
+        path, shown, f"{path} in body must be of type {kind}: {shown!r}".replace("'", '"')
+    )
+
+
 def validate_phpa(
     obj: Mapping[str, Any],
     *,
@@ -178,6 +206,9 @@ def validate_phpa(
     spec = obj.get("spec")
     if not isinstance(spec, Mapping):
         return [required(_SPEC, "")]
+    wrong = _type_errors(spec)
+    if wrong:
+        return wrong
     try:
         view = hpa_view(obj)
         old_view = hpa_view(old) if old is not None else None
