@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from podscale.controllers.phpa.schedules import active_bounds, cron_dialect
 from podscale.controllers.phpa.types import Schedule
@@ -127,3 +129,16 @@ def test_an_aware_now_in_any_zone_reads_the_same() -> None:
 )
 def test_the_dialect_follows_the_field_count(cron: str, dialect: str) -> None:
     assert cron_dialect(cron) == dialect
+
+
+@given(
+    instant=st.datetimes(
+        min_value=datetime(2000, 1, 1), max_value=datetime(2060, 1, 1), timezones=st.just(UTC)
+    ),
+    zone=st.sampled_from(["UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata"]),
+)
+def test_an_every_minute_window_is_always_active_and_wins_over_later_ones(
+    instant: datetime, zone: str
+) -> None:
+    always = Schedule("always", "* * * * *", zone, 1, 2)
+    assert active_bounds([always, BUSINESS], instant) == ("always", 1, 2)

@@ -7,6 +7,8 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from podscale.api.durations import DurationError
 from podscale.controllers.phpa.types import (
@@ -247,3 +249,14 @@ def _metric(kind: str, target: str, name: str = "requests") -> JSON:
 def test_metric_names_and_which_metrics_can_be_forecast(metric: JSON, name: str, can: bool) -> None:
     assert metric_name(metric) == name
     assert forecastable(metric) is can
+
+
+@given(
+    days=st.integers(min_value=0, max_value=400),
+    hours=st.integers(min_value=0, max_value=48),
+    minutes=st.integers(min_value=0, max_value=120),
+)
+def test_a_day_is_24_hours_in_any_composition(days: int, hours: int, minutes: int) -> None:
+    expected = timedelta(days=days, hours=hours, minutes=minutes)
+    assert parse_span(f"{days}d{hours}h{minutes}m") == expected
+    assert parse_span(f"{days * 24 + hours}h{minutes}m") == expected
