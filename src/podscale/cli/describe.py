@@ -1,6 +1,7 @@
 """``podscale describe``: fetch an object, its events (and pods) and describe it like kubectl.
 
-HPAs are read as autoscaling/v2 and described by ``podscale.cli.describe_hpa``; ReplicaSets,
+HPAs are read as autoscaling/v2 and described by ``podscale.cli.describe_hpa``, PHPAs
+(podscale's shipped PredictiveHorizontalPodAutoscaler) by ``describe_phpa``; ReplicaSets,
 StatefulSets and Deployments get kubectl's header (name, selector, labels, replicas, pods
 status from the pods their controller owns) and events. Events are listed with the field
 selector kubectl uses (``involvedObject.name/namespace/kind/uid``). Beyond kubectl, a
@@ -35,6 +36,7 @@ __all__ = ["describe_objects", "describe_workload"]
 JSON = dict[str, Any]
 
 _WORKLOADS = frozenset({"ReplicaSet", "Deployment", "StatefulSet"})
+_PHPA_KIND = "PredictiveHorizontalPodAutoscaler"
 
 
 async def _events(api: HttpApi, obj: JSON, kind: str) -> list[JSON]:
@@ -248,6 +250,10 @@ async def _describe_one(
     events = await _events(api, obj, kind.kind)
     if kind.kind == "HorizontalPodAutoscaler":
         return describe_hpa(obj, events, now, await _state_documents(api, obj))
+    if kind.kind == _PHPA_KIND:
+        from podscale.cli.describe_phpa import describe_phpa  # see _resolve
+
+        return describe_phpa(obj, events, now)
     owned = (
         kind_for("apps/v1", "ReplicaSet") if kind.kind == "Deployment" else kind_for("v1", "Pod")
     )
@@ -255,14 +261,28 @@ async def _describe_one(
     return describe_workload(kind.kind, obj, related, events, now)
 
 
+def _resolve(resource: str) -> KindInfo:
+    """The kind a resource name means. The PHPA is a custom kind podscale ships (its CRD), not
+    a built-in one ``resolve_kind`` knows; its modules (``podscale.controllers.phpa``) load
+    only when it is asked for, so describing anything else stays as light as before."""
+    try:
+        return resolve_kind(resource)
+    except CommandError:
+        from podscale.cli.describe_phpa import PHPA, is_phpa
+
+        if not is_phpa(resource):
+            raise
+        return PHPA
+
+
 async def describe_objects(
     api: HttpApi, target: Target, resource: str, names: tuple[str, ...], now: datetime
 ) -> Report:
     """Describe each named object, or all of the type (separated by a blank line, as kubectl)."""
-    kind = resolve_kind(resource)
+    kind = _resolve(resource)
     if kind.kind == "HorizontalPodAutoscaler":
         kind = kind_for("autoscaling/v2", "HorizontalPodAutoscaler")
-    elif kind.kind not in _WORKLOADS:
+    elif kind.kind not in _WORKLOADS and kind.kind != _PHPA_KIND:
         raise CommandError(f'error: describe is not supported for "{kind.plural}" yet')
     namespace = target.namespace if kind.namespaced else None
     report = Report()

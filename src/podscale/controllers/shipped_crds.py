@@ -2,7 +2,8 @@
 
 An operator's CRD travels with its controller as package data (``controllers.webapp``:
 ``webapps.examples.podscale.dev``; ``controllers.cronhpa``:
-``cronhorizontalpodautoscalers.autoscaling.alibabacloud.com``). ``shipped_definition``
+``cronhorizontalpodautoscalers.autoscaling.alibabacloud.com``; ``controllers.phpa``:
+``predictivehorizontalpodautoscalers.autoscaling.podscale.dev``). ``shipped_definition``
 hands out a fresh copy by the CRD's name, for whoever installs one on request:
 ``podscale up --install-crd NAME`` and a scenario's ``spec.crds``
 (``podscale.scenario.loader``). The controllers themselves are
@@ -10,7 +11,7 @@ always registered (``controllers.registry``) and stay idle until their CRD is in
 
 A product kind's CRD comes with its controller, as an operator's chart installs both:
 ``INSTALLED_WITH`` maps such a CRD to the controller (canonical ``--controllers`` name)
-whose running makes ``podscale up`` install it by default (the CronHPA's). The example
+whose running makes ``podscale up`` install it by default (the CronHPA's, the PHPA's). The example
 operator's WebApp is installed only on request. ``crds_to_install`` is the rule.
 """
 
@@ -21,6 +22,7 @@ from typing import Any, Final
 
 from podscale.controllers.cronhpa import kind as cronhpa
 from podscale.controllers.ehpa import kind as ehpa
+from podscale.controllers.phpa import kind as phpa
 from podscale.controllers.webapp import kind as webapp
 
 __all__ = ["INSTALLED_WITH", "SHIPPED_CRDS", "crds_to_install", "shipped_definition"]
@@ -30,12 +32,14 @@ SHIPPED_CRDS: Final[Mapping[str, Callable[[], dict[str, Any]]]] = {
     cronhpa.CRD_NAME: cronhpa.definition,
     ehpa.CRD_NAME: ehpa.definition,
     ehpa.SUBSTITUTE_CRD_NAME: ehpa.substitute_definition,
+    phpa.CRD_NAME: phpa.definition,
 }
 
 INSTALLED_WITH: Final[Mapping[str, str]] = {
     cronhpa.CRD_NAME: "cronhpa-controller",
     ehpa.CRD_NAME: "ehpa-controller",
     ehpa.SUBSTITUTE_CRD_NAME: "ehpa-controller",
+    phpa.CRD_NAME: "predictive-horizontal-pod-autoscaler-controller",
 }
 
 

@@ -46,6 +46,7 @@ __all__ = [
     "spec_options_for",
     "validate_hpa",
     "validate_hpa_name",
+    "validate_hpa_spec",
     "validate_scale",
 ]
 
@@ -218,6 +219,19 @@ def validate_hpa(
         errors = validate_object_meta_update(meta, _mapping(previous.get("metadata")))
     options = spec_options_for(new, previous, feature_gates)
     return errors + _validate_spec(_mapping(new.get("spec")), options)
+
+
+def validate_hpa_spec(
+    obj: Mapping[str, Any],
+    *,
+    old: Mapping[str, Any] | None = None,
+    feature_gates: frozenset[str] = DEFAULT_FEATURE_GATES,
+) -> list[FieldError]:
+    """The ``spec`` rules alone (paths under ``spec``) of an autoscaling/v2-shaped object,
+    with the create (``old is None``) or update ratcheting options: for kinds that embed an
+    HPA spec (``podscale.controllers.phpa``) and validate their own metadata and fields."""
+    options = spec_options_for(obj, old, feature_gates)
+    return _validate_spec(_mapping(obj.get("spec")), options)
 
 
 def validate_scale(scale: Mapping[str, Any]) -> list[FieldError]:
