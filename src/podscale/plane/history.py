@@ -11,13 +11,11 @@ previous run; with ``--prometheus-url`` the series are read from Prometheus inst
 
 from __future__ import annotations
 
-import importlib
-import logging
 from datetime import timedelta
 from pathlib import Path
 from typing import Final
 
-from podscale.history import HistoryStore, MemoryHistory
+from podscale.history import HistoryStore
 from podscale.history.composite import SplitHistory, close_history
 from podscale.metrics.prometheus.history import PrometheusHistory
 from podscale.plane.options import UpOptions
@@ -25,23 +23,14 @@ from podscale.store.interface import Clock
 
 __all__ = ["HISTORY_FILE", "close_history", "open_history", "sqlite_history"]
 
-_LOG = logging.getLogger(__name__)
 HISTORY_FILE: Final = "history.db"
-_SQLITE_MODULE: Final = "podscale.history.sqlite"
 
 
 def sqlite_history(path: Path, clock: Clock, retention: timedelta) -> HistoryStore:
-    """``SqliteHistory(path, clock, raw_retention=retention)``, imported only when used."""
-    try:
-        module = importlib.import_module(_SQLITE_MODULE)
-    except ModuleNotFoundError as err:
-        if err.name != _SQLITE_MODULE:
-            raise
-        # A build without the SQLite backend still runs, keeping history for this run.
-        _LOG.warning("the SQLite history backend is missing; history is kept in memory")
-        return MemoryHistory()
-    store: HistoryStore = module.SqliteHistory(path, clock, raw_retention=retention)
-    return store
+    """``SqliteHistory(path, clock, raw_retention=retention)``."""
+    from podscale.history.sqlite import SqliteHistory  # sqlite3 only when a plane keeps a file
+
+    return SqliteHistory(path, clock, raw_retention=retention)
 
 
 def open_history(options: UpOptions, clock: Clock) -> HistoryStore:

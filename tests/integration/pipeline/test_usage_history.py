@@ -99,7 +99,11 @@ def test_a_predictive_autoscalers_target_is_recorded_once_its_crd_is_served() ->
         "apiVersion": PHPA.api_version,
         "kind": PHPA.kind,
         "metadata": {"name": "web", "namespace": "default"},
-        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+            "minReplicas": 1,
+            "maxReplicas": 1,
+        },
     }
 
     async def body(run: ScenarioRun) -> tuple[list[SeriesKey], list[Point]]:

@@ -60,8 +60,9 @@ def test_the_controller_is_on_by_default_and_can_be_disabled() -> None:
 
 
 WEBAPP_CRD = "webapps.examples.podscale.dev"
-# Every controller but the EHPA's, whose two CRDs come with it (the last case).
-EVERYTHING = select_controllers("*,-ehpa")
+# Every controller but the EHPA's and the PHPA's, whose CRDs come with them (the last cases).
+EVERYTHING = select_controllers("*,-ehpa,-predictivehorizontalpodautoscaling")
+PHPA_CRD = "predictivehorizontalpodautoscalers.autoscaling.podscale.dev"
 EHPA_CRDS = (
     "effectivehorizontalpodautoscalers.autoscaling.crane.io",
     "substitutes.autoscaling.crane.io",
@@ -72,13 +73,19 @@ EHPA_CRDS = (
     ("requested", "skipped", "controllers", "expected"),
     [
         ((), (), EVERYTHING, (CRONHPA_CRD,)),
-        ((), (), select_controllers("*,-cronhpa,-ehpa"), ()),
+        ((), (), select_controllers("*,-cronhpa,-ehpa,-predictivehorizontalpodautoscaling"), ()),
         ((), (), select_controllers(""), ()),
         ((), (CRONHPA_CRD,), EVERYTHING, ()),
         ((WEBAPP_CRD,), (), EVERYTHING, (WEBAPP_CRD, CRONHPA_CRD)),
         ((CRONHPA_CRD,), (), select_controllers(""), (CRONHPA_CRD,)),
         ((CRONHPA_CRD, WEBAPP_CRD), (), EVERYTHING, (CRONHPA_CRD, WEBAPP_CRD)),
-        ((), (), select_controllers("*"), (CRONHPA_CRD, *EHPA_CRDS)),
+        (
+            (),
+            (),
+            select_controllers("*,-predictivehorizontalpodautoscaling"),
+            (CRONHPA_CRD, *EHPA_CRDS),
+        ),
+        ((), (), select_controllers("*"), (CRONHPA_CRD, *EHPA_CRDS, PHPA_CRD)),
     ],
     ids=[
         "default-with-its-controller",
@@ -89,6 +96,7 @@ EHPA_CRDS = (
         "requested-without-controller",
         "each-once",
         "ehpa-with-its-controller",
+        "phpa-with-its-controller",
     ],
 )
 def test_which_shipped_crds_podscale_up_installs(

@@ -124,8 +124,15 @@ def test_with_prometheus_reads_go_to_prometheus_and_writes_to_the_file(
     assert history.reader.url == "http://prometheus:9090"
 
 
+class AtClock:
+    """The points' own time: retention counts from here, not from today."""
+
+    def now(self) -> datetime:
+        return AT
+
+
 def test_the_sqlite_backend_opens_a_working_history(tmp_path: Path) -> None:
-    store = plane_history.sqlite_history(tmp_path / "history.db", SystemClock(), timedelta(days=1))
+    store = plane_history.sqlite_history(tmp_path / "history.db", AtClock(), timedelta(days=1))
     try:
         store.write(KEY, [Point(AT, 1.5)])
         assert store.read(KEY, AT, AT + timedelta(minutes=1), timedelta(minutes=1)) == [

@@ -161,7 +161,6 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
             metrics,
             config=config,
             sync_period=sync_period,
-            persist_history=False,
             timer=timer,
         )
         self._recorder = EventRecorder(api, clock, COMPONENT)
