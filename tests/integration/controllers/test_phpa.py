@@ -217,8 +217,19 @@ def test_predictive_scaling_before_the_daily_rise() -> None:
                 PHPA, "default", autoscaler("capped", prediction={}, schedules=window)
             )
             await plane.api.create(HPA, "default", autoscaler("api", kind="hpa"))
+            # A spec only the controller can refuse (the open test CRD admits it).
+            await plane.api.create(DEPLOYMENT, "default", deployment("bad"))
+            plane.usage.set_load("Deployment", "default", "bad", DailyRate(), profile)
+            broken = [{"name": "w", "cron": "every monday", "maxReplicas": 6}]
+            await plane.api.create(
+                PHPA, "default", autoscaler("bad", prediction={}, schedules=broken)
+            )
             await asyncio.sleep((START.replace(minute=59, second=50) - clock.now()).total_seconds())
             seen["replicas"] = {name: await replicas(plane, name) for name in names}
+            seen["bad"] = (
+                await replicas(plane, "bad"),
+                await plane.api.get(PHPA, "default", "bad"),
+            )
             seen["status"] = {
                 name: (await plane.api.get(PHPA, "default", name)).get("status") or {}
                 for name in names[:3]
@@ -246,6 +257,11 @@ def test_predictive_scaling_before_the_daily_rise() -> None:
     assert result["replicas"]["web"] == peak  # ready before 10:00
     assert result["replicas"]["api"] == 2  # the HPA still sees the low load
     assert result["hpa_after"] > 2
+    bad_replicas, bad = result["bad"]
+    assert bad_replicas == 1
+    active = {c["type"]: c for c in bad["status"]["conditions"]}["ScalingActive"]
+    assert (active["status"], active["reason"]) == ("False", "InvalidSpec")
+    assert "spec.schedules[0].cron" in active["message"]
     web = result["status"]["web"]["prediction"]
     assert web["proactiveReplicas"] == peak
     assert web["decidedBy"] == "proactive"

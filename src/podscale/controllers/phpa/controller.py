@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from podscale.api.kinds import KindInfo, Subresource, kind_for
+from podscale.api.kinds import KindInfo, kind_for
 from podscale.client.cache import object_key
 from podscale.client.http import ApiError
 from podscale.client.informer import EventHandler, Informer
@@ -65,39 +65,25 @@ from podscale.controllers.phpa.forecasting import (
     fit_series,
     peak_demand,
 )
+from podscale.controllers.phpa.kind import COMPONENT, CRD_NAME, PHPA
 from podscale.controllers.phpa.prediction_settings import PredictionSettings, read_settings
+from podscale.controllers.phpa.validation import message, validate_phpa
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
 from podscale.controllers.webapp.definition_gate import GatedListWatcher, established
 from podscale.forecast.types import ForecastError, Series
 from podscale.history import SeriesKey, SeriesReader
 from podscale.hpa import Config, Decision, History, decide
+from podscale.hpa.conditions import format_time
 from podscale.hpa.predictive import Predictive
+from podscale.hpa.types import Event
 from podscale.store.interface import Clock
 
 __all__ = ["COMPONENT", "PHPA", "PredictiveHorizontalPodAutoscalerController"]
 
 JSON = dict[str, Any]
-GROUP: Final = "autoscaling.podscale.dev"
-VERSION: Final = "v1alpha1"
-KIND: Final = "PredictiveHorizontalPodAutoscaler"
-CRD_NAME: Final = f"predictivehorizontalpodautoscalers.{GROUP}"
-PHPA: Final = KindInfo(
-    group=GROUP,
-    version=VERSION,
-    kind=KIND,
-    plural="predictivehorizontalpodautoscalers",
-    singular="predictivehorizontalpodautoscaler",
-    short_names=("phpa",),
-    namespaced=True,
-    verbs=("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"),
-    subresources=(Subresource("status", GROUP, VERSION, KIND),),
-    categories=("all",),
-    list_kind="PredictiveHorizontalPodAutoscalerList",
-)
 CRD: Final = kind_for("apiextensions.k8s.io/v1", "CustomResourceDefinition")
 POD: Final = kind_for("v1", "Pod")
-COMPONENT: Final = "predictive-horizontal-pod-autoscaler"
 # metrics-server's default --metric-resolution: how late a rise shows in the metrics.
 DEFAULT_METRIC_RESOLUTION: Final = timedelta(seconds=60)
 STEP: Final = timedelta(minutes=1)
@@ -108,6 +94,7 @@ MARGIN: Final = timedelta(minutes=15)
 # A fit that found no model is retried sooner than a refresh: history may just be arriving.
 RETRY: Final = timedelta(minutes=15)
 _PREVIEW_REASON: Final = "PreviewMode"
+_INVALID: Final = "InvalidSpec"
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +198,22 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
     ) -> Decision:
         key = object_key(hpa)
         current = int((scale.get("spec") or {}).get("replicas") or 0)
+        errors = validate_phpa(hpa, feature_gates=self._config.feature_gates)
+        if errors:
+            # What the CRD's schema and rules cannot say (the HPA's metric and behavior
+            # rules, durations, cron windows): reported, and nothing is scaled.
+            self._predictions.pop(key, None)
+            plain = decide(
+                hpa,
+                scale=scale,
+                pods=pods,
+                metrics=metrics,
+                history=history,
+                now=now,
+                config=self._config,
+                controlling_hpas=controlling,
+            )
+            return _invalid(plain, hpa, message(errors), now)
         prediction = self._predictions.get(key)
         if prediction is None or prediction.at != now:
             prediction = self._predict(key, hpa, pods, current, now)
@@ -411,6 +414,37 @@ def _status_block(prediction: _Prediction, decision: Decision) -> JSON:
         bounds=(trace.min_replicas, trace.max_replicas),
         final=decision.desired_replicas,
         decided_by=decision.decided_by,
+    )
+
+
+def _invalid(decision: Decision, obj: JSON, text: str, now: datetime) -> Decision:
+    """A decision that scales nothing because the spec is invalid: ScalingActive False,
+    reason InvalidSpec, as the HPA reports a spec it cannot act on."""
+    status = dict(decision.status)
+    conditions = [c for c in status.get("conditions") or () if c.get("type") != "ScalingActive"]
+    previous = (obj.get("status") or {}).get("conditions") or ()
+    old = next((c for c in previous if c.get("type") == "ScalingActive"), None) or {}
+    same = old.get("status") == "False" and old.get("reason") == _INVALID
+    conditions.append(
+        {
+            "type": "ScalingActive",
+            "status": "False",
+            "lastTransitionTime": old.get("lastTransitionTime")
+            if same and old
+            else format_time(now),
+            "reason": _INVALID,
+            "message": f"the PredictiveHorizontalPodAutoscaler's spec is invalid: {text}",
+        }
+    )
+    status["conditions"] = conditions
+    status["desiredReplicas"] = decision.current_replicas
+    return dataclasses.replace(
+        decision,
+        rescale=False,
+        desired_replicas=decision.current_replicas,
+        status=status,
+        events=(Event("Warning", _INVALID, text),),
+        history=decision.history_without_rescale or decision.history,
     )
 
 
