@@ -16,8 +16,9 @@ one noisy minute moves little:
 
 The forecast must cover the recent steps: callers keep a forecast that starts before now
 (fit at the last refresh, with a horizon reaching past the next one plus the lead time), and
-pass ``recent`` up to now. Without recent values inside the forecast nothing is corrected.
-Pure: ``at`` is the caller's clock reading. The forecasts come from ``select.choose``.
+pass ``recent`` up to now: the window ends at its last value, which is "now" here (so a
+value read a lead time ahead gets the same correction). Without recent values inside the
+forecast nothing is corrected. Pure: no clock is read. The forecasts come from ``select.choose``.
 """
 
 from __future__ import annotations
@@ -57,26 +58,33 @@ class Correction:
         return max(value * self.ratio + self.offset, 0.0)
 
 
-def correction(forecast: Forecast, recent: Series, at: datetime) -> Correction:
-    """The level correction the recent actual values (steps starting in
-    ``[at - LOOKBACK, at]``) call for against ``forecast``'s mean for the same steps."""
-    if len(recent) == 0 or len(forecast) == 0:
+def correction(forecast: Forecast, recent: Series, at: datetime | None = None) -> Correction:
+    """The level correction the recent actual values call for against ``forecast``'s mean
+    for the same steps: the steps of the ``LOOKBACK`` ending with ``recent``'s last
+    value, each weighted by its age from that value. ``at`` (the time the correction is
+    for) does not move the window: a value read a lead time ahead gets the correction of
+    now, the end of ``recent``."""
+    del at  # the window is anchored to the recent series, whatever time is asked for
+    finite = np.isfinite(recent.values)
+    if not finite.any() or len(forecast) == 0:
         return Correction()
-    starts = np.arange(len(recent), dtype=np.float64) * recent.step.total_seconds()
-    starts += (recent.start - at).total_seconds()  # seconds relative to ``at`` (<= 0 inside)
-    middle = starts + recent.step.total_seconds() / 2
-    offset = (at - forecast.start).total_seconds()
-    index = np.floor((middle + offset) / forecast.step.total_seconds()).astype(np.int64)
+    step = recent.step.total_seconds()
+    last = int(np.flatnonzero(finite)[-1])
+    ages = (last - np.arange(len(recent), dtype=np.float64)) * step  # from the last value
+    middle = (recent.start - forecast.start).total_seconds() + (
+        np.arange(len(recent), dtype=np.float64) + 0.5
+    ) * step
+    index = np.floor(middle / forecast.step.total_seconds()).astype(np.int64)
     inside = (
-        (starts <= 0)
-        & (starts >= -LOOKBACK.total_seconds())
-        & np.isfinite(recent.values)
+        finite
+        & (ages >= 0)
+        & (ages < LOOKBACK.total_seconds())
         & (index >= 0)
         & (index < len(forecast))
     )
     if not inside.any():
         return Correction()
-    weights = 0.5 ** (-starts[inside] / HALF_LIFE.total_seconds())
+    weights = 0.5 ** (ages[inside] / HALF_LIFE.total_seconds())
     actual = float(np.average(recent.values[inside], weights=weights))
     predicted = float(np.average(forecast.mean[index[inside]], weights=weights))
     if predicted <= 0 or actual > predicted * MAX_RATIO:
@@ -95,10 +103,10 @@ def corrected(
     return correction(forecast, recent, at).apply(value)
 
 
-def corrected_forecast(forecast: Forecast, recent: Series, at: datetime) -> Forecast:
+def corrected_forecast(forecast: Forecast, recent: Series) -> Forecast:
     """The whole forecast corrected as ``corrected`` corrects one value (the error scale
     follows the ratio), for ``Forecast.max_between`` over a lead time."""
-    fix = correction(forecast, recent, at)
+    fix = correction(forecast, recent)
     mean = np.maximum(forecast.mean * fix.ratio + fix.offset, 0.0)
     scale = forecast.scale * fix.ratio
     return Forecast(

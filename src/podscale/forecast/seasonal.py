@@ -93,7 +93,10 @@ class HoltWintersForecaster:
                 seasonal_periods=period,
                 initialization_method="heuristic",
             )
-            result: Any = model.fit()
+            try:
+                result: Any = model.fit()
+            except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
+                raise ForecastError(f"{self.name} failed to fit: {error}") from error
             mean = np.asarray(result.forecast(blocks), dtype=np.float64)
         residuals = coarse.values - np.asarray(result.fittedvalues, dtype=np.float64)
         alpha = float(result.params["smoothing_level"])
@@ -114,19 +117,32 @@ class MstlForecaster:
         from statsmodels.tsa.holtwinters import (  # type: ignore[import-untyped, unused-ignore]
             ExponentialSmoothing,
         )
-        from statsmodels.tsa.seasonal import MSTL  # type: ignore[import-untyped, unused-ignore]
+        from statsmodels.tsa.seasonal import (  # type: ignore[import-untyped, unused-ignore]
+            MSTL,
+            STL,
+        )
 
         values = coarse.values
         count = values.shape[0]
-        periods = [coarse.day] + ([coarse.day * 7] if count >= coarse.day * 14 else [])
+        # MSTL keeps only periods shorter than half the series (it drops the others
+        # silently): the week once more than two are held; a day at exactly two cycles is
+        # left to STL, which MSTL would otherwise be.
+        periods = [coarse.day] + ([coarse.day * 7] if count > coarse.day * 14 else [])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            decomposition: Any = MSTL(values, periods=periods).fit()
-            seasonal = np.asarray(decomposition.seasonal, dtype=np.float64).reshape(count, -1)
-            adjusted = values - seasonal.sum(axis=1)
-            smoothing: Any = ExponentialSmoothing(
-                adjusted, trend="add", damped_trend=True, initialization_method="estimated"
-            ).fit()
+            try:
+                if count > 2 * coarse.day:
+                    decomposition: Any = MSTL(values, periods=periods).fit()
+                else:
+                    decomposition = STL(values, period=coarse.day).fit()
+                seasonal = np.asarray(decomposition.seasonal, dtype=np.float64)
+                seasonal = seasonal.reshape(count, -1)
+                adjusted = values - seasonal.sum(axis=1)
+                smoothing: Any = ExponentialSmoothing(
+                    adjusted, trend="add", damped_trend=True, initialization_method="estimated"
+                ).fit()
+            except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
+                raise ForecastError(f"{self.name} failed to fit: {error}") from error
             level = np.asarray(smoothing.forecast(blocks), dtype=np.float64)
         ahead = np.arange(blocks)
         future = np.zeros(blocks)
