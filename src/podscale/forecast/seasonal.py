@@ -67,10 +67,26 @@ def _residual_sigma(residuals: Array, skip: int) -> float:
     return float(np.std(tail)) if tail.shape[0] else 0.0
 
 
+def _jumps(period: int) -> dict[str, int]:
+    """STL's smoothers evaluated every n-th point and interpolated between, n a tenth of
+    their windows (about 1.9 periods for the trend, one period for the low pass), as R's
+    ``stl`` does by default: 15x faster on a week of 10-minute means (0.074 s to 0.005 s),
+    the seasonal components within 0.3% of their amplitude."""
+    return {
+        "trend_jump": max(1, math.ceil(0.19 * period)),
+        "low_pass_jump": max(1, math.ceil(0.1 * period)),
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class HoltWintersForecaster:
-    """Additive Holt-Winters with a damped trend: a season of a day, or of a week once the
-    history holds two weeks (the week's cycle then carries the day's too)."""
+    """Additive Holt-Winters without a trend (ETS(A,N,A)): a season of a day, or of a week
+    once the history holds two weeks (the week's cycle then carries the day's too).
+
+    No trend term: a damped additive trend made each fit 6x slower (0.19 s against 0.03 s
+    on a week of 10-minute means) and its hold-out error was equal or worse on every
+    synthetic week tried (it extrapolated the last hours' slope into the next day). Trends
+    are MSTL's (a damped trend on the deseasonalized series) and ``adapt``'s."""
 
     name: str = "holtWinters"
 
@@ -87,8 +103,6 @@ class HoltWintersForecaster:
             warnings.simplefilter("ignore")
             model = ExponentialSmoothing(
                 coarse.values,
-                trend="add",
-                damped_trend=True,
                 seasonal="add",
                 seasonal_periods=period,
                 initialization_method="heuristic",
@@ -132,9 +146,11 @@ class MstlForecaster:
             warnings.simplefilter("ignore")
             try:
                 if count > 2 * coarse.day:
-                    decomposition: Any = MSTL(values, periods=periods).fit()
+                    decomposition: Any = MSTL(
+                        values, periods=periods, stl_kwargs=_jumps(coarse.day)
+                    ).fit()
                 else:
-                    decomposition = STL(values, period=coarse.day).fit()
+                    decomposition = STL(values, period=coarse.day, **_jumps(coarse.day)).fit()
                 seasonal = np.asarray(decomposition.seasonal, dtype=np.float64)
                 seasonal = seasonal.reshape(count, -1)
                 adjusted = values - seasonal.sum(axis=1)
