@@ -71,7 +71,9 @@ def _jumps(period: int) -> dict[str, int]:
     """STL's smoothers evaluated every n-th point and interpolated between, n a tenth of
     their windows (about 1.9 periods for the trend, one period for the low pass), as R's
     ``stl`` does by default: 15x faster on a week of 10-minute means (0.074 s to 0.005 s),
-    the seasonal components within 0.3% of their amplitude."""
+    the seasonal components within 0.3% of their amplitude. MSTL shares one setting among
+    its periods: the longest one's (on 35 days, 0.10 s against 0.19 s with the day's and
+    0.57 s without jumps, the hold-out error the same to 0.1%)."""
     return {
         "trend_jump": max(1, math.ceil(0.19 * period)),
         "low_pass_jump": max(1, math.ceil(0.1 * period)),
@@ -147,7 +149,7 @@ class MstlForecaster:
             try:
                 if count > 2 * coarse.day:
                     decomposition: Any = MSTL(
-                        values, periods=periods, stl_kwargs=_jumps(coarse.day)
+                        values, periods=periods, stl_kwargs=_jumps(periods[-1])
                     ).fit()
                 else:
                     decomposition = STL(values, period=coarse.day, **_jumps(coarse.day)).fit()
