@@ -58,13 +58,11 @@ class Correction:
         return max(value * self.ratio + self.offset, 0.0)
 
 
-def correction(forecast: Forecast, recent: Series, at: datetime | None = None) -> Correction:
+def correction(forecast: Forecast, recent: Series) -> Correction:
     """The level correction the recent actual values call for against ``forecast``'s mean
     for the same steps: the steps of the ``LOOKBACK`` ending with ``recent``'s last
-    value, each weighted by its age from that value. ``at`` (the time the correction is
-    for) does not move the window: a value read a lead time ahead gets the correction of
-    now, the end of ``recent``."""
-    del at  # the window is anchored to the recent series, whatever time is asked for
+    value, each weighted by its age from that value. The window is anchored there, not at
+    the time a value is read for: a value a lead time ahead gets the correction of now."""
     finite = np.isfinite(recent.values)
     if not finite.any() or len(forecast) == 0:
         return Correction()
@@ -100,7 +98,7 @@ def corrected(
     value = forecast.value_at(at, quantile)
     if value is None:
         return None
-    return correction(forecast, recent, at).apply(value)
+    return correction(forecast, recent).apply(value)
 
 
 def corrected_forecast(forecast: Forecast, recent: Series) -> Forecast:

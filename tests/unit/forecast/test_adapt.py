@@ -85,7 +85,7 @@ def test_the_level_follows_the_recent_actual_series(
 def test_a_forecast_of_zero_is_corrected_by_the_difference() -> None:
     zero = Forecast("lastValue", FIT, MINUTE, np.zeros(240), np.zeros(240))
     assert corrected(zero, recent(np.full(30, 4.0)), NOW) == pytest.approx(4.0)
-    assert correction(zero, recent(np.full(30, 4.0)), NOW) == Correction(offset=4.0)
+    assert correction(zero, recent(np.full(30, 4.0))) == Correction(offset=4.0)
 
 
 def test_a_rise_far_beyond_the_forecast_adds_the_difference() -> None:
@@ -107,7 +107,7 @@ def test_outside_the_forecast_there_is_nothing_to_correct() -> None:
     ids=["before-forecast", "after-forecast", "all-missing"],
 )
 def test_without_usable_recent_values_the_forecast_stands(series: Series) -> None:
-    assert correction(FORECAST, series, NOW) == Correction()
+    assert correction(FORECAST, series) == Correction()
     assert corrected(FORECAST, series, NOW) == pytest.approx(FORECAST_AT_NOW)
 
 
@@ -175,6 +175,6 @@ def test_corrected_values_are_finite_and_never_negative(
 @given(level=st.floats(0.01, 1e6), minutes=st.integers(1, 60))
 def test_a_series_as_forecast_is_not_corrected(level: float, minutes: int) -> None:
     flat = Forecast("x", FIT, MINUTE, np.full(240, level), np.zeros(240))
-    fix = correction(flat, recent(np.full(minutes, level)), NOW)
+    fix = correction(flat, recent(np.full(minutes, level)))
     assert fix.ratio == pytest.approx(1.0)
     assert fix.offset == 0.0
