@@ -18,7 +18,6 @@ the fits in memory per EHPA and metric.
 
 from __future__ import annotations
 
-import importlib
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -39,10 +38,6 @@ ForecasterFactory = Callable[[str, Mapping[str, Any]], Forecaster]
 DEFAULT_SAMPLE_INTERVAL: Final = timedelta(minutes=1)
 DEFAULT_HISTORY: Final = {"dsp": timedelta(days=3), "percentile": timedelta(days=1)}
 MIN_REFIT: Final = timedelta(minutes=1)
-_MODELS: Final = {
-    "dsp": ("podscale.forecast.dsp", "DspForecaster"),
-    "percentile": ("podscale.forecast.percentile", "PercentileForecaster"),
-}
 _DAYS = re.compile(r"^(\d+(?:\.\d+)?)d$")
 
 
@@ -78,12 +73,38 @@ def parameters(prediction: Prediction) -> tuple[str, Mapping[str, Any], timedelt
     return algorithm, params, step, length
 
 
+def _fraction(value: Any, default: float) -> float:
+    try:
+        return default if value in (None, "") else float(value)
+    except (TypeError, ValueError):
+        return default
+
+
 def default_forecaster(algorithm: str, params: Mapping[str, Any]) -> Forecaster:
-    """Crane's two models from ``podscale.forecast`` (imported on first use: the module
-    and its numerics load only when an EHPA predicts)."""
-    module, name = _MODELS["percentile" if algorithm == "percentile" else "dsp"]
-    model: Forecaster = getattr(importlib.import_module(module), name)()
-    return model
+    """Crane's two models from ``podscale.forecast`` with the EHPA's parameters (imported
+    on first use: the module and its numerics load only when an EHPA predicts). Parameters
+    Crane's own validation refuses (a DSP history under 48h, ...) are a ``ForecastError``."""
+    name = "percentile" if algorithm == "percentile" else "dsp"
+    step = _duration(params.get("sampleInterval"), DEFAULT_SAMPLE_INTERVAL)
+    length = _duration(params.get("historyLength"), DEFAULT_HISTORY[name])
+    try:
+        if name == "dsp":
+            from podscale.forecast.dsp import DspForecaster, DspParams
+
+            return DspForecaster(DspParams(sample_interval=step, history_length=length))
+        from podscale.forecast.percentile import PercentileForecaster, PercentileParams
+
+        return PercentileForecaster(
+            PercentileParams(
+                sample_interval=step,
+                history_length=length,
+                percentile=_fraction(params.get("percentile"), 0.99),
+                margin_fraction=_fraction(params.get("marginFraction"), 0.0),
+                target_utilization=_fraction(params.get("targetUtilization"), 1.0),
+            )
+        )
+    except ValueError as err:
+        raise ForecastError(f"invalid {name} parameters: {err}") from err
 
 
 def _signature(prediction: Prediction) -> tuple[str, str]:

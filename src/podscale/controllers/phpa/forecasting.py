@@ -14,11 +14,10 @@ parameters of the controller (``Fit``, ``Correct``) so tests may run a small mod
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Final
+from typing import Final
 
 from podscale.controllers.phpa.decisions import (
     REASON_AVAILABLE,
@@ -54,9 +53,10 @@ def _why(message: str) -> str:
 
 def fit_series(history: Series, horizon: int, algorithm: str) -> Fitted:
     """Fit ``algorithm`` (``auto``: the backtest's choice) on ``history``, ``horizon`` steps on."""
-    select: Any = importlib.import_module("podscale.forecast.select")
+    from podscale.forecast.select import FORECASTERS, choose  # statsmodels: on first use
+
     if algorithm == "auto":
-        choice = select.choose(history, horizon)
+        choice = choose(history, horizon)
         if choice.forecast is None:
             reason = str(choice.reason)
             return Fitted(None, None, None, _why(reason), reason)
@@ -70,7 +70,7 @@ def fit_series(history: Series, horizon: int, algorithm: str) -> Fitted:
             f"the {model} model was chosen by backtest: {choice.reason}",
         )
     try:
-        forecast: Forecast = select.FORECASTERS[algorithm]().fit(history, horizon)
+        forecast: Forecast = FORECASTERS[algorithm]().fit(history, horizon)
     except ForecastError as err:
         return Fitted(None, algorithm, None, _why(str(err)), str(err))
     return Fitted(
@@ -84,8 +84,9 @@ def fit_series(history: Series, horizon: int, algorithm: str) -> Fitted:
 
 def corrected_value(forecast: Forecast, recent: Series, at: datetime) -> float | None:
     """``podscale.forecast.adapt.corrected``, imported on first use."""
-    adapt: Any = importlib.import_module("podscale.forecast.adapt")
-    value = adapt.corrected(forecast, recent, at)
+    from podscale.forecast.adapt import corrected  # with the models, on first use
+
+    value = corrected(forecast, recent, at)
     return None if value is None else float(value)
 
 
