@@ -55,6 +55,11 @@ T = TypeVar("T")
 HPA = kind_for("autoscaling/v2", "HorizontalPodAutoscaler")
 RS = kind_for("apps/v1", "ReplicaSet")
 SYNC = 15.0
+# Builds the autoscaler controller a manager runs: (api, clock, metrics, config, state store).
+AutoscalerFactory = Callable[
+    [Any, VirtualClock, MetricsClient, Config | None, MemoryHistory | None],
+    HorizontalPodAutoscalerController,
+]
 
 
 def stamp(clock: VirtualClock, offset: float = 0.0) -> str:
@@ -209,8 +214,10 @@ class HpaCluster:
         persist_history: bool = True,
         metrics_over_http: bool = False,
         api_over_http: bool = False,
+        autoscaler: AutoscalerFactory | None = None,
     ) -> None:
         self.clock = VirtualClock(START)
+        self._autoscaler = autoscaler
         self.store = MemoryStore(self.clock)
         ensure_system_namespaces(self.store)
         self.metrics = FakePodMetrics(self.store, self.clock)
@@ -259,14 +266,18 @@ class HpaCluster:
             if not self._metrics_over_http or self._http is None
             else RestMetricsClient(self._http)
         )
-        controller = HorizontalPodAutoscalerController(
-            self.counting,  # type: ignore[arg-type]
-            self.clock,
-            metrics,
-            config=self.config,
-            history=self.history if self.persist_history else None,
-            monitor=ControllerMetrics(),
-        )
+        state = self.history if self.persist_history else None
+        if self._autoscaler is not None:
+            controller = self._autoscaler(self.counting, self.clock, metrics, self.config, state)
+        else:
+            controller = HorizontalPodAutoscalerController(
+                self.counting,  # type: ignore[arg-type]
+                self.clock,
+                metrics,
+                config=self.config,
+                history=state,
+                monitor=ControllerMetrics(),
+            )
         manager.register(controller)
         self._tasks.append(asyncio.create_task(manager.run()))
         await manager.wait_started()

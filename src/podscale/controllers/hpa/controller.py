@@ -106,6 +106,8 @@ class HorizontalPodAutoscalerController:
     name: str = "horizontalpodautoscaler"
     workers_flag: str = "concurrent_horizontal_pod_autoscaler_syncs"
     informer_kinds: Sequence[KindInfo] = (HPA, POD)
+    # The kind of the synced objects: their status and annotation writes go there.
+    autoscaler_kind: KindInfo = HPA
 
     def __init__(
         self,
@@ -260,7 +262,7 @@ class HorizontalPodAutoscalerController:
         patch = {"metadata": {"annotations": dict.fromkeys(LEGACY_ANNOTATIONS)}}
         try:
             patched = await self._api.patch(
-                HPA,
+                self.autoscaler_kind,
                 str(meta.get("namespace") or ""),
                 str(meta.get("name") or ""),
                 patch,
@@ -276,8 +278,8 @@ class HorizontalPodAutoscalerController:
         """One ``reconcileAutoscaler``; returns the (action, error) metric labels."""
         now = self._clock.now()
         hpa = await self._load(key, hpa, now)
-        hpa.setdefault("apiVersion", HPA.api_version)
-        hpa.setdefault("kind", HPA.kind)
+        hpa.setdefault("apiVersion", self.autoscaler_kind.api_version)
+        hpa.setdefault("kind", self.autoscaler_kind.kind)
         namespace = str(_meta(hpa).get("namespace") or "")
         history = self._histories.get(key)
         ref = (hpa.get("spec") or {}).get("scaleTargetRef") or {}
@@ -386,7 +388,10 @@ class HorizontalPodAutoscalerController:
         meta = _meta(hpa)
         try:
             await self._api.update(
-                HPA, str(meta.get("namespace") or ""), {**hpa, "status": status}, "status"
+                self.autoscaler_kind,
+                str(meta.get("namespace") or ""),
+                {**hpa, "status": status},
+                "status",
             )
         except ApiError as err:
             await self._recorder.record(hpa, "Warning", "FailedUpdateStatus", str(err))

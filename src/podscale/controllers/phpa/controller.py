@@ -18,23 +18,30 @@ on the PHPA kind, with three parts of its own:
   the PHPA's status subresource when changed.
 - The PHPA kind is a CRD: its informer waits for it (``webapp.definition_gate``).
 
-The engine's memory (recommendations, scale events) and the fitted models stay in memory:
-a restart starts them afresh (the first sync refits). Registered in ``controllers.registry``.
+Given a history store (``ControllerContext.history``, both the series and the state
+store), the engine's memory (recommendations, scale events) and the last decision trace
+are the HPA controller's documents under the PHPA's uid (``hpa/history``,
+``hpa/last-decision``), so a restart keeps the stabilization windows and rate limits; the
+summary of each series' last fit (``MODEL_STATE``: model, fit time, backtest error,
+``PredictionReady`` reason and message) is stored beside them when a refit changes it. The
+forecasts themselves are not: a restarted controller refits at its first sync, so
+``status.prediction.fittedAt`` always names the fit the forecast in use came from.
+Registered in ``controllers.registry``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.client.cache import object_key
-from podscale.client.http import ApiError
 from podscale.client.informer import EventHandler, Informer
 from podscale.controllers.hpa.controller import (
     DEFAULT_SYNC_PERIOD,
@@ -72,16 +79,17 @@ from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
 from podscale.controllers.webapp.definition_gate import GatedListWatcher, established
 from podscale.forecast.types import ForecastError, Series
-from podscale.history import SeriesKey, SeriesReader
+from podscale.history import HistoryStore, SeriesKey
 from podscale.hpa import Config, Decision, History, decide
 from podscale.hpa.conditions import format_time
 from podscale.hpa.predictive import Predictive
 from podscale.hpa.types import Event
 from podscale.store.interface import Clock
 
-__all__ = ["COMPONENT", "PHPA", "PredictiveHorizontalPodAutoscalerController"]
+__all__ = ["COMPONENT", "MODEL_STATE", "PHPA", "PredictiveHorizontalPodAutoscalerController"]
 
 JSON = dict[str, Any]
+_LOG = logging.getLogger(__name__)
 CRD: Final = kind_for("apiextensions.k8s.io/v1", "CustomResourceDefinition")
 POD: Final = kind_for("v1", "Pod")
 # metrics-server's default --metric-resolution: how late a rise shows in the metrics.
@@ -95,6 +103,8 @@ MARGIN: Final = timedelta(minutes=15)
 RETRY: Final = timedelta(minutes=15)
 _PREVIEW_REASON: Final = "PreviewMode"
 _INVALID: Final = "InvalidSpec"
+# The state document holding each forecast series' last fit, beside the HPA controller's.
+MODEL_STATE: Final = "phpa/model"
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +137,7 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
     workers_flag = "concurrent_predictive_horizontal_pod_autoscaler_syncs"
     # The PHPA informer is made in ``bind`` with its CRD-gated source.
     informer_kinds: Sequence[KindInfo] = (CRD, POD)
+    autoscaler_kind: KindInfo = PHPA
 
     def __init__(
         self,
@@ -134,7 +145,7 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
         clock: Clock,
         metrics: MetricsClient,
         *,
-        history: SeriesReader | None,
+        history: HistoryStore | None,
         config: Config | None = None,
         sync_period: timedelta = DEFAULT_SYNC_PERIOD,
         metric_resolution: timedelta = DEFAULT_METRIC_RESOLUTION,
@@ -148,6 +159,7 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
             metrics,
             config=config,
             sync_period=sync_period,
+            history=history,
             timer=timer,
         )
         self._recorder = EventRecorder(api, clock, COMPONENT)
@@ -162,6 +174,8 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
         self._models: dict[str, dict[str, _Model]] = {}
         self._startups: dict[str, dict[str, tuple[datetime, timedelta]]] = {}
         self._predictions: dict[str, _Prediction] = {}
+        # Per PHPA key: the uid and the ``MODEL_STATE`` document last stored for it.
+        self._stored_models: dict[str, tuple[str, JSON]] = {}
 
     # -- wiring -----------------------------------------------------------------------
 
@@ -182,6 +196,7 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
             self._models.pop(key, None)
             self._startups.pop(key, None)
             self._predictions.pop(key, None)
+            self._stored_models.pop(key, None)
         await super().reconcile(key)
 
     # -- deciding ---------------------------------------------------------------------
@@ -381,17 +396,46 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
             status["conditions"] = conditions
         elif "prediction" in old:
             status["prediction"] = old["prediction"]
+        self._store_state(hpa, decision, history, now)
+        self._store_models(hpa)
         if status == old:
             return True
-        meta = hpa.get("metadata") or {}
+        return await self._write_status(hpa, status)
+
+    def _store_models(self, obj: JSON) -> None:
+        """``MODEL_STATE`` when a refit changed it (nothing for a PHPA between refits)."""
+        uid = str((obj.get("metadata") or {}).get("uid") or "")
+        key = object_key(obj)
+        models = self._models.get(key)
+        if self._state is None or not uid or not models:
+            return
+        document = model_document(models)
+        if self._stored_models.get(key) == (uid, document):
+            return
         try:
-            await self._api.update(
-                PHPA, str(meta.get("namespace") or ""), {**hpa, "status": status}, "status"
-            )
-        except ApiError as err:
-            await self._recorder.record(hpa, "Warning", "FailedUpdateStatus", str(err))
-            return False
-        return True
+            self._state.put_state(uid, MODEL_STATE, document)
+        except Exception:  # a store failure must not stop scaling; tried again next sync
+            _LOG.exception("could not store the fitted models of %s", key)
+            return
+        self._stored_models[key] = (uid, document)
+
+
+def model_document(models: Mapping[str, _Model]) -> JSON:
+    """The ``MODEL_STATE`` document: per series, its last fit (without the forecast)."""
+    series: JSON = {}
+    for name, model in sorted(models.items()):
+        fitted = model.fitted
+        entry: JSON = {
+            "fittedAt": format_time(model.at),
+            "reason": fitted.reason,
+            "message": fitted.message,
+        }
+        if fitted.forecast is not None and fitted.model is not None:
+            entry["model"] = fitted.model
+        if fitted.backtest_error is not None and math.isfinite(fitted.backtest_error):
+            entry["backtestError"] = fitted.backtest_error
+        series[name] = entry
+    return {"series": series}
 
 
 def _minute(at: datetime) -> datetime:
