@@ -5,7 +5,7 @@ period, reading ``/scale`` and the target's pods, prefetching metrics, writing `
 on the PHPA kind, with three parts of its own:
 
 - ``_decide``: before the HPA engine decides, the prediction of this sync: the active
-  schedule window (``decisions.active_window``), the lead time (measured from the target's
+  schedule window (``schedules.active_bounds``), the lead time (measured from the target's
   pods, ``decisions.lead_time``, unless ``leadTime`` is set), and for each forecastable
   metric (``decisions.forecast_metrics``) the model fitted on its workload series in the
   history store (refit on ``refreshInterval`` only, ``forecasting.fit_series``) read over
@@ -54,8 +54,6 @@ from podscale.controllers.phpa.decisions import (
     REASON_NO_MODEL,
     REASON_NOT_FORECASTABLE,
     REASON_UNAVAILABLE,
-    Window,
-    active_window,
     forecast_metrics,
     lead_time,
     limit_scale_down,
@@ -73,7 +71,14 @@ from podscale.controllers.phpa.forecasting import (
     peak_demand,
 )
 from podscale.controllers.phpa.kind import COMPONENT, CRD_NAME, PHPA
-from podscale.controllers.phpa.prediction_settings import PredictionSettings, read_settings
+from podscale.controllers.phpa.schedules import active_bounds
+from podscale.controllers.phpa.types import (
+    AUTO,
+    PhpaSpec,
+    PhpaSpecError,
+    PredictionSpec,
+    parse_phpa,
+)
 from podscale.controllers.phpa.validation import message, validate_phpa
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
@@ -115,13 +120,17 @@ class _Model:
     next_fit: datetime
 
 
+# ``schedules.active_bounds``: the active window's name, minReplicas and maxReplicas.
+_Window = tuple[str, int | None, int | None]
+
+
 @dataclass(frozen=True, slots=True)
 class _Prediction:
     """One sync's prediction: what ``decide`` gets and what the status reports."""
 
     at: datetime
-    settings: PredictionSettings
-    window: Window | None
+    spec: PhpaSpec
+    window: _Window | None
     lead: timedelta
     proactive: int | None = None
     forecast: float | None = None
@@ -214,7 +223,14 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
         key = object_key(hpa)
         current = int((scale.get("spec") or {}).get("replicas") or 0)
         errors = validate_phpa(hpa, feature_gates=self._config.feature_gates)
-        if errors:
+        spec: PhpaSpec | None = None
+        refused = message(errors) if errors else ""
+        if not errors:
+            try:
+                spec = parse_phpa(hpa)
+            except PhpaSpecError as err:  # validation admits what parsing reads: a safety net
+                refused = str(err)
+        if spec is None:
             # What the CRD's schema and rules cannot say (the HPA's metric and behavior
             # rules, durations, cron windows): reported, and nothing is scaled.
             self._predictions.pop(key, None)
@@ -228,10 +244,10 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
                 config=self._config,
                 controlling_hpas=controlling,
             )
-            return _invalid(plain, hpa, message(errors), now)
+            return _invalid(plain, hpa, refused, now)
         prediction = self._predictions.get(key)
         if prediction is None or prediction.at != now:
-            prediction = self._predict(key, hpa, pods, current, now)
+            prediction = self._predict(key, hpa, spec, pods, current, now)
             self._predictions[key] = prediction
         window = prediction.window
         decision = decide(
@@ -245,20 +261,19 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
             controlling_hpas=controlling,
             predictive=Predictive(
                 prediction.proactive,
-                None if window is None else window.min_replicas,
-                None if window is None else window.max_replicas,
-                None if window is None else window.name,
+                None if window is None else window[1],
+                None if window is None else window[2],
+                None if window is None else window[0],
             ),
         )
-        if prediction.settings.preview and decision.rescale:
+        if prediction.spec.preview and decision.rescale:
             decision = _previewed(decision, hpa)
         return decision
 
     def _predict(
-        self, key: str, obj: JSON, pods: list[JSON], current: int, now: datetime
+        self, key: str, obj: JSON, spec: PhpaSpec, pods: list[JSON], current: int, now: datetime
     ) -> _Prediction:
-        spec = obj.get("spec") or {}
-        settings = read_settings(obj)
+        settings = spec.prediction
         seen = self._startups.setdefault(key, {})
         # Pods come and go: their measured starts are remembered (the latest 40 by creation;
         # ``lead_time`` reads the 20 most recent), so a scale-down does not forget them.
@@ -268,27 +283,26 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
                 seen[str((pod.get("metadata") or {}).get("name") or "")] = measured[0]
         for stale in sorted(seen, key=lambda name: seen[name][0])[:-40]:
             del seen[stale]
-        lead = settings.lead_time or lead_time(
-            list(seen.values()), self._sync_period, self._resolution
+        lead = (
+            settings.lead_time
+            if settings is not None and settings.lead_time != AUTO
+            else lead_time(list(seen.values()), self._sync_period, self._resolution)
         )
-        base = _Prediction(now, settings, active_window(spec, now), lead)
-        if not settings.enabled:
+        base = _Prediction(now, spec, active_bounds(spec.schedules, now), lead)
+        if settings is None:
             return base
-        targets = forecast_metrics(spec, pods)
+        targets = forecast_metrics(spec.metrics, settings.metrics, pods)
         if not targets:
             message = "no metric of spec.metrics can be forecast as a workload total"
             return dataclasses.replace(base, reason=REASON_NOT_FORECASTABLE, message=message)
         if self._series is None:
             message = "the controller has no history store"
             return dataclasses.replace(base, reason=REASON_UNAVAILABLE, message=message)
-        ref = spec.get("scaleTargetRef") or {}
         namespace = str((obj.get("metadata") or {}).get("namespace") or "")
         replicas: list[int] = []
         first: tuple[_Model, float | None] | None = None
         for target in targets:
-            series_key = SeriesKey(
-                namespace, str(ref.get("kind") or ""), str(ref.get("name") or ""), target.series
-            )
+            series_key = SeriesKey(namespace, spec.target.kind, spec.target.name, target.series)
             model = self._model(key, series_key, settings, lead, now)
             demand = self._demand(model, series_key, settings, lead, now)
             if demand is not None:
@@ -313,7 +327,7 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
         self,
         key: str,
         series_key: SeriesKey,
-        settings: PredictionSettings,
+        settings: PredictionSpec,
         lead: timedelta,
         now: datetime,
     ) -> _Model:
@@ -346,7 +360,7 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
         self,
         model: _Model,
         series_key: SeriesKey,
-        settings: PredictionSettings,
+        settings: PredictionSpec,
         lead: timedelta,
         now: datetime,
     ) -> float | None:
@@ -454,7 +468,7 @@ def _status_block(prediction: _Prediction, decision: Decision) -> JSON:
         forecast=prediction.forecast,
         proactive=prediction.proactive,
         passive=decision.passive_replicas,
-        window=window,
+        window=None if window is None else window[0],
         bounds=(trace.min_replicas, trace.max_replicas),
         final=decision.desired_replicas,
         decided_by=decision.decided_by,

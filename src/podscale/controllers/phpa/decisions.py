@@ -4,17 +4,19 @@
 these each sync; ``podscale.hpa.decide`` then combines the proactive count with the HPA's
 own (``podscale.hpa.predictive``). Here:
 
-- ``forecast_metrics``: which ``spec.metrics`` a forecast serves, the history series that
-  holds each one's workload total and the per-pod target that turns a total into replicas;
+- ``forecast_metrics``: which ``spec.metrics`` a forecast serves (``types.forecastable``),
+  the history series that holds each one's workload total (written by
+  ``controllers.usagehistory``: ``cpu_usage``/``memory_usage`` for resources,
+  ``metric_total/<index>/<name>`` for Pods/Object/External) and the per-pod target that
+  turns a total into replicas;
 - ``proactive_replicas`` and ``limit_scale_down``: demand to replicas, and how far below the
   current count the forecast alone may go in one sync;
 - ``lead_time``: how far ahead to provision, measured from the target's pods;
-- ``active_window``: the ``spec.schedules[]`` window whose bounds apply now;
 - ``prediction_status`` and ``prediction_condition``: the status block and the
   ``PredictionReady`` condition.
 
-The spec is read straight from the object's JSON (``prediction`` fields with their
-documented defaults), so these work on any stored or hand-written object.
+The spec comes read by ``types.parse_phpa`` (defaults applied); the window whose bounds
+apply now comes from ``schedules.active_bounds``.
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from podscale.api.quantity import QuantityError, parse_quantity
 from podscale.api.quantity_format import format_milli
 from podscale.api.timestamps import parse_time
-from podscale.cron import CronError, Dialect, parse
+from podscale.controllers.phpa.types import forecastable, metric_name
+from podscale.controllers.usagehistory.points import CPU_USAGE, MEMORY_USAGE, METRIC_TOTAL
 from podscale.hpa.conditions import format_time
 
 __all__ = [
@@ -41,8 +43,6 @@ __all__ = [
     "REASON_TOO_SHORT",
     "REASON_UNAVAILABLE",
     "ForecastMetric",
-    "Window",
-    "active_window",
     "forecast_metrics",
     "lead_time",
     "limit_scale_down",
@@ -65,19 +65,17 @@ DEFAULT_STARTUP: Final = timedelta(seconds=90)
 # more than a pod early. The nearest-rank 90th percentile of the last 20 ignores one
 # outlier (a pod that waited for a node) without following it.
 _RECENT_PODS: Final = 20
-# The HPA's default metric, for a spec without metrics.
-_DEFAULT_METRIC: Final[Mapping[str, Any]] = {
-    "type": "Resource",
-    "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}},
-}
+_RESOURCE_SERIES: Final = {"cpu": CPU_USAGE, "memory": MEMORY_USAGE}
 _STARTUP_PERCENTILE: Final = 0.9
 
 
 @dataclass(frozen=True, slots=True)
 class ForecastMetric:
     """One forecastable ``spec.metrics[index]``: ``series`` holds its workload total
-    (``cpu_usage`` in cores, ``memory_usage`` in bytes, else ``metric/<index>/<name>``)
-    and ``per_pod_target`` is what one pod may carry at the target, in that unit."""
+    (``cpu_usage`` in cores, ``memory_usage`` in bytes, else ``metric_total/<index>/<name>``:
+    the status' per-pod average times its replicas, not the average itself, which moves with
+    the replicas the autoscaler chose) and ``per_pod_target`` is what one pod may carry at
+    the target, in that unit."""
 
     index: int
     name: str
@@ -124,41 +122,40 @@ def _request(pods: Sequence[Mapping[str, Any]], resource: str, container: str | 
 def _one(
     index: int, metric: Mapping[str, Any], pods: Sequence[Mapping[str, Any]]
 ) -> ForecastMetric | None:
-    kind = str(metric.get("type") or "")
+    if not forecastable(metric):
+        return None
+    kind, name = str(metric.get("type") or ""), metric_name(metric)
     source = _mapping(metric.get(kind[:1].lower() + kind[1:]))
     target = _mapping(source.get("target"))
-    target_type = str(target.get("type") or "")
     if kind in ("Resource", "ContainerResource"):
-        name = str(source.get("name") or "")
-        series = {"cpu": "cpu_usage", "memory": "memory_usage"}.get(name)
+        series = _RESOURCE_SERIES.get(name)
         if series is None:
             return None
-        if target_type == "AverageValue":
+        if target.get("type") == "AverageValue":
             value = _quantity(target.get("averageValue"))
-        elif target_type == "Utilization":
-            # The workload series sums every container; a container's target is taken as
-            # the pod's whole request at that utilization (the same share everywhere).
+        else:
+            # Utilization. The workload series sums every container; a container's target
+            # is taken as the pod's whole request at that utilization (the same share
+            # everywhere).
             request = _request(pods, name, None)
             utilization = target.get("averageUtilization")
             value = request * float(utilization) / 100.0 if utilization else None
-        else:
-            return None
         return ForecastMetric(index, name, series, value) if value else None
-    if kind in ("Pods", "Object", "External") and target_type == "AverageValue":
-        name = str(_mapping(source.get("metric")).get("name") or "")
-        value = _quantity(target.get("averageValue"))
-        return ForecastMetric(index, name, f"metric/{index}/{name}", value) if value else None
-    return None
+    # Pods, Object or External with an AverageValue target: per pod, as the total is.
+    value = _quantity(target.get("averageValue"))
+    series = f"{METRIC_TOTAL}/{index}/{name}"
+    return ForecastMetric(index, name, series, value) if value else None
 
 
 def forecast_metrics(
-    spec: Mapping[str, Any], pods: Sequence[Mapping[str, Any]]
+    metrics: Sequence[Mapping[str, Any]],
+    wanted: Sequence[str],
+    pods: Sequence[Mapping[str, Any]],
 ) -> tuple[ForecastMetric, ...]:
-    """The metrics ``spec.prediction.metrics`` names (every forecastable one when empty),
-    in ``spec.metrics`` order; a named metric that is not forecastable is left out. A
-    Utilization target needs a pod's request: none without pods."""
-    metrics = spec.get("metrics") or [_DEFAULT_METRIC]
-    wanted = set(_mapping(spec.get("prediction")).get("metrics") or ())
+    """The ``metrics`` (the defaulted ``spec.metrics``, ``types.PhpaSpec.metrics``) that
+    ``wanted`` (``prediction.metrics``) names, every forecastable one when it is empty, in
+    order; a named metric that is not forecastable is left out. A Utilization target needs
+    a pod's request: none without pods."""
     found = (_one(i, m, pods) for i, m in enumerate(metrics) if isinstance(m, Mapping))
     return tuple(f for f in found if f is not None and (not wanted or f.name in wanted))
 
@@ -218,41 +215,6 @@ def lead_time(
     return startup + sync + resolution
 
 
-@dataclass(frozen=True, slots=True)
-class Window:
-    name: str
-    min_replicas: int | None
-    max_replicas: int | None
-
-
-def _matches_minute(cron: str, zone: ZoneInfo, now: datetime) -> bool:
-    dialect: Dialect = "cronhpa" if len(cron.split()) == 6 else "standard"
-    schedule = parse(cron, dialect)
-    minute = now.replace(second=0, microsecond=0)
-    found = schedule.next_after(minute - timedelta(seconds=1), zone)
-    return found is not None and found < minute + timedelta(minutes=1)
-
-
-def active_window(spec: Mapping[str, Any], now: datetime) -> Window | None:
-    """The first ``spec.schedules[]`` entry whose cron matches the minute of ``now`` in its
-    time zone (an entry that does not parse is skipped: validation refuses it)."""
-    for raw in spec.get("schedules") or ():
-        entry = _mapping(raw)
-        try:
-            zone = ZoneInfo(str(entry.get("timeZone") or "UTC"))
-            matched = _matches_minute(str(entry.get("cron") or ""), zone, now)
-        except (CronError, ZoneInfoNotFoundError, ValueError):
-            continue
-        if matched:
-            low, high = entry.get("minReplicas"), entry.get("maxReplicas")
-            return Window(
-                str(entry.get("name") or ""),
-                low if isinstance(low, int) else None,
-                high if isinstance(high, int) else None,
-            )
-    return None
-
-
 def prediction_status(
     *,
     model: str | None,
@@ -262,7 +224,7 @@ def prediction_status(
     forecast: float | None,
     proactive: int | None,
     passive: int | None,
-    window: Window | None,
+    window: str | None,
     bounds: tuple[int, int],
     final: int,
     decided_by: str,
@@ -283,7 +245,7 @@ def prediction_status(
     if passive is not None:
         block["passiveReplicas"] = passive
     if window is not None:
-        block["schedule"] = window.name
+        block["schedule"] = window
     block["boundMinReplicas"], block["boundMaxReplicas"] = bounds
     block["finalReplicas"] = final
     block["decidedBy"] = decided_by

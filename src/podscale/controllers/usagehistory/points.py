@@ -4,7 +4,10 @@
 autoscaler object: HPAs, PredictiveHorizontalPodAutoscalers, Crane
 EffectiveHorizontalPodAutoscalers), one per (namespace, kind, name), the first autoscaler in
 key order winning. ``metric_values`` reads an autoscaler's ``status.currentMetrics`` into
-``metric/<index>/<name>`` values; ``build_points`` turns a minute's gathered usage sums
+``metric/<index>/<name>`` values (what the status reports) and, for Pods, Object and
+External metrics, ``metric_total/<index>/<name>`` values (the workload's total: what a
+forecast of demand needs, since a per-pod average depends on the replicas the autoscaler
+chose); ``build_points`` turns a minute's gathered usage sums
 (milli-units from the HPA controller's ``MetricsClient``) and the autoscalers into the
 ``SeriesKey``/``Point`` pairs the shell (``controller``) writes to ``podscale.history``.
 ``minute_of``/``next_minute`` place a tick on the minute grid the history stores.
@@ -23,6 +26,8 @@ from podscale.history import Point, SeriesKey
 __all__ = [
     "CPU_USAGE",
     "MEMORY_USAGE",
+    "METRIC",
+    "METRIC_TOTAL",
     "Target",
     "Usage",
     "build_points",
@@ -35,6 +40,12 @@ __all__ = [
 JSON = dict[str, Any]
 CPU_USAGE: Final = "cpu_usage"
 MEMORY_USAGE: Final = "memory_usage"
+# Series name prefixes: ``<prefix>/<index>/<name>``.
+METRIC: Final = "metric"
+METRIC_TOTAL: Final = "metric_total"
+# The metric types whose status value is not a resource usage (cpu_usage/memory_usage
+# hold those totals): their totals are recorded from the status.
+_TOTALLED: Final = ("Pods", "Object", "External")
 MINUTE: Final = timedelta(minutes=1)
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 # The status field that carries the value a target type is compared against; a status
@@ -120,7 +131,14 @@ def _number(value: Any) -> float | None:
         return None
 
 
-def _status_value(status: Mapping[str, Any], spec: Mapping[str, Any]) -> tuple[str, float] | None:
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    name: str
+    value: float
+    field: str  # the ``current`` field ``value`` came from
+
+
+def _status_value(status: Mapping[str, Any], spec: Mapping[str, Any]) -> _Reading | None:
     kind = str(status.get("type") or "")
     field = _SOURCE_FIELD.get(kind)
     source = status.get(field) if field else None
@@ -138,15 +156,35 @@ def _status_value(status: Mapping[str, Any], spec: Mapping[str, Any]) -> tuple[s
     for key in order:
         value = _number(current.get(key))
         if value is not None and name:
-            return name, value
+            return _Reading(name, value, key)
+    return None
+
+
+def _total(kind: str, reading: _Reading, replicas: int | None) -> float | None:
+    """The workload's total of a Pods/Object/External reading: an ``averageValue`` is the
+    total over the status' ``currentReplicas`` (as the HPA engine divides it), a ``value``
+    is the total already; None for other types or without a replica count."""
+    if kind not in _TOTALLED:
+        return None
+    if reading.field == "value":
+        return reading.value
+    if reading.field == "averageValue" and replicas is not None:
+        return reading.value * replicas
     return None
 
 
 def metric_values(autoscaler: Mapping[str, Any]) -> dict[str, float]:
     """``metric/<index>/<name>`` -> the current value ``status.currentMetrics[index]``
     reports (the field its spec target compares: averageUtilization for Utilization,
-    averageValue for AverageValue, value for Value); entries without a value are left out."""
-    statuses = (autoscaler.get("status") or {}).get("currentMetrics") or []
+    averageValue for AverageValue, value for Value); entries without a value are left out.
+    For a Pods, Object or External metric also ``metric_total/<index>/<name>`` -> the
+    workload's total: the ``averageValue`` times ``status.currentReplicas`` (left out
+    without it), or the ``value``."""
+    status_block = autoscaler.get("status") or {}
+    statuses = status_block.get("currentMetrics") or []
+    replicas = status_block.get("currentReplicas")
+    if not isinstance(replicas, int) or isinstance(replicas, bool):
+        replicas = None
     specs = (autoscaler.get("spec") or {}).get("metrics") or []
     values: dict[str, float] = {}
     for index, status in enumerate(statuses):
@@ -154,8 +192,12 @@ def metric_values(autoscaler: Mapping[str, Any]) -> dict[str, float]:
             continue
         spec = specs[index] if index < len(specs) and isinstance(specs[index], Mapping) else {}
         found = _status_value(status, spec)
-        if found is not None:
-            values[f"metric/{index}/{found[0]}"] = found[1]
+        if found is None:
+            continue
+        values[f"{METRIC}/{index}/{found.name}"] = found.value
+        total = _total(str(status.get("type") or ""), found, replicas)
+        if total is not None:
+            values[f"{METRIC_TOTAL}/{index}/{found.name}"] = total
     return values
 
 

@@ -1,5 +1,6 @@
 """The PHPA's pure decisions: forecastable metrics and their per-pod targets, demand to
-replicas, the scale-down limit, the measured lead time, windows, status and condition."""
+replicas, the scale-down limit, the measured lead time, status and condition (the active
+window is ``schedules.active_bounds``: test_schedules)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,6 @@ from hypothesis import strategies as st
 from podscale.controllers.phpa.decisions import (
     DEFAULT_STARTUP,
     ForecastMetric,
-    Window,
-    active_window,
     forecast_metrics,
     lead_time,
     limit_scale_down,
@@ -23,6 +22,7 @@ from podscale.controllers.phpa.decisions import (
     proactive_replicas,
     startup_durations,
 )
+from podscale.controllers.phpa.types import parse_phpa
 from podscale.hpa.conditions import format_time
 from podscale.testing import make_pod
 
@@ -59,11 +59,15 @@ UTIL = {"type": "Utilization", "averageUtilization": 60}
         (resource("cpu", UTIL, "ContainerResource"), ForecastMetric(0, "cpu", "cpu_usage", 0.3)),
         (
             named("Pods", "rps", {"type": "AverageValue", "averageValue": "10"}),
-            ForecastMetric(0, "rps", "metric/0/rps", 10.0),
+            ForecastMetric(0, "rps", "metric_total/0/rps", 10.0),
         ),
         (
             named("External", "queue", {"type": "AverageValue", "averageValue": "2500m"}),
-            ForecastMetric(0, "queue", "metric/0/queue", 2.5),
+            ForecastMetric(0, "queue", "metric_total/0/queue", 2.5),
+        ),
+        (
+            named("Object", "hits", {"type": "AverageValue", "averageValue": "4"}),
+            ForecastMetric(0, "hits", "metric_total/0/hits", 4.0),
         ),
         (named("Object", "hits", {"type": "Value", "value": "10"}), None),
         (named("External", "queue", {"type": "Value", "value": "10"}), None),
@@ -75,6 +79,7 @@ UTIL = {"type": "Utilization", "averageUtilization": 60}
         "container-cpu-utilization",
         "pods-average-value",
         "external-average-value",
+        "object-average-value",
         "object-value-is-not-per-pod",
         "external-value-is-not-per-pod",
         "no-series-for-storage",
@@ -83,21 +88,21 @@ UTIL = {"type": "Utilization", "averageUtilization": 60}
 def test_forecastable_metrics_and_their_per_pod_targets(
     metric: dict[str, Any], expected: ForecastMetric | None
 ) -> None:
-    found = forecast_metrics({"metrics": [metric]}, PODS)
+    found = forecast_metrics([metric], (), PODS)
     assert found == (() if expected is None else (expected,))
 
 
 def test_the_default_metric_and_a_named_selection() -> None:
-    assert forecast_metrics({}, PODS) == (ForecastMetric(0, "cpu", "cpu_usage", 0.4),)
-    spec = {
-        "metrics": [
-            resource("cpu", UTIL),
-            named("Pods", "rps", {"type": "AverageValue", "averageValue": "5"}),
-        ],
-        "prediction": {"metrics": ["rps"]},
-    }
-    assert [m.name for m in forecast_metrics(spec, PODS)] == ["rps"]
-    assert forecast_metrics({"metrics": [resource("cpu", UTIL)]}, []) == ()  # no request known
+    ref = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}
+    bare = parse_phpa({"spec": {"scaleTargetRef": ref, "maxReplicas": 5, "prediction": {}}})
+    # The HPA's default metric (CPU at 80%), as parse_phpa defaults it.
+    assert forecast_metrics(bare.metrics, (), PODS) == (ForecastMetric(0, "cpu", "cpu_usage", 0.4),)
+    metrics = [
+        resource("cpu", UTIL),
+        named("Pods", "rps", {"type": "AverageValue", "averageValue": "5"}),
+    ]
+    assert [m.name for m in forecast_metrics(metrics, ("rps",), PODS)] == ["rps"]
+    assert forecast_metrics([resource("cpu", UTIL)], (), []) == ()  # no request known
 
 
 @pytest.mark.parametrize(
@@ -153,41 +158,6 @@ def test_lead_time_uses_the_recent_pods_only() -> None:
     assert lead_time(startup_durations(old + new), SYNC, RESOLUTION) == timedelta(seconds=105)
 
 
-@pytest.mark.parametrize(
-    ("schedules", "expected"),
-    [
-        ([], None),
-        ([{"name": "day", "cron": "* 8-19 * * 1-5", "minReplicas": 5}], Window("day", 5, None)),
-        ([{"name": "day", "cron": "* 8-19 * * 0,6", "minReplicas": 5}], None),
-        (
-            [{"name": "sh", "cron": "* 17 * * *", "timeZone": "Asia/Shanghai", "maxReplicas": 9}],
-            Window("sh", None, 9),
-        ),
-        ([{"name": "s", "cron": "0 30 9 * * *", "minReplicas": 2}], Window("s", 2, None)),
-        ([{"name": "s", "cron": "0 31 9 * * *", "minReplicas": 2}], None),
-        (
-            [
-                {"name": "bad", "cron": "nonsense", "minReplicas": 1},
-                {"name": "b", "cron": "* * * * *", "maxReplicas": 3},
-                {"name": "c", "cron": "* * * * *", "maxReplicas": 4},
-            ],
-            Window("b", None, 3),
-        ),
-    ],
-    ids=[
-        "none",
-        "weekday-business-hours",
-        "weekend-only",
-        "time-zone",
-        "six-field-matches-its-minute",
-        "six-field-other-minute",
-        "first-valid-match-wins",
-    ],
-)
-def test_active_window(schedules: list[dict[str, Any]], expected: Window | None) -> None:
-    assert active_window({"schedules": schedules}, NOW) == expected
-
-
 def test_prediction_status_block() -> None:
     block = prediction_status(
         model="holtWinters",
@@ -197,7 +167,7 @@ def test_prediction_status_block() -> None:
         forecast=2.35,
         proactive=6,
         passive=4,
-        window=Window("business-hours", 5, 30),
+        window="business-hours",
         bounds=(5, 30),
         final=6,
         decided_by="proactive",

@@ -1,5 +1,5 @@
-"""The PHPA controller's forecast reads and spec settings: the peak over the lead time at a
-quantile with the level correction, and ``spec.prediction`` with its defaults."""
+"""The PHPA controller's forecast reads: the peak over the lead time at a quantile with the
+level correction (``spec.prediction`` is read by ``types.parse_phpa``: test_types)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from podscale.controllers.phpa.forecasting import peak_demand
-from podscale.controllers.phpa.prediction_settings import PredictionSettings, read_settings
 from podscale.forecast.types import Forecast, Series
 
 NOW = datetime(2026, 3, 2, 9, 30, 10, tzinfo=UTC)
@@ -48,41 +47,3 @@ def test_no_peak_outside_the_forecast() -> None:
         peak_demand(FORECAST, RECENT, now=later, lead=STEP, quantile=0.9, correct=no_correction)
         is None
     )
-
-
-@pytest.mark.parametrize(
-    ("spec", "expected"),
-    [
-        ({}, PredictionSettings()),
-        ({"mode": "Preview"}, PredictionSettings(preview=True)),
-        ({"prediction": {}}, PredictionSettings(enabled=True)),
-        (
-            {
-                "prediction": {
-                    "history": "1d12h",
-                    "algorithm": "dsp",
-                    "quantile": "0.95",
-                    "leadTime": "2m",
-                    "refreshInterval": "30m",
-                    "scaleDownLimit": "20%",
-                }
-            },
-            PredictionSettings(
-                enabled=True,
-                history=timedelta(days=1, hours=12),
-                algorithm="dsp",
-                quantile=0.95,
-                lead_time=timedelta(minutes=2),
-                refresh_interval=timedelta(minutes=30),
-                scale_down_limit=20,
-            ),
-        ),
-        (
-            {"prediction": {"history": "soon", "quantile": "2", "leadTime": "auto"}},
-            PredictionSettings(enabled=True),
-        ),
-    ],
-    ids=["no-prediction", "preview", "every-default", "every-field", "unreadable-defaults"],
-)
-def test_settings(spec: dict[str, Any], expected: PredictionSettings) -> None:
-    assert read_settings({"spec": spec}) == expected

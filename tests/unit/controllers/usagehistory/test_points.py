@@ -114,7 +114,62 @@ CONTAINER_STATUS = {
 )
 def test_metric_values(specs: list[JSON], statuses: list[JSON], expected: dict[str, float]) -> None:
     obj = autoscaler("web", "web", metrics=specs, current=statuses)
-    assert metric_values(obj) == pytest.approx(expected)
+    values = {k: v for k, v in metric_values(obj).items() if k.startswith("metric/")}
+    assert values == pytest.approx(expected)
+
+
+def average_value(kind: str, target_type: str = "AverageValue") -> JSON:
+    field = kind.lower()
+    target: JSON = {"type": target_type}
+    return {"type": kind, field: {"metric": {"name": "rps"}, "target": target}}
+
+
+def current(kind: str, **values: str) -> JSON:
+    return {"type": kind, kind.lower(): {"metric": {"name": "rps"}, "current": values}}
+
+
+@pytest.mark.parametrize(
+    ("spec", "status", "replicas", "expected"),
+    [
+        (average_value("Pods"), current("Pods", averageValue="1500m"), 4, 6.0),
+        (average_value("External"), current("External", averageValue="30"), 3, 90.0),
+        (average_value("Object"), current("Object", averageValue="250m"), 2, 0.5),
+        (
+            average_value("Object", "Value"),
+            current("Object", value="2k", averageValue="1k"),
+            2,
+            2000.0,
+        ),
+        (average_value("External", "Value"), current("External", value="12"), None, 12.0),
+        (average_value("Pods"), current("Pods", averageValue="1500m"), None, None),
+        (average_value("Pods"), current("Pods", averageValue="1500m"), 0, 0.0),
+        (cpu_spec("AverageValue"), CPU_STATUS, 4, None),
+        (cpu_spec("Utilization"), CPU_STATUS, 4, None),
+    ],
+    ids=[
+        "pods-average-times-current-replicas",
+        "external-average-times-current-replicas",
+        "object-average-times-current-replicas",
+        "object-value-is-the-total",
+        "external-value-needs-no-replicas",
+        "average-without-current-replicas-has-no-total",
+        "zero-replicas-zero-total",
+        "resource-average-value-has-cpu-usage-instead",
+        "resource-utilization-has-cpu-usage-instead",
+    ],
+)
+def test_metric_totals(
+    spec: JSON, status: JSON, replicas: int | None, expected: float | None
+) -> None:
+    obj = autoscaler("web", "web", metrics=[spec], current=[status])
+    if replicas is not None:
+        obj["status"]["currentReplicas"] = replicas
+    values = metric_values(obj)
+    name = "rps" if spec["type"] != "Resource" else "cpu"
+    assert values.get(f"metric_total/0/{name}") == (
+        None if expected is None else pytest.approx(expected)
+    )
+    assert f"metric/0/{name}" in values  # the status value is recorded as well
 
 
 @pytest.mark.parametrize(
