@@ -234,16 +234,7 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
             # What the CRD's schema and rules cannot say (the HPA's metric and behavior
             # rules, durations, cron windows): reported, and nothing is scaled.
             self._predictions.pop(key, None)
-            plain = decide(
-                hpa,
-                scale=scale,
-                pods=pods,
-                metrics=metrics,
-                history=history,
-                now=now,
-                config=self._config,
-                controlling_hpas=controlling,
-            )
+            plain = super()._decide(hpa, scale, pods, metrics, history, now, controlling)
             return _invalid(plain, hpa, refused, now)
         prediction = self._predictions.get(key)
         if prediction is None or prediction.at != now:
