@@ -30,7 +30,7 @@ from datetime import timedelta
 
 import numpy as np
 
-from podscale.forecast.types import Array, Forecast, ForecastError, Series
+from podscale.forecast.types import Array, Forecast, ForecastError, HistoryTooShort, Series
 
 __all__ = [
     "DAY",
@@ -175,7 +175,7 @@ def preprocess(history: Series, params: DspParams) -> tuple[Array, timedelta, in
     per_hour = max(1, round(timedelta(hours=1) / interval))
     filled = filled[len(filled) % per_hour :]
     if len(filled) == 0:
-        raise ForecastError("less than an hour of contiguous history")
+        raise HistoryTooShort("less than an hour of contiguous history")
     return _remove_outliers(filled), interval, lag
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from podscale.forecast.prepare import DAY, observed, span, steps_in
-from podscale.forecast.types import Forecast, ForecastError, Series
+from podscale.forecast.types import Forecast, HistoryTooShort, Series
 
 __all__ = ["LastValueForecaster", "SeasonalNaiveForecaster"]
 
@@ -38,7 +38,7 @@ class SeasonalNaiveForecaster:
         values = filled.values
         if values.shape[0] < day:
             covered = len(filled) * filled.step
-            raise ForecastError(
+            raise HistoryTooShort(
                 f"history of {span(covered)} is shorter than the 1d {self.name} needs"
             )
         ahead = np.arange(horizon)

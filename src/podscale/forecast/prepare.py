@@ -17,7 +17,7 @@ from datetime import timedelta
 
 import numpy as np
 
-from podscale.forecast.types import Array, ForecastError, Series
+from podscale.forecast.types import Array, ForecastError, HistoryTooShort, Series
 
 __all__ = [
     "DAY",
@@ -96,7 +96,7 @@ def coarsened(series: Series) -> Coarse:
     )
     blocks = count // factor
     if blocks == 0:
-        raise ForecastError("the history is shorter than one block")
+        raise HistoryTooShort("the history is shorter than one block")
     fine = series.values[count - blocks * factor :].reshape(blocks, factor)
     means = fine.mean(axis=1)
     within = float(np.std(fine - means[:, None])) if factor > 1 else 0.0

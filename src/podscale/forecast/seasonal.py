@@ -29,7 +29,7 @@ from podscale.forecast.prepare import (
     refined,
     span,
 )
-from podscale.forecast.types import Array, Forecast, ForecastError, Series
+from podscale.forecast.types import Array, Forecast, ForecastError, HistoryTooShort, Series
 
 __all__ = ["SEASONAL_HISTORY", "HoltWintersForecaster", "MstlForecaster"]
 
@@ -44,7 +44,7 @@ def _prepared(name: str, history: Series, horizon: int) -> tuple[Series, Coarse,
     filled = observed(history)
     covered = len(filled) * filled.step
     if covered < SEASONAL_HISTORY:
-        raise ForecastError(
+        raise HistoryTooShort(
             f"history of {span(covered)} is shorter than the {span(SEASONAL_HISTORY)} {name} needs"
         )
     coarse = coarsened(filled)

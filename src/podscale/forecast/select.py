@@ -80,12 +80,15 @@ FOLDS = 2
 @dataclass(frozen=True, slots=True)
 class Choice:
     """The forecast to use (None: none), the model it came from, every scored model's
-    relative hold-out error by name, and why, in words for a condition message."""
+    relative hold-out error by name, and why, in words for a condition message. ``short``:
+    there is no forecast because the history is too short to choose (more of it may yet
+    make one), as opposed to no model beating the baselines."""
 
     forecast: Forecast | None
     model: str | None
     errors: Mapping[str, float] = field(default_factory=dict)
     reason: str = ""
+    short: bool = False
 
 
 def _scores(errors: Mapping[str, float], failures: Mapping[str, str]) -> str:
@@ -128,6 +131,7 @@ def choose(
             {},
             f"history of {span(covered)} is shorter than the {span(needed)} a seasonal model"
             f" needs ({span(SEASONAL_HISTORY)} to fit, {span(holdout)} to check)",
+            short=True,
         )
     # Score on the history as recorded: interpolated steps of a hold-out are not scored.
     recorded = history.tail(len(filled)).values

@@ -20,7 +20,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Array", "Forecast", "ForecastError", "Forecaster", "Series"]
+__all__ = ["Array", "Forecast", "ForecastError", "Forecaster", "HistoryTooShort", "Series"]
 
 Array = npt.NDArray[np.float64]
 _NORMAL = NormalDist()
@@ -29,6 +29,11 @@ _NORMAL = NormalDist()
 class ForecastError(ValueError):
     """A model cannot forecast this series (too short, no season found, ...): the message
     says why, for conditions and describe."""
+
+
+class HistoryTooShort(ForecastError):
+    """The history is shorter than the model needs: more of it may yet make a forecast
+    (the autoscalers report this apart from a model that fits and does not help)."""
 
 
 @dataclass(frozen=True, slots=True)

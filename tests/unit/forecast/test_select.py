@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from podscale.forecast import Forecast, ForecastError, Series
+from podscale.forecast import Forecast, ForecastError, HistoryTooShort, Series
 from podscale.forecast.select import BASELINES, FORECASTERS, choose
 
 START = datetime(2026, 11, 2, tzinfo=UTC)
@@ -54,6 +54,7 @@ def test_a_random_walk_gets_no_forecast() -> None:
     )
     assert "holtWinters 0." in choice.reason
     assert "lastValue 0." in choice.reason
+    assert not choice.short  # history enough, no model good enough
 
 
 def test_a_flat_load_gets_no_forecast() -> None:
@@ -63,35 +64,39 @@ def test_a_flat_load_gets_no_forecast() -> None:
 
 
 @pytest.mark.parametrize(
-    ("values", "holdout", "reason"),
+    ("values", "holdout", "reason", "short"),
     [
         (
             np.full(PER_DAY + 18, 5.0),
             timedelta(days=1),
             "history of 1d3h is shorter than the 3d a seasonal model needs"
             " (2d to fit, 1d to check)",
+            True,
         ),
         (
             np.concatenate([np.full(4 * PER_DAY, np.nan), np.full(2 * PER_DAY, 5.0)]),
             timedelta(days=1),
             "history of 2d is shorter than the 3d a seasonal model needs",
+            True,
         ),
         (
             np.full(2 * PER_DAY + 30, 5.0),
             timedelta(hours=6),
             "history of 2d5h is shorter than the 2d6h a seasonal model needs"
             " (2d to fit, 6h to check)",
+            True,
         ),
-        (np.full(5 * PER_DAY, np.nan), timedelta(days=1), "the history holds no value"),
+        (np.full(5 * PER_DAY, np.nan), timedelta(days=1), "the history holds no value", False),
     ],
     ids=["1d3h", "leading-nan-not-counted", "short-holdout", "all-nan"],
 )
 def test_short_histories_get_no_forecast_and_say_why(
-    values: np.ndarray, holdout: timedelta, reason: str
+    values: np.ndarray, holdout: timedelta, reason: str, short: bool
 ) -> None:
     choice = choose(Series(START, STEP, values), 10, holdout=holdout)
     assert (choice.forecast, choice.model, dict(choice.errors)) == (None, None, {})
     assert choice.reason.startswith(reason)
+    assert choice.short is short
 
 
 class Broken:
@@ -140,3 +145,13 @@ def test_missing_steps_of_the_holdout_are_not_scored() -> None:
     gapped.values[-20] = np.nan
     choice = choose(gapped, 10, candidates=("holtWinters",))
     assert choice.errors["seasonalNaive"] == pytest.approx(clean.errors["seasonalNaive"], rel=0.05)
+
+
+@pytest.mark.parametrize(
+    ("name", "days"),
+    [("holtWinters", 1.5), ("mstl", 1.5), ("seasonalNaive", 0.5)],
+    ids=["holt-winters", "mstl", "seasonal-naive"],
+)
+def test_a_model_refuses_a_short_history_as_too_short(name: str, days: float) -> None:
+    with pytest.raises(HistoryTooShort, match="is shorter than"):
+        FORECASTERS[name]().fit(seasonal(days), 10)

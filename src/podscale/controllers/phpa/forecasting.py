@@ -3,7 +3,9 @@
 ``fit_series`` is the refit (``controller`` calls it on the ``refreshInterval`` schedule,
 never every sync): ``podscale.forecast.select.choose`` for ``algorithm: auto``, else the
 named model of ``FORECASTERS``; ``Fitted`` keeps the forecast with what the status reports
-(model, backtest error, the ``PredictionReady`` reason and message). ``peak_demand`` is the
+(model, backtest error, the ``PredictionReady`` reason and message: ``HistoryTooShort``
+when ``Choice.short`` or the named model raised ``forecast.types.HistoryTooShort``,
+``NoModelBeatsNaive`` for any other reason there is no forecast). ``peak_demand`` is the
 per-sync read: the highest demand over ``[now, now + lead]`` at the quantile, each step's
 level corrected against the recent actual series (``podscale.forecast.adapt.corrected``).
 
@@ -17,14 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Final
 
 from podscale.controllers.phpa.decisions import (
     REASON_AVAILABLE,
     REASON_NO_MODEL,
     REASON_TOO_SHORT,
 )
-from podscale.forecast.types import Forecast, ForecastError, Series
+from podscale.forecast.types import Forecast, ForecastError, HistoryTooShort, Series
 
 __all__ = ["Correct", "Fit", "Fitted", "corrected_value", "fit_series", "peak_demand"]
 
@@ -42,13 +43,6 @@ class Fitted:
 
 Fit = Callable[[Series, int, str], Fitted]
 Correct = Callable[[Forecast, Series, datetime], float | None]
-# Words in a forecaster's or selector's message that mean "not enough history yet".
-_SHORT_WORDS: Final = ("short", "too few", "not enough", "at least")
-
-
-def _why(message: str) -> str:
-    lowered = message.lower()
-    return REASON_TOO_SHORT if any(w in lowered for w in _SHORT_WORDS) else REASON_NO_MODEL
 
 
 def fit_series(history: Series, horizon: int, algorithm: str) -> Fitted:
@@ -58,8 +52,8 @@ def fit_series(history: Series, horizon: int, algorithm: str) -> Fitted:
     if algorithm == "auto":
         choice = choose(history, horizon)
         if choice.forecast is None:
-            reason = str(choice.reason)
-            return Fitted(None, None, None, _why(reason), reason)
+            why = REASON_TOO_SHORT if choice.short else REASON_NO_MODEL
+            return Fitted(None, None, None, why, choice.reason)
         model = str(choice.model)
         error = choice.errors.get(model)
         return Fitted(
@@ -71,8 +65,10 @@ def fit_series(history: Series, horizon: int, algorithm: str) -> Fitted:
         )
     try:
         forecast: Forecast = FORECASTERS[algorithm]().fit(history, horizon)
+    except HistoryTooShort as err:
+        return Fitted(None, algorithm, None, REASON_TOO_SHORT, str(err))
     except ForecastError as err:
-        return Fitted(None, algorithm, None, _why(str(err)), str(err))
+        return Fitted(None, algorithm, None, REASON_NO_MODEL, str(err))
     return Fitted(
         forecast,
         algorithm,

@@ -1,5 +1,6 @@
-"""The PHPA controller's forecast reads: the peak over the lead time at a quantile with the
-level correction (``spec.prediction`` is read by ``types.parse_phpa``: test_types)."""
+"""The PHPA controller's fits and forecast reads: the reason a fit gives no forecast, the
+peak over the lead time at a quantile with the level correction (``spec.prediction`` is
+read by ``types.parse_phpa``: test_types)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from podscale.controllers.phpa.forecasting import peak_demand
-from podscale.forecast.types import Forecast, Series
+from podscale.controllers.phpa.forecasting import fit_series, peak_demand
+from podscale.forecast.select import FORECASTERS
+from podscale.forecast.types import Forecast, ForecastError, Series
 
 NOW = datetime(2026, 3, 2, 9, 30, 10, tzinfo=UTC)
 STEP = timedelta(minutes=1)
@@ -47,3 +49,52 @@ def test_no_peak_outside_the_forecast() -> None:
         peak_demand(FORECAST, RECENT, now=later, lead=STEP, quantile=0.9, correct=no_correction)
         is None
     )
+
+
+class Unconverged:
+    """A model failing for a reason other than the history's length, in words that
+    mention neither."""
+
+    name = "unconverged"
+
+    def fit(self, history: Series, horizon: int) -> Forecast:
+        raise ForecastError("at least one smoothing parameter did not converge")
+
+
+TEN = timedelta(minutes=10)
+
+
+def flat(days: float) -> Series:
+    return Series(START, TEN, np.full(int(days * 144), 3.0))
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "history", "reason", "model"),
+    [
+        ("auto", flat(1), "HistoryTooShort", None),
+        ("auto", flat(4), "NoModelBeatsNaive", None),
+        ("holtWinters", flat(1), "HistoryTooShort", "holtWinters"),
+        ("seasonalNaive", flat(0.5), "HistoryTooShort", "seasonalNaive"),
+        ("unconverged", flat(4), "NoModelBeatsNaive", "unconverged"),
+        ("seasonalNaive", flat(2), "ForecastAvailable", "seasonalNaive"),
+    ],
+    ids=[
+        "auto-short",
+        "auto-no-model-beats-naive",
+        "named-short",
+        "named-baseline-short",
+        "named-failure-is-not-short",
+        "named-available",
+    ],
+)
+def test_fit_reasons(
+    monkeypatch: pytest.MonkeyPatch,
+    algorithm: str,
+    history: Series,
+    reason: str,
+    model: str | None,
+) -> None:
+    monkeypatch.setitem(FORECASTERS, "unconverged", Unconverged)
+    fitted = fit_series(history, 12, algorithm)
+    assert (fitted.reason, fitted.model) == (reason, model)
+    assert (fitted.forecast is not None) == (reason == "ForecastAvailable")
