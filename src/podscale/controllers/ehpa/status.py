@@ -8,7 +8,10 @@ HPA's own three (``AbleToScale``, ``ScalingActive``, ``ScalingLimited``) copied.
 - ``Failed`` is a sync step that failed: the ``Ready`` False reason and message, and the
   event to record (``controller`` raises it from its steps and catches it once).
 - ``ready`` / ``not_ready`` set ``Ready``; ``prediction_ready`` sets ``PredictionReady``
-  from which metrics have a prediction and why the others have none.
+  as Crane copies it from its TimeSeriesPrediction's ``Ready``: True ``PredictSucceed``
+  (empty message) when every forecastable metric has a prediction served, else False
+  ``PredictPartial``, "not all metric predicted" with why (``no predict data`` when no
+  metric is forecastable); the metrics that have one are served all the same.
 - ``from_hpa`` copies the generated HPA's status in.
 Conditions are set with ``decisions.set_condition`` (transition times move only when a
 status changes). ``controller`` writes the result through the status subresource.
@@ -23,7 +26,7 @@ from typing import Any, Final
 from podscale.controllers.ehpa.decisions import mirrored_conditions, set_condition
 
 __all__ = [
-    "PREDICTION_FAILED",
+    "PREDICTION_PARTIAL",
     "PREDICTION_SUCCEED",
     "READY_REASON",
     "Failed",
@@ -34,11 +37,14 @@ __all__ = [
 ]
 
 JSON = dict[str, Any]
-# Crane's condition reasons and messages (pkg/controller/ehpa).
+# Crane's condition reasons and messages (pkg/controller/ehpa, pkg/known,
+# pkg/controller/timeseriesprediction).
 READY_REASON: Final = "EffectiveHorizontalPodAutoscalerReady"
 READY_MESSAGE: Final = "Effective HPA is ready"
-PREDICTION_SUCCEED: Final = "PredictionSucceed"
-PREDICTION_FAILED: Final = "PredictionFailed"
+PREDICTION_SUCCEED: Final = "PredictSucceed"
+PREDICTION_PARTIAL: Final = "PredictPartial"
+PARTIAL_MESSAGE: Final = "not all metric predicted"
+NO_DATA_MESSAGE: Final = "no predict data"
 
 
 class Failed(Exception):
@@ -63,14 +69,15 @@ def not_ready(conditions: Sequence[JSON], failure: Failed, now: datetime) -> lis
 def prediction_ready(
     conditions: Sequence[JSON], predicted: Mapping[str, str], reasons: Sequence[str], now: datetime
 ) -> list[JSON]:
-    """``PredictionReady``: True while any metric has a prediction served; otherwise False
-    with why each forecastable metric has none (``no metric to predict`` when none is)."""
-    if predicted:
-        return set_condition(
-            conditions, "PredictionReady", "True", PREDICTION_SUCCEED, "prediction is ready", now
-        )
-    message = "; ".join(reasons) or "no metric to predict"
-    return set_condition(conditions, "PredictionReady", "False", PREDICTION_FAILED, message, now)
+    """``PredictionReady`` (see the module docstring). ``predicted``: the metrics with a
+    prediction; ``reasons``: one per forecastable metric without one."""
+    if predicted and not reasons:
+        return set_condition(conditions, "PredictionReady", "True", PREDICTION_SUCCEED, "", now)
+    if not predicted and not reasons:
+        message = NO_DATA_MESSAGE
+    else:
+        message = f"{PARTIAL_MESSAGE}: " + "; ".join(reasons)
+    return set_condition(conditions, "PredictionReady", "False", PREDICTION_PARTIAL, message, now)
 
 
 def from_hpa(
