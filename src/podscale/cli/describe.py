@@ -1,7 +1,8 @@
 """``podscale describe``: fetch an object, its events (and pods) and describe it like kubectl.
 
 HPAs are read as autoscaling/v2 and described by ``podscale.cli.describe_hpa``, PHPAs
-(podscale's shipped PredictiveHorizontalPodAutoscaler) by ``describe_phpa``; ReplicaSets,
+(podscale's shipped PredictiveHorizontalPodAutoscaler) by ``describe_phpa``, Crane's
+EffectiveHorizontalPodAutoscalers by ``describe_ehpa``; ReplicaSets,
 StatefulSets and Deployments get kubectl's header (name, selector, labels, replicas, pods
 status from the pods their controller owns) and events. Events are listed with the field
 selector kubectl uses (``involvedObject.name/namespace/kind/uid``). Beyond kubectl, a
@@ -37,6 +38,7 @@ JSON = dict[str, Any]
 
 _WORKLOADS = frozenset({"ReplicaSet", "Deployment", "StatefulSet"})
 _PHPA_KIND = "PredictiveHorizontalPodAutoscaler"
+_EHPA_KIND = "EffectiveHorizontalPodAutoscaler"
 
 
 async def _events(api: HttpApi, obj: JSON, kind: str) -> list[JSON]:
@@ -254,6 +256,10 @@ async def _describe_one(
         from podscale.cli.describe_phpa import describe_phpa  # see _resolve
 
         return describe_phpa(obj, events, now)
+    if kind.kind == _EHPA_KIND:
+        from podscale.cli.describe_ehpa import describe_ehpa  # see _resolve
+
+        return describe_ehpa(obj, events, now)
     owned = (
         kind_for("apps/v1", "ReplicaSet") if kind.kind == "Deployment" else kind_for("v1", "Pod")
     )
@@ -270,9 +276,13 @@ def _resolve(resource: str) -> KindInfo:
     except CommandError:
         from podscale.cli.describe_phpa import PHPA, is_phpa
 
-        if not is_phpa(resource):
+        if is_phpa(resource):
+            return PHPA
+        from podscale.cli.describe_ehpa import EHPA, is_ehpa
+
+        if not is_ehpa(resource):
             raise
-        return PHPA
+        return EHPA
 
 
 async def describe_objects(
@@ -282,7 +292,7 @@ async def describe_objects(
     kind = _resolve(resource)
     if kind.kind == "HorizontalPodAutoscaler":
         kind = kind_for("autoscaling/v2", "HorizontalPodAutoscaler")
-    elif kind.kind not in _WORKLOADS and kind.kind != _PHPA_KIND:
+    elif kind.kind not in _WORKLOADS and kind.kind not in (_PHPA_KIND, _EHPA_KIND):
         raise CommandError(f'error: describe is not supported for "{kind.plural}" yet')
     namespace = target.namespace if kind.namespaced else None
     report = Report()

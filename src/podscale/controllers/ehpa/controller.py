@@ -1,18 +1,18 @@
-"""The EffectiveHorizontalPodAutoscaler controller shell: informers, the sync, publishing.
+"""The EffectiveHorizontalPodAutoscaler controller shell: informers and the sync.
 
 Crane's reconcile, per ``namespace/name`` on the injected clock: read the EHPA and its
 target's ``/scale`` (``Ready`` False ``FailedGetScale``; a target at zero replicas is
 ``ScalingDisabled``); in ``Preview`` keep the Substitute ``ehpa-<name>`` (its spec names
 the target; its status carries the target's pod selector and mirrors ``spec.replicas``,
 as Crane's substitute controller keeps it); with prediction, refit the forecasts that are
-due (``forecasting``) and set ``PredictionReady``; create or update the HPA
-``ehpa-<name>`` (``metrics``, ``decisions.generated_hpa``; events ``HPACreated``,
-``FailedCreateHPA``, ``FailedUpdateHPA``); copy its replicas and conditions into the
-status; in ``Preview`` with ``specificReplicas`` write that to the target's ``/scale``
-(``FailedManualScale``); then ``Ready`` True.
+due and set ``PredictionReady`` (``publishing``, ``status``); create or update the HPA
+``ehpa-<name>`` (``metrics``, ``decisions.generated_hpa``, ``generated``); copy its
+replicas and conditions into the status (``status.from_hpa``); in ``Preview`` with
+``specificReplicas`` write that to the target's ``/scale`` (``FailedManualScale``); then
+``Ready`` True. A failed step is a ``status.Failed``: ``Ready`` False, maybe an event.
 
 The two external metrics are published into the plane's external metrics (the push
-provider: ``ControllerContext.external_metrics_writer``) through ``published.Published``:
+provider: ``ControllerContext.external_metrics_writer``) by ``publishing.Publisher``:
 each sync sets this EHPA's series, and the controller wakes again within ``RESYNC`` (the
 pushed values expire, and the largest forecast of the coming window moves) and exactly at
 the next cron start or end, so a window opens on time. The HPA, Substitute and EHPA
@@ -33,15 +33,11 @@ from podscale.client.http import ApiError
 from podscale.client.informer import EventHandler
 from podscale.client.workqueue import WorkQueue
 from podscale.controllers.ehpa import decisions, forecasting, metrics
-from podscale.controllers.ehpa.kind import (
-    CRD_NAME,
-    CRON_METRIC,
-    EHPA,
-    PREDICTION_METRIC,
-    SUBSTITUTE,
-    SUBSTITUTE_CRD_NAME,
-)
-from podscale.controllers.ehpa.published import Published, as_quantity
+from podscale.controllers.ehpa import status as status_of
+from podscale.controllers.ehpa.generated import HPA, reconcile_hpa
+from podscale.controllers.ehpa.kind import CRD_NAME, EHPA, SUBSTITUTE, SUBSTITUTE_CRD_NAME
+from podscale.controllers.ehpa.publishing import Publisher
+from podscale.controllers.ehpa.status import Failed
 from podscale.controllers.ehpa.substitute import reconcile_substitute
 from podscale.controllers.ehpa.types import EhpaSpec, Strategy, read_spec
 from podscale.controllers.ehpa.validation import spec_errors
@@ -50,26 +46,17 @@ from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
 from podscale.controllers.runtime_owners import meta
 from podscale.controllers.webapp.definition_gate import GatedListWatcher, established
-from podscale.history import SeriesKey, SeriesReader
+from podscale.history import SeriesReader
 from podscale.store.interface import Clock
 
 __all__ = ["COMPONENT", "EffectiveHPAController"]
 
 JSON = dict[str, Any]
 CRD: Final = kind_for("apiextensions.k8s.io/v1", "CustomResourceDefinition")
-HPA: Final = kind_for("autoscaling/v2", "HorizontalPodAutoscaler")
 POD: Final = kind_for("v1", "Pod")
 COMPONENT: Final = "effective-hpa-controller"
 RESYNC: Final = timedelta(seconds=30)
 _MERGE_PATCH: Final = "application/merge-patch+json"
-
-
-class Failed(Exception):
-    """A step failed: the ``Ready`` reason and message, and maybe an event."""
-
-    def __init__(self, reason: str, message: str, event: tuple[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.reason, self.message, self.event = reason, message, event
 
 
 def _available(pod: Mapping[str, Any]) -> bool:
@@ -102,16 +89,13 @@ class EffectiveHPAController:
     ) -> None:
         self._api = api
         self._clock = clock
-        self._history = history
         self._zone = zone if zone is not None else ZoneInfo("UTC")
-        self._make = forecaster
         self._recorder = EventRecorder(api, clock, COMPONENT)
         self._source = GatedListWatcher(api, EHPA)
         self._substitutes = GatedListWatcher(api, SUBSTITUTE)
         self._queue: WorkQueue[str] | None = None
-        self.published = Published(writer)
-        # Per EHPA key, per prediction identifier: the latest fit.
-        self._fits: dict[str, dict[str, forecasting.Fit]] = {}
+        self.publisher = Publisher(writer, history, self._zone, forecaster)
+        self.published = self.publisher.published
 
     # -- wiring -----------------------------------------------------------------------
 
@@ -159,8 +143,7 @@ class EffectiveHPAController:
             obj = await self._api.get(EHPA, namespace, name)
         except ApiError as err:
             if err.status == 404:
-                self._fits.pop(key, None)
-                self.published.forget(key)
+                self.publisher.forget(key)
                 return
             raise
         if meta(obj).get("deletionTimestamp"):
@@ -171,22 +154,13 @@ class EffectiveHPAController:
         now = self._clock.now()
         try:
             status, conditions = await self._sync(key, obj, spec, status, conditions, now)
-            conditions = decisions.set_condition(
-                conditions,
-                "Ready",
-                "True",
-                "EffectiveHorizontalPodAutoscalerReady",
-                "Effective HPA is ready",
-                now,
-            )
+            conditions = status_of.ready(conditions, now)
         except Failed as failure:
             if failure.event is not None:
                 await self._recorder.record(
                     obj, failure.event[0], failure.event[1], failure.message
                 )
-            conditions = decisions.set_condition(
-                conditions, "Ready", "False", failure.reason, failure.message, now
-            )
+            conditions = status_of.not_ready(conditions, failure, now)
         await self._write_status(obj, {**status, "conditions": conditions})
         wake = RESYNC
         try:
@@ -234,22 +208,15 @@ class EffectiveHPAController:
         pods = await self._available_pods(namespace, scale)
         predicted: dict[str, str] = {}
         if spec.prediction_enabled:
-            predicted, conditions = self._predict(key, namespace, spec, pods, conditions, now)
+            predicted, reasons = self.publisher.predict(key, namespace, spec, pods, now)
+            conditions = status_of.prediction_ready(conditions, predicted, reasons, now)
         else:
-            self._fits.pop(key, None)
-            self.published.set(key, namespace, PREDICTION_METRIC, {})
+            self.publisher.no_prediction(key, namespace)
         hpa_metrics = metrics.hpa_metrics(spec, namespace, predicted)
-        self._publish_cron(key, namespace, spec, replicas, len(hpa_metrics), now)
-        hpa = await self._reconcile_hpa(obj, decisions.generated_hpa(obj, spec, hpa_metrics))
-        hpa_status: Mapping[str, Any] = hpa.get("status") or {}
-        status["expectReplicas"] = int(hpa_status.get("desiredReplicas") or 0)
-        status["currentReplicas"] = int(hpa_status.get("currentReplicas") or 0)
-        last = hpa_status.get("lastScaleTime")
-        if last and (not status.get("lastScaleTime") or last > status["lastScaleTime"]):
-            status["lastScaleTime"] = last
-        conditions = decisions.mirrored_conditions(
-            conditions, hpa_status.get("conditions") or (), now
-        )
+        self.publisher.publish_cron(key, namespace, spec, replicas, len(hpa_metrics), now)
+        wanted = decisions.generated_hpa(obj, spec, hpa_metrics)
+        hpa = await reconcile_hpa(self._api, self._recorder, obj, wanted)
+        status, conditions = status_of.from_hpa(status, conditions, hpa, now)
         specific = spec.specific_replicas
         current = int((scale.get("status") or {}).get("replicas") or 0)
         if spec.strategy == Strategy.PREVIEW and specific is not None and specific != current:
@@ -282,126 +249,6 @@ class EffectiveHPAController:
             return []
         listed = await self._api.list(POD, namespace, label_selector=selector)
         return [pod for pod in listed.get("items") or () if _available(pod)]
-
-    def _predict(
-        self,
-        key: str,
-        namespace: str,
-        spec: EhpaSpec,
-        pods: list[JSON],
-        conditions: list[JSON],
-        now: datetime,
-    ) -> tuple[dict[str, str], list[JSON]]:
-        """Refit what is due, publish the predictions, and say which metrics have one."""
-        prediction = spec.prediction
-        assert prediction is not None
-        assert prediction.window_seconds is not None
-        fits = self._fits.setdefault(key, {})
-        predicted: dict[str, str] = {}
-        series: dict[Any, Any] = {}
-        reasons: list[str] = []
-        for metric in spec.metrics:
-            identifier = metrics.prediction_identifier(metric)
-            name = metrics.FORECAST_SERIES.get(identifier or "")
-            if identifier is None or name is None:
-                continue
-            if self._history is None:
-                reasons.append("no history store")
-                continue
-            fit = fits.get(identifier)
-            if forecasting.due(fit, prediction, now):
-                series_key = SeriesKey(namespace, spec.target.kind, spec.target.name, name)
-                fit = forecasting.fit(self._history, series_key, prediction, now, self._make)
-                fits[identifier] = fit
-            assert fit is not None
-            if fit.forecast is None:
-                reasons.append(f"{identifier}: {fit.reason}")
-                continue
-            value = decisions.prediction_value(fit.forecast, now, prediction.window_seconds)
-            if value is None:
-                reasons.append(f"{identifier}: the forecast is outdated")
-                continue
-            target = metrics.prediction_target(metric, pods)
-            if target is None:
-                raise Failed(
-                    "FailedReconcileHPA",
-                    "failed to get available pods. ",
-                    ("Warning", "FailedCreateHPAObject"),
-                )
-            labels = metrics.selector_labels(spec, namespace, identifier)
-            labels["algorithm"] = prediction.algorithm or ""
-            series[tuple(sorted(labels.items()))] = as_quantity(value)
-            predicted[identifier] = target
-        self.published.set(key, namespace, PREDICTION_METRIC, series)
-        if predicted:
-            conditions = decisions.set_condition(
-                conditions,
-                "PredictionReady",
-                "True",
-                "PredictionSucceed",
-                "prediction is ready",
-                now,
-            )
-        else:
-            message = "; ".join(reasons) or "no metric to predict"
-            conditions = decisions.set_condition(
-                conditions, "PredictionReady", "False", "PredictionFailed", message, now
-            )
-        return predicted, conditions
-
-    def _publish_cron(
-        self, key: str, namespace: str, spec: EhpaSpec, replicas: int, count: int, now: datetime
-    ) -> None:
-        if not spec.cron_enabled:
-            self.published.set(key, namespace, CRON_METRIC, {})
-            return
-        value = decisions.cron_value(
-            spec, now, self._zone, current_replicas=replicas, hpa_metrics=count
-        )
-        labels = metrics.selector_labels(spec, namespace, metrics.CRON_IDENTIFIER)
-        self.published.set(
-            key, namespace, CRON_METRIC, {tuple(sorted(labels.items())): as_quantity(value)}
-        )
-
-    async def _reconcile_hpa(self, obj: JSON, wanted: JSON) -> JSON:
-        namespace = str(meta(obj).get("namespace"))
-        name = str(wanted["metadata"]["name"])
-        try:
-            existing = await self._api.get(HPA, namespace, name)
-        except ApiError as err:
-            if err.status != 404:
-                raise Failed("FailedReconcileHPA", str(err), ("Warning", "FailedGetHPA")) from err
-            try:
-                created = await self._api.create(HPA, namespace, wanted)
-            except ApiError as err2:
-                raise Failed(
-                    "FailedReconcileHPA", str(err2), ("Warning", "FailedCreateHPA")
-                ) from err2
-            await self._recorder.record(
-                obj, "Normal", "HPACreated", "Create HorizontalPodAutoscaler successfully"
-            )
-            return created
-        labels = wanted["metadata"]["labels"]
-        have: Mapping[str, Any] = existing.get("spec") or {}
-        same_keys = set(have) - {"minReplicas", "metrics"} == set(wanted["spec"]) - {
-            "minReplicas",
-            "metrics",
-        }
-        if (
-            same_keys
-            and decisions.covers(have, wanted["spec"])
-            and meta(existing).get("labels") == labels
-        ):
-            return existing
-        existing = {
-            **existing,
-            "metadata": {**existing["metadata"], "labels": labels},
-            "spec": wanted["spec"],
-        }
-        try:
-            return await self._api.update(HPA, namespace, existing)
-        except ApiError as err:
-            raise Failed("FailedReconcileHPA", str(err), ("Warning", "FailedUpdateHPA")) from err
 
     async def _write_status(self, obj: JSON, status: JSON) -> None:
         if (obj.get("status") or {}) == status:

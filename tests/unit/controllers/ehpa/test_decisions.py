@@ -359,11 +359,12 @@ def test_a_fit_reads_the_history_length_at_the_sample_interval() -> None:
 @pytest.mark.parametrize(
     ("elapsed", "params", "expected"),
     [
-        (timedelta(minutes=4), {}, False),
-        (timedelta(minutes=5), {}, True),
+        (timedelta(minutes=5), {}, False),
+        (timedelta(minutes=9, seconds=59), {}, False),
+        (timedelta(minutes=10), {}, True),
         (timedelta(0), {"historyLength": "1d"}, True),
     ],
-    ids=["within-half-window", "half-window-passed", "parameters-changed"],
+    ids=["half-window", "within-the-window", "a-window-passed", "parameters-changed"],
 )
 def test_the_refit_schedule(elapsed: timedelta, params: dict[str, str], expected: bool) -> None:
     before = Prediction(600, "dsp")
