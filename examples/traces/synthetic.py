@@ -8,7 +8,7 @@ days before it as history (``podscale replay --trace FILE --from 10080m --durati
 - ``synthetic-daily.csv``: a daily cycle, 100 at 04:00 to 500 at 16:00 (a raised cosine);
 - ``synthetic-weekly.csv``: the same on weekdays, a third of the swing on Saturday and
   Sunday (day 8, scored, is the Monday after the weekend);
-- ``synthetic-spike.csv``: 120 all day with a short burst to 700 from 09:00 to 09:20 each day
+- ``synthetic-spike.csv``: 140 all day with a short burst to 700 from 09:00 to 09:20 each day
   (a rise from base to burst in one minute);
 - ``synthetic-trend.csv``: the daily cycle growing 8% a day (day 8 is 1.7x day 1);
 - ``synthetic-random-walk.csv``: no season at all: a geometric random walk (1.5% per minute,
@@ -46,7 +46,7 @@ def weekly(minute: int) -> float:
 
 
 def spike(minute: int) -> float:
-    return 700.0 if 540 <= minute % 1440 < 560 else 120.0
+    return 700.0 if 540 <= minute % 1440 < 560 else 140.0
 
 
 def trend(minute: int) -> float:
