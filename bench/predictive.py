@@ -241,7 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         path = MANIFESTS / f"{name}.yaml"
         objects = load_objects(path)
         if (why := available(objects)) is not None:
-            print(f"skipping {name} ({path.relative_to(ROOT)}): {why}")
+            print(f"skipping {name} ({path}): {why}")
             continue
         names.append(name)
         autoscalers.append(Autoscaler(name, objects, str(path)))
