@@ -170,6 +170,14 @@ def test_a_trace_reads_the_rows_before_its_offset(
     assert rate_history(source)(seconds) == rate
 
 
+def test_a_faster_trace_reads_its_past_at_its_time_scale(tmp_path: Path) -> None:
+    path = trace(tmp_path, [60, 120, 180, 240]).resolve()
+    source = TraceRate(path, offset=timedelta(minutes=2), time_scale=2.0, rate_scale=3.0)
+    past = rate_history(source)
+    # 30 s before the start is a minute of trace before the offset: row 1, tripled.
+    assert (past(-30.0), past(-60.0), past(-61.0)) == (6.0, 3.0, None)
+
+
 def test_a_shifted_load_reads_its_source_before_the_run() -> None:
     shifted = ShiftedRate(SineRate(10, 4, timedelta(minutes=4)), timedelta(minutes=-1))
     assert math.isclose(rate_history(shifted)(0.0) or 0, 6.0)
