@@ -39,7 +39,7 @@ import resource
 import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -250,8 +250,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     order = ("trend", "nasa-weekday", "alibaba-genai", "spike", "daily", "weekly")
     jobs.sort(key=lambda j: order.index(j.trace.name) if j.trace.name in order else len(order))
     began = time.perf_counter()
+    done: list[Done] = []
     with ProcessPoolExecutor(max(1, min(args.jobs, len(jobs)))) as pool:
-        done = list(pool.map(run, jobs))
+        for finished in as_completed([pool.submit(run, job) for job in jobs]):
+            d = finished.result()
+            done.append(d)
+            print(
+                f"[{time.perf_counter() - began:4.0f} s] {d.job.trace.name} / "
+                f"{d.job.autoscaler.name}: {d.wall:.0f} s ({len(done)}/{len(jobs)})",
+                flush=True,
+            )
     wall = time.perf_counter() - began
     cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     reports: dict[str, ReplayReport] = {}
