@@ -27,7 +27,7 @@ autoscalers of one trace. Prints each trace's table and the totals, writes
 ``--out``, and the wall time.
 
 Usage: python3 bench/predictive.py [--out DIR] [--jobs N] [--only nasa-weekday,daily,...]
-                                   [--duration 1440m]
+                                   [--autoscalers hpa,phpa,ehpa] [--duration 1440m]
 """
 
 from __future__ import annotations
@@ -229,6 +229,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--only", default="", help="comma-separated trace names")
     parser.add_argument(
+        "--autoscalers", default="hpa,phpa,ehpa", help="comma-separated, of hpa, phpa, ehpa"
+    )
+    parser.add_argument(
         "--duration", default=None, help="score this much of each day (e.g. 360m) instead"
     )
     args = parser.parse_args(argv)
@@ -237,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     duration = parse_go_duration(args.duration) if args.duration else None
     names: list[str] = []
     autoscalers: list[Autoscaler] = []
-    for name in ("hpa", "phpa", "ehpa"):
+    for name in [n for n in args.autoscalers.split(",") if n]:
         path = MANIFESTS / f"{name}.yaml"
         objects = load_objects(path)
         if (why := available(objects)) is not None:
