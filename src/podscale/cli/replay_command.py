@@ -1,11 +1,13 @@
 """``podscale replay``: parse the arguments, then call ``podscale.replay``.
 
 SCENARIO is a scenario file; ``--trace FILE`` with a workload description instead builds
-one in memory (``podscale.replay.from_trace``). Each ``--autoscaler FILE`` (manifests: an
-HPA today) is one run replacing the scenario's HPAs; without any, the scenario's own HPA is
-the one run. The report goes to stdout in the ``-o`` format; ``--json``, ``--csv`` and
-``--plot`` write files besides. Progress goes to stderr, only on a terminal and never with
-``-o json``. The simulation and the plot are imported when the command runs.
+one in memory (``podscale.replay.from_trace``; ``--history`` its ``spec.history``). Each
+``--autoscaler FILE`` (manifests: an HPA, a PredictiveHorizontalPodAutoscaler, an
+EffectiveHorizontalPodAutoscaler, a CronHPA with its HPA) is one run replacing the scenario's
+autoscalers; without any, the scenario's own are the one run. The report goes to stdout in
+the ``-o`` format; ``--json``, ``--csv`` and ``--plot`` write files besides. Progress goes
+to stderr, only on a terminal and never with ``-o json``. The simulation and the plot are
+imported when the command runs.
 """
 
 from __future__ import annotations
@@ -194,6 +196,12 @@ def _progress_printer() -> Callable[[Progress], None]:
     help="With --trace: multiplier on the recorded rates.",
 )
 @click.option("--request-type", default=None, help="With --trace: an Alibaba trace's request_type.")
+@click.option(
+    "--history",
+    default=None,
+    help="With --trace: the trace before the run's start written to the history store "
+    "first (a duration: 7d, 36h; the scenario's spec.history).",
+)
 def replay(
     scenario: Path | None,
     autoscaler_files: tuple[Path, ...],
@@ -216,6 +224,7 @@ def replay(
     time_scale: float,
     rate_scale: float,
     request_type: str | None,
+    history: str | None,
 ) -> None:
     """Measure how well autoscalers serve a scenario's load, each on the same replay.
 
@@ -234,6 +243,8 @@ def replay(
 
     if (scenario is None) == (trace is None):
         raise click.UsageError("give either SCENARIO or --trace FILE")
+    if history is not None and trace is None:
+        raise click.UsageError("--history goes with --trace (a scenario has spec.history)")
     try:
         if trace is not None:
             if cpu_per_request is None or cpu_request is None:
@@ -249,6 +260,7 @@ def replay(
                 time_scale=time_scale,
                 rate_scale=rate_scale,
                 request_type=request_type,
+                history=history,
             )
             loaded = trace_scenario(workload)
         else:

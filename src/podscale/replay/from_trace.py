@@ -8,6 +8,8 @@ field. The Deployment ``app`` has one container ``app`` requesting ``request`` C
 its pods need ``startup`` from creation to Ready. The HPA is upstream's default one (CPU
 50%, ``min_replicas``..``max_replicas``, no behavior) unless ``--autoscaler`` files replace
 it. The nodes are sized so that ``max_replicas`` pods fit: the cluster never limits scaling.
+``history`` is the scenario's ``spec.history``: the trace before the run's start written to
+the history store first, for forecasting autoscalers.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ class TraceWorkload:
     request_type: str | None = None
     seed: int = 0
     noise: float = 0.05
+    history: str | None = None  # the scenario's spec.history (e.g. "7d")
 
 
 def _node_count(workload: TraceWorkload) -> int:
@@ -108,6 +111,7 @@ def scenario_document(workload: TraceWorkload) -> dict[str, Any]:
     }
     if workload.request_type is not None:
         load["requestType"] = workload.request_type
+    history = {"history": workload.history} if workload.history is not None else {}
     return {
         "apiVersion": "podscale.dev/v1alpha1",
         "kind": "Scenario",
@@ -115,6 +119,7 @@ def scenario_document(workload: TraceWorkload) -> dict[str, Any]:
         "spec": {
             "seed": workload.seed,
             "duration": f"{_duration_minutes(workload)}m",
+            **history,
             "nodes": {
                 "count": _node_count(workload),
                 "capacity": {"cpu": "64", "memory": "256Gi", "pods": _NODE_PODS},

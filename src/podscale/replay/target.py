@@ -3,8 +3,14 @@
 Read from plain values: the scenario (``podscale.scenario.model.Scenario``) and each
 autoscaler's objects (plain JSON, as a manifest file holds them). ``Autoscaler`` is one
 run's input: a name for the report and the objects that replace the scenario's own
-HorizontalPodAutoscalers (none: the scenario's are kept). ``choose_target`` finds the
-workload the autoscalers scale, ``describe_target`` what one of its pods asks for (the sums
+autoscalers (none: the scenario's are kept). An autoscaler is any of ``AUTOSCALER_KINDS``:
+the HPA, podscale's PredictiveHorizontalPodAutoscaler, Crane's
+EffectiveHorizontalPodAutoscaler, the CronHPA (with the HPA it sets). They are read as
+plain JSON only, by the fields they share with the HPA (``spec.scaleTargetRef``,
+``spec.metrics``), so this module knows none of their controllers; a custom kind's
+definition comes from the CRDs podscale ships (``podscale.controllers.shipped_crds``) when
+the scenario does not define it. ``choose_target`` finds the workload the autoscalers
+scale, ``describe_target`` what one of its pods asks for (the sums
 over the pod template's containers: CPU request, CPU limit, CPU per request/s from the
 workload's load profile). A custom target (any kind with a scale subresource) has no pod
 template: its controller makes the pods, so its shape is read from the first pod a run saw
@@ -19,9 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from podscale.api.quantity import parse_quantity
+from podscale.controllers.shipped_crds import SHIPPED_CRDS, shipped_definition
 from podscale.scenario.model import Manifest, Scenario, Workload
 
 __all__ = [
+    "AUTOSCALER_KINDS",
     "COMPARISON_UTILIZATION",
     "HPA_KIND",
     "Autoscaler",
@@ -36,8 +44,21 @@ __all__ = [
 
 JSON = dict[str, Any]
 HPA_KIND: Final = "HorizontalPodAutoscaler"
+# The kinds a replay swaps: each scales its spec.scaleTargetRef (a CronHPA's may name an HPA).
+AUTOSCALER_KINDS: Final = frozenset(
+    {
+        HPA_KIND,
+        "PredictiveHorizontalPodAutoscaler",  # autoscaling.podscale.dev
+        "EffectiveHorizontalPodAutoscaler",  # autoscaling.crane.io
+        "CronHorizontalPodAutoscaler",  # autoscaling.alibabacloud.com
+    }
+)
+# Those whose spec.metrics default as the HPA's does (80% CPU) when absent; a CronHPA has
+# no metrics of its own.
+_METRIC_KINDS: Final = AUTOSCALER_KINDS - {"CronHorizontalPodAutoscaler"}
 # The issue's rule: autoscalers aiming at different utilizations are compared at 50%.
 COMPARISON_UTILIZATION: Final = 50
+_CRD_KIND: Final = "CustomResourceDefinition"
 # Upstream's default when an HPA names no metric (both v1 and v2 default to 80% CPU).
 DEFAULT_CPU_UTILIZATION: Final = 80
 
@@ -64,10 +85,19 @@ class TargetShape:
     cpu_per_request: float
 
 
+def _workload_ref(obj: JSON) -> JSON | None:
+    """``spec.scaleTargetRef`` when it names a workload (not another autoscaler)."""
+    spec = obj.get("spec")
+    ref = spec.get("scaleTargetRef") if isinstance(spec, dict) else None
+    if not isinstance(ref, dict) or ref.get("kind") in AUTOSCALER_KINDS:
+        return None
+    return ref
+
+
 def _scale_target(objects: Sequence[JSON]) -> tuple[str, str, str] | None:
+    """The workload the first object scaling one scales: (kind, namespace, name)."""
     for obj in objects:
-        if obj.get("kind") == HPA_KIND:
-            ref = (obj.get("spec") or {}).get("scaleTargetRef") or {}
+        if (ref := _workload_ref(obj)) is not None:
             namespace = (obj.get("metadata") or {}).get("namespace") or "default"
             return str(ref.get("kind") or ""), str(namespace), str(ref.get("name") or "")
     return None
@@ -78,7 +108,8 @@ def _milli(value: Any) -> float:
 
 
 def choose_target(scenario: Scenario, autoscalers: Sequence[Autoscaler]) -> Workload:
-    """The workload the first HPA scales (the scenario's first workload without one).
+    """The workload the first autoscaler scales (the scenario's first workload without
+    one).
     Raises ``ValueError`` when it has no load, or when the autoscalers scale different
     workloads."""
     if not scenario.workloads:
@@ -100,7 +131,7 @@ def choose_target(scenario: Scenario, autoscalers: Sequence[Autoscaler]) -> Work
             if (w.target.kind, w.target.namespace, w.target.name) == (kind, namespace, name)
         ]
         if not matches:
-            raise ValueError(f"the HPA scales {kind}/{namespace}/{name}, which has no load")
+            raise ValueError(f"the autoscaler scales {kind}/{namespace}/{name}, which has no load")
         chosen = matches[0]
     return chosen
 
@@ -153,12 +184,13 @@ def shape_of_pod(
 
 
 def target_utilization(objects: Sequence[JSON]) -> int | None:
-    """The CPU ``averageUtilization`` (percent) of the first HPA among ``objects``: a
-    Resource or ContainerResource cpu metric in autoscaling/v2, the
-    ``targetCPUUtilizationPercentage`` of v1, 80 when an HPA has no metrics at all; None
-    when it scales on something else (or there is no HPA)."""
+    """The CPU ``averageUtilization`` (percent) of the first autoscaler among ``objects``
+    scaling a workload on metrics (an HPA, a PHPA, an EHPA: the same ``spec.metrics``): a
+    Resource or ContainerResource cpu metric in autoscaling/v2's form, the
+    ``targetCPUUtilizationPercentage`` of v1, 80 when it has no metrics at all; None when it
+    scales on something else (or there is no such autoscaler)."""
     for obj in objects:
-        if obj.get("kind") != HPA_KIND:
+        if obj.get("kind") not in _METRIC_KINDS or _workload_ref(obj) is None:
             continue
         spec = obj.get("spec") or {}
         if str(obj.get("apiVersion")) == "autoscaling/v1":
@@ -189,10 +221,33 @@ def choose_utilization(
     return COMPARISON_UTILIZATION
 
 
+def _defines(crd: JSON) -> tuple[str, str]:
+    spec = crd.get("spec") or {}
+    return str(spec.get("group") or ""), str((spec.get("names") or {}).get("kind") or "")
+
+
+def _shipped_for(objects: Sequence[JSON], manifests: Sequence[Manifest]) -> list[Manifest]:
+    """The shipped CRDs defining a kind among ``objects`` that ``manifests`` leave
+    undefined (a PHPA's, say, when the scenario was written for an HPA)."""
+    defined = {_defines(m.object) for m in manifests if m.object.get("kind") == _CRD_KIND}
+    wanted = {
+        (str(o.get("apiVersion") or "").rpartition("/")[0], str(o.get("kind") or ""))
+        for o in objects
+    }
+    found = []
+    for name in sorted(SHIPPED_CRDS):
+        crd = shipped_definition(name)
+        if _defines(crd) in wanted - defined:
+            defined.add(_defines(crd))
+            found.append(Manifest(f"podscale:{name}", crd))
+    return found
+
+
 def replace_autoscalers(scenario: Scenario, autoscaler: Autoscaler) -> tuple[Manifest, ...]:
-    """The scenario's manifests with its HPAs swapped for the autoscaler's objects."""
+    """The scenario's manifests with its autoscalers (every kind of ``AUTOSCALER_KINDS``)
+    swapped for the autoscaler's objects, and the shipped CRDs those need."""
     if not autoscaler.objects:
         return scenario.manifests
-    kept = [m for m in scenario.manifests if m.object.get("kind") != HPA_KIND]
+    kept = [m for m in scenario.manifests if m.object.get("kind") not in AUTOSCALER_KINDS]
     added = [Manifest(autoscaler.source, obj) for obj in autoscaler.objects]
-    return (*kept, *added)
+    return (*_shipped_for(autoscaler.objects, kept), *kept, *added)

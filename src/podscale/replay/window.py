@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from podscale.api.durations import format_go_duration
-from podscale.runtime.load import RateSource
+from podscale.runtime.load import RateSource, rate_history
+from podscale.runtime.load.rates import RateHistory
 from podscale.scenario.model import ExternalMetricSeries, ExternalMetricValue, Scenario
 
 __all__ = ["ShiftedRate", "Window", "choose_window", "shift_scenario"]
@@ -32,6 +33,12 @@ class ShiftedRate:
 
     def rate_at(self, t: timedelta) -> float:
         return self.source.rate_at(t + self.shift)
+
+    def past_rates(self) -> RateHistory:
+        """Before the run's start, the source's own past (or its scenario time before
+        the shift): a scenario's ``spec.history`` ends where the run starts."""
+        inner, shift = rate_history(self.source), self.shift.total_seconds()
+        return lambda seconds: inner(seconds + shift)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ so every problem is reported at once::
     spec:
       seed: 42                       # default 0
       duration: 30m                  # required, a Go duration
+      history: 7d                    # the load's past written to the history store, max 35d
       nodes: {count: 3, capacity: {cpu: "4", memory: 8Gi}}
       pods: {startupDelay: 5s, readinessDelay: 10s}
       crds: [webapps.examples.podscale.dev]   # CRDs podscale ships, installed first
@@ -40,6 +41,7 @@ known before the run).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,7 @@ from podscale.api.names import validate_dns1123_subdomain_name
 from podscale.scenario.cluster import read_events, read_nodes, read_pod_timing, read_string_map
 from podscale.scenario.custom_kinds import defined_kinds
 from podscale.scenario.external_metrics import read_external_metrics
+from podscale.scenario.history_prefill import parse_history
 from podscale.scenario.manifests import read_manifests, read_shipped_crds
 from podscale.scenario.model import API_VERSION, KIND, Manifest, Scenario, Workload
 from podscale.scenario.workloads import read_workload
@@ -75,6 +78,7 @@ _SPEC_FIELDS = (
     "events",
     "externalMetrics",
     "crds",
+    "history",
 )
 
 
@@ -148,6 +152,18 @@ def _check_targets(
                 r.errors.append(not_found(path.child("containers").index(j).child("name"), name))
 
 
+def _read_history(r: FieldReader, spec: dict[str, Any], path: FieldPath) -> timedelta:
+    """``spec.history``: a Go duration (or days, ``7d``) up to 35 days (absent: none)."""
+    text = r.string(spec, "history", path)
+    if text is None:
+        return timedelta(0)
+    try:
+        return parse_history(text)
+    except ValueError as err:  # DurationError is one
+        r.errors.append(invalid(path.child("history"), text, str(err)))
+        return timedelta(0)
+
+
 def _group(api_version: Any) -> str:
     return str(api_version or "").rpartition("/")[0]
 
@@ -202,6 +218,7 @@ def parse_scenario(
         raise _fail(label, name, r)
     seed = r.integer(spec, "seed", path, minimum=0)
     duration = r.duration(spec, "duration", path, need=True, positive=True)
+    history = _read_history(r, spec, path)
     nodes = read_nodes(r, spec, path)
     pods = read_pod_timing(r, spec, path)
     shipped = read_shipped_crds(r, spec, path)
@@ -230,6 +247,7 @@ def parse_scenario(
         labels=labels,
         annotations=annotations,
         source=source,
+        history=history,
     )
 
 

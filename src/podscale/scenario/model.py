@@ -168,3 +168,6 @@ class Scenario:
     labels: Mapping[str, str] = field(default_factory=dict)
     annotations: Mapping[str, str] = field(default_factory=dict)
     source: Path | None = None
+    # How much of the load's past is written to the history store before the run starts
+    # (``podscale.scenario.history_prefill``); 0: none.
+    history: timedelta = timedelta(0)

@@ -7,7 +7,9 @@ anything with the same fields runs. ``ScenarioRun`` applies one to a started
 Established, ``scenario.definitions_wait``), then its other manifests in order (each created
 through the API as its ``apiVersion``/``kind`` says, so an HPA may be autoscaling/v2 or v1,
 and a custom resource goes to the resource its scenario's CRD defines), its workloads' loads
-(``SimulatedUsage.set_load``, with the run's start as the rate sources' origin), and its
+(``SimulatedUsage.set_load``, with the run's start as the rate sources' origin), the
+load's past for ``spec.history`` into ``plane.history`` before the manifests after the CRDs
+(``scenario.history_prefill``), and its
 timeline events at their offsets (``scale`` through the target's ``scale`` subresource,
 ``crash`` of the first ``count`` running pods of the target by name (a custom target's pods
 are those its Scale's ``status.selector`` chooses), ``loseNode``,
@@ -47,6 +49,7 @@ from podscale.runtime.virtual_time import DEFAULT_START
 from podscale.scenario.custom_kinds import DefinedKind, defined_kinds, is_definition
 from podscale.scenario.definitions_wait import wait_established
 from podscale.scenario.external_schedule import ExternalMetricFeed, SeriesLike
+from podscale.scenario.history_prefill import history_points, prefill
 from podscale.scenario.snapshot import (
     POD,
     EventCursor,
@@ -137,6 +140,8 @@ class ScenarioLike(Protocol):
     def events(self) -> Sequence[EventLike]: ...
     @property
     def external_metrics(self) -> Sequence[SeriesLike]: ...
+    @property
+    def history(self) -> timedelta: ...
 
 
 def node_specs(scenario: ScenarioLike) -> tuple[NodeSpec, ...]:
@@ -183,6 +188,12 @@ class ScenarioRun:
             await self._create(obj)
         await wait_established(self.plane, definitions)
         self.started_at = self.plane.clock.now()
+        # The load's past first, so an autoscaler's first sync already finds it.
+        if self.scenario.history > timedelta(0):
+            points = history_points(
+                self.scenario.workloads, objects, self.started_at, self.scenario.history
+            )
+            prefill(self.plane.history, points)
         defined = defined_kinds(definitions)
         for obj in objects:
             if not is_definition(obj):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import yaml
 from click.testing import CliRunner
 
 from podscale.cli.main import cli
+from podscale.replay.from_trace import TraceWorkload, trace_scenario
 
 from .scenarios import FAST_HPA, HPA, step_scenario
 
@@ -140,6 +142,29 @@ def test_trace_shorthand(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("history", "expected"),
+    [("7d", timedelta(days=7)), ("36h", timedelta(hours=36)), (None, timedelta(0))],
+    ids=["days", "hours", "none"],
+)
+def test_trace_history_is_the_scenarios(
+    tmp_path: Path, history: str | None, expected: timedelta
+) -> None:
+    trace = tmp_path / "trace.csv"
+    trace.write_text("minute,requests\n0,60\n1,60\n")
+    workload = TraceWorkload(trace, "20m", "100m", history=history)
+    assert trace_scenario(workload).history == expected
+
+
+def test_a_bad_trace_history_names_the_field(tmp_path: Path) -> None:
+    trace = tmp_path / "trace.csv"
+    trace.write_text("minute,requests\n0,60\n")
+    args = ["replay", "--trace", str(trace), "--cpu-per-request", "1", "--request", "1"]
+    result = CliRunner().invoke(cli, [*args, "--history", "6w"])
+    assert result.exit_code != 0
+    assert 'spec.history: Invalid value: "6w"' in result.output
+
+
+@pytest.mark.parametrize(
     ("args", "message"),
     [
         ([], "give either SCENARIO or --trace FILE"),
@@ -147,8 +172,16 @@ def test_trace_shorthand(tmp_path: Path) -> None:
         (["--duration", "20m"], "ends at 20m0s, after the scenario's 12m0s"),
         (["--duration", "90s"], "must be whole minutes"),
         (["--from", "soon"], "Invalid value for --from: time: invalid duration"),
+        (["--history", "7d"], "--history goes with --trace"),
     ],
-    ids=["nothing", "window-past-end", "window-too-long", "partial-minute", "bad-duration"],
+    ids=[
+        "nothing",
+        "window-past-end",
+        "window-too-long",
+        "partial-minute",
+        "bad-duration",
+        "history-without-trace",
+    ],
 )
 def test_bad_arguments_are_reported(files: dict[str, Path], args: list[str], message: str) -> None:
     scenario = [str(files["scenario"])] if args else []

@@ -9,11 +9,13 @@ memory usage and request rate, ``pods`` reads pod objects into the model. Scenar
 from podscale.runtime.load.pods import is_pod_ready, is_running, pod_load
 from podscale.runtime.load.rates import (
     ConstantRate,
+    PastRates,
     RampRate,
     RateSource,
     RateStep,
     SineRate,
     StepRate,
+    rate_history,
 )
 from podscale.runtime.load.traces import TraceError, TraceRate, TraceSeries, load_trace
 from podscale.runtime.load.usage import (
@@ -34,6 +36,7 @@ __all__ = [
     "ContainerResources",
     "ContainerUsage",
     "LoadProfile",
+    "PastRates",
     "PodLoad",
     "PodUsage",
     "RampRate",
@@ -50,5 +53,6 @@ __all__ = [
     "is_running",
     "load_trace",
     "pod_load",
+    "rate_history",
     "spread_rate",
 ]

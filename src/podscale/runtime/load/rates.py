@@ -8,23 +8,38 @@ Contract shared by every source (the ``RateSource`` protocol): ``rate_at(t)`` ta
 since the scenario started, returns requests per second, is never negative, and depends on
 nothing but ``t`` and the source's own fields (no clock, no randomness), so the same
 scenario always sees the same load. A negative ``t`` reads as ``t = 0``.
+
+The past (``rate_history``): what a source offered before the start, for a scenario's
+``spec.history`` (``podscale.scenario.history_prefill``). Each source here answers it with
+``past_rates()``, a function of the (possibly negative) seconds since the start: the
+periodic sine continues backwards, the others hold their rate at 0 (a run starts from the
+steady state it was in), and a trace (``podscale.runtime.load.traces``) reads the rows before
+its offset, None (missing) before its beginning. A source without ``past_rates`` holds its
+rate at 0 as well.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Protocol, runtime_checkable
 
 __all__ = [
     "ConstantRate",
+    "PastRates",
     "RampRate",
+    "RateHistory",
     "RateSource",
     "RateStep",
     "SineRate",
     "StepRate",
+    "rate_history",
 ]
+
+# Seconds since the start (negative before it) -> requests/s, None where nothing is known.
+RateHistory = Callable[[float], float | None]
 
 
 @runtime_checkable
@@ -32,6 +47,25 @@ class RateSource(Protocol):
     """Anything that answers "requests per second at ``t`` after the start"."""
 
     def rate_at(self, t: timedelta) -> float: ...
+
+
+@runtime_checkable
+class PastRates(Protocol):
+    """A source that can say what it offered before the start as well."""
+
+    def past_rates(self) -> RateHistory: ...
+
+
+def _held(source: RateSource) -> RateHistory:
+    """Before the start, the rate at the start: for shapes with no period to continue."""
+    return lambda seconds: source.rate_at(timedelta(seconds=max(seconds, 0.0)))
+
+
+def rate_history(source: RateSource) -> RateHistory:
+    """``source``'s rate at any second since the start, negative ones included."""
+    if isinstance(source, PastRates):
+        return source.past_rates()
+    return _held(source)
 
 
 def _seconds(t: timedelta) -> float:
@@ -54,6 +88,9 @@ class ConstantRate:
 
     def rate_at(self, t: timedelta) -> float:
         return self.rate
+
+    def past_rates(self) -> RateHistory:
+        return lambda _: self.rate
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +127,9 @@ class StepRate:
             current = step.rate
         return current
 
+    def past_rates(self) -> RateHistory:
+        return _held(self)
+
 
 @dataclass(frozen=True, slots=True)
 class RampRate:
@@ -114,6 +154,9 @@ class RampRate:
         fraction = min(elapsed / self.over.total_seconds(), 1.0)
         return self.start_rate + (self.end_rate - self.start_rate) * fraction
 
+    def past_rates(self) -> RateHistory:
+        return _held(self)
+
 
 @dataclass(frozen=True, slots=True)
 class SineRate:
@@ -135,6 +178,13 @@ class SineRate:
             raise ValueError("period must be a positive duration")
 
     def rate_at(self, t: timedelta) -> float:
-        angle = 2 * math.pi * (_seconds(t) + self.phase.total_seconds())
+        return self._at(_seconds(t))
+
+    def _at(self, seconds: float) -> float:
+        angle = 2 * math.pi * (seconds + self.phase.total_seconds())
         value = self.base + self.amplitude * math.sin(angle / self.period.total_seconds())
         return max(value, 0.0)
+
+    def past_rates(self) -> RateHistory:
+        # Periodic: the cycle went on before the start as after it.
+        return self._at

@@ -16,7 +16,9 @@ scenarios (``podscale.scenario.loader``) name a trace file and these options. Re
 
 Interpolation is step-hold: a sample's rate holds until the next sample. ``TraceRate`` maps
 scenario time to trace time as ``offset + t * time_scale``; past the end of the trace the
-last sample holds, unless ``loop`` wraps around. Files are read lazily, on the first
+last sample holds, unless ``loop`` wraps around. ``past_rates`` reads before the start too
+(``podscale.runtime.load.rates.rate_history``): the rows before the offset, nothing (None)
+before the trace's beginning, a looped trace wrapping backwards. Files are read lazily, on the first
 ``rate_at``, and parsed once per process (``load_trace`` caches). A malformed file raises
 ``TraceError`` naming the file and the line.
 """
@@ -31,7 +33,7 @@ import math
 import statistics
 import tarfile
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import lru_cache
@@ -253,3 +255,19 @@ class TraceRate:
         if self.loop:
             position %= series.span
         return series.rate_at_offset(position) * self.rate_scale
+
+    def past_rates(self) -> Callable[[float], float | None]:
+        """The rate at any second since the start, negative ones included; None before
+        the trace's first row (a looped trace has no beginning: it wraps)."""
+        series = self.series()  # once, not per second: a week is 604,800 reads
+        offset, scale, factor = self.offset.total_seconds(), self.time_scale, self.rate_scale
+
+        def at(seconds: float) -> float | None:
+            position = offset + seconds * scale
+            if self.loop:
+                position %= series.span
+            elif position < 0:
+                return None
+            return series.rate_at_offset(position) * factor
+
+        return at
