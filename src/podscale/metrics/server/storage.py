@@ -23,7 +23,9 @@ metrics-server's in-memory storage (pkg/storage/{node,pod,storage}.go), rule for
 its pod and node informers, only objects that exist in the API are served, with their labels.
 
 State is one immutable snapshot swapped on store, so readers on other threads (the API
-server's handlers) always see a consistent pair of scrapes. No clock, no I/O.
+server's handlers) always see a consistent pair of scrapes. Each snapshot remembers the pod
+usages computed from it (a pure function of its points), since several readers ask for the
+same pods between two scrapes. No clock, no I/O.
 """
 
 from __future__ import annotations

@@ -329,7 +329,11 @@ class SimulatedUsage:
     def _allocatable(self) -> dict[str, Resources]:
         nodes = self._node_lister
         found = {n: nodes.get("", n) for n in sorted(self._nodes.names)} if nodes else {}
-        return {name: self._node_allocatable(name, obj) for name, obj in found.items() if obj}
+        return {
+            name: self._node_allocatable(name, obj)
+            for name, obj in found.items()
+            if obj is not None
+        }
 
     def _node_allocatable(self, name: str, node: JSON) -> Resources:
         """``node_allocatable(node)``, parsed again only when the node's resourceVersion
