@@ -116,20 +116,50 @@ class DecisionTrace(NamedTuple):
     decided_by: str = ""
 
 
-def _plain(value: Any) -> Any:
+# How ``_plain`` converts a value, by its class (every test below depends on the class
+# only): computed once per class, as a trace holds thousands of values of a dozen classes.
+_SCALAR, _TIME, _DURATION, _FIELDS, _MAPPING, _SEQUENCE = range(6)
+_HOW: dict[type, tuple[int, tuple[str, ...]]] = dict.fromkeys(
+    (str, int, float, bool, type(None)), (_SCALAR, ())
+)
+
+
+def _how(value: Any) -> tuple[int, tuple[str, ...]]:
+    cls = type(value)
+    found = _HOW.get(cls)
+    if found is not None:
+        return found
     if isinstance(value, datetime):
-        return format_time(value)
-    if isinstance(value, timedelta):
-        return value.total_seconds()
-    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a trace record
-        return {name: _plain(item) for name, item in zip(value._fields, value, strict=True)}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
+        how: tuple[int, tuple[str, ...]] = (_TIME, ())
+    elif isinstance(value, timedelta):
+        how = (_DURATION, ())
+    elif isinstance(value, tuple) and hasattr(value, "_fields"):  # a trace record
+        how = (_FIELDS, tuple(value._fields))
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        how = (_FIELDS, tuple(f.name for f in dataclasses.fields(value)))
+    elif isinstance(value, Mapping):
+        how = (_MAPPING, ())
+    elif isinstance(value, list | tuple):
+        how = (_SEQUENCE, ())
+    else:
+        how = (_SCALAR, ())
+    _HOW[cls] = how
+    return how
+
+
+def _plain(value: Any) -> Any:
+    how, fields = _how(value)
+    if how == _SCALAR:
+        return value
+    if how == _FIELDS:
+        return {name: _plain(getattr(value, name)) for name in fields}
+    if how == _SEQUENCE:
         return [_plain(v) for v in value]
-    return value
+    if how == _MAPPING:
+        return {str(k): _plain(v) for k, v in value.items()}
+    if how == _TIME:
+        return format_time(value)
+    return value.total_seconds()
 
 
 def trace_to_dict(trace: DecisionTrace) -> dict[str, Any]:

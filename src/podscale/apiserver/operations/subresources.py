@@ -15,11 +15,11 @@ parent's generation, as the parent's own update strategy does upstream.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import podscale.apiserver.extensions as extensions
 from podscale.api import invalid_status, label_selector_to_string, validate
+from podscale.api.json_copy import copy_json
 from podscale.api.kinds import KindInfo
 from podscale.apiserver.customresources.definitions import CustomKind
 from podscale.apiserver.customresources.scale import ScaleError, scale_from, set_spec_replicas
@@ -102,7 +102,7 @@ def patch_status(
     old = get_object(state, info, namespace, name)
     obj = extensions.apply_patch(
         patch.media_type,
-        copy.deepcopy(old),
+        copy_json(old),
         patch.data,
         kind=info.kind,
         api_version=info.api_version,
@@ -173,7 +173,7 @@ def _write_scale(
     if errors:
         raise ApiError(invalid_status("Scale", "autoscaling", name, errors))
     replicas = (scale.get("spec") or {}).get("replicas", 0)
-    old_parent = copy.deepcopy(parent)
+    old_parent = copy_json(parent)
     # The parent is this call's own fresh read: changing it in place is safe.
     if isinstance(info, CustomKind) and info.scale is not None:
         # A custom resource's scale write is an update of it: schema, rules, generation.

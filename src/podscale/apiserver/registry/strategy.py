@@ -23,12 +23,12 @@ scale writes); ``admission`` does the rest of the write pipeline.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Final
 
 from podscale.api import QuantityError, apply_defaults, parse_quantity
+from podscale.api.json_copy import copy_json
 from podscale.api.service_fields import prepare_service_create, prepare_service_update
 
 __all__ = [
@@ -124,14 +124,14 @@ def prepare_for_finalize(obj: JSON, old: JSON) -> None:
     writes the spec (its finalizers) and metadata; the status is the stored one."""
     _before_update(obj["metadata"], old.get("metadata") or {})
     if "status" in old:
-        obj["status"] = copy.deepcopy(old["status"])
+        obj["status"] = copy_json(old["status"])
     else:
         obj.pop("status", None)
 
 
 def _keep(metadata: JSON, old_metadata: Mapping[str, Any], key: str) -> None:
     if key in old_metadata:
-        metadata[key] = copy.deepcopy(old_metadata[key])
+        metadata[key] = copy_json(old_metadata[key])
     else:
         metadata.pop(key, None)
 
@@ -199,7 +199,7 @@ def prepare_for_update(obj: JSON, old: JSON) -> None:
     _before_update(obj["metadata"], old.get("metadata") or {})
     if obj.get("kind") in _STATUS_KEPT_ON_UPDATE:
         if "status" in old:
-            obj["status"] = copy.deepcopy(old["status"])
+            obj["status"] = copy_json(old["status"])
         else:
             obj.pop("status", None)
     spec = obj.get("spec")
@@ -209,7 +209,7 @@ def prepare_for_update(obj: JSON, old: JSON) -> None:
         if old_finalizers is None:
             spec.pop("finalizers", None)
         else:
-            spec["finalizers"] = copy.deepcopy(old_finalizers)
+            spec["finalizers"] = copy_json(old_finalizers)
     if obj.get("kind") == "Service":
         prepare_service_update(obj, old)
     if obj.get("kind") == "CustomResourceDefinition":
@@ -257,7 +257,7 @@ def prepare_for_status_update(obj: JSON, old: JSON) -> None:
         metadata.pop("deletionTimestamp", None)
     _before_update(metadata, old_metadata)
     if "spec" in old:
-        obj["spec"] = copy.deepcopy(old["spec"])
+        obj["spec"] = copy_json(old["spec"])
     else:
         obj.pop("spec", None)
     for key in _STATUS_KEEPS_METADATA.get(str(obj.get("kind")), ()):

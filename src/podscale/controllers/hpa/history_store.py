@@ -36,6 +36,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any, Final
 
 import orjson
@@ -101,7 +102,10 @@ def retention_for(spec: Mapping[str, Any], config: Config) -> Retention:
     return Retention(max(windows), longest_policy_period(up), longest_policy_period(down))
 
 
+@lru_cache(maxsize=4096)
 def _format(moment: datetime) -> str:
+    # Cached: a recommendation's time is formatted at every sync of its window (an equal
+    # instant in another zone formats the same, in UTC).
     return format_micro_time(moment)
 
 

@@ -23,7 +23,9 @@ metrics-server's in-memory storage (pkg/storage/{node,pod,storage}.go), rule for
 its pod and node informers, only objects that exist in the API are served, with their labels.
 
 State is one immutable snapshot swapped on store, so readers on other threads (the API
-server's handlers) always see a consistent pair of scrapes. No clock, no I/O.
+server's handlers) always see a consistent pair of scrapes. Each snapshot remembers the pod
+usages computed from it (a pure function of its points), since several readers ask for the
+same pods between two scrapes. No clock, no I/O.
 """
 
 from __future__ import annotations
@@ -61,6 +63,12 @@ class _Snapshot:
     nodes_prev: Mapping[str, MetricsPoint] = field(default_factory=dict)
     pods_last: Mapping[PodKey, Containers] = field(default_factory=dict)
     pods_prev: Mapping[PodKey, Containers] = field(default_factory=dict)
+    # Each pod's usage as ``_pod_usage`` computed it from this pair of scrapes: the HPA, the
+    # usage history and a replay's snapshots read the same pods between two scrapes.
+    # Filled on first read; a value is a pure function of the snapshot's own points.
+    usages: dict[PodKey, tuple[tuple[str, Usage], ...] | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
 
 def _previous_of(
@@ -162,6 +170,15 @@ class MetricsStorage:
 
     @staticmethod
     def _pod_usage(snapshot: _Snapshot, key: PodKey) -> list[tuple[str, Usage]] | None:
+        if key in snapshot.usages:
+            known = snapshot.usages[key]
+            return None if known is None else list(known)
+        usages = MetricsStorage._compute_pod_usage(snapshot, key)
+        snapshot.usages[key] = None if usages is None else tuple(usages)
+        return usages
+
+    @staticmethod
+    def _compute_pod_usage(snapshot: _Snapshot, key: PodKey) -> list[tuple[str, Usage]] | None:
         last, prev = snapshot.pods_last.get(key), snapshot.pods_prev.get(key)
         if last is None or prev is None:
             return None

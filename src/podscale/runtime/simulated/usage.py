@@ -47,6 +47,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -140,6 +141,11 @@ class SimulatedUsage:
         # Bumped on every change of the pod view; without loads, usage only changes then.
         self._version = 0
         self._idle: tuple[object, tuple[PodUsage, ...]] | None = None
+        # The last assignment of pods to loads, with what it was computed from: the pod
+        # view's version, the loads and their selectors (see ``_assign``).
+        self._assigned: _Assignment | None = None
+        # Each node's allocatable by name, with the resourceVersion it was read at.
+        self._allocatable_of: dict[str, tuple[str, Resources]] = {}
         self._published: dict[PodKey, tuple[datetime, float]] = {}
         self._stats_failure: str | None = None
         self._node_lister: Lister | None = None
@@ -285,7 +291,25 @@ class SimulatedUsage:
         return self._idle[1]
 
     def _assign(self) -> tuple[list[tuple[WorkloadLoad, list[PodLoad]]], list[PodLoad]]:
-        return assign_pods(self.loads(), self._pods, self._selector_of)
+        """``assign_pods`` of the current pods and loads, computed again only when the pod
+        view, a load or a load's selector changed since the last call (every scrape and
+        publish asks; between pod events the answer is the same)."""
+        loads = self.loads()
+        selectors = {(ld.kind, ld.namespace, ld.name): self._selector_of(ld) for ld in loads}
+        cached = self._assigned
+        if (
+            cached is not None
+            and cached.version == self._version
+            and len(cached.loads) == len(loads)
+            and all(a is b for a, b in zip(cached.loads, loads, strict=True))
+            and cached.selectors == selectors
+        ):
+            return cached.members, cached.idle
+        members, idle = assign_pods(
+            loads, self._pods, lambda ld: selectors[(ld.kind, ld.namespace, ld.name)]
+        )
+        self._assigned = _Assignment(self._version, tuple(loads), selectors, members, idle)
+        return members, idle
 
     def _selector_of(self, load: WorkloadLoad) -> Selector | None:
         if self._scale_selectors:
@@ -305,7 +329,23 @@ class SimulatedUsage:
     def _allocatable(self) -> dict[str, Resources]:
         nodes = self._node_lister
         found = {n: nodes.get("", n) for n in sorted(self._nodes.names)} if nodes else {}
-        return {name: node_allocatable(obj) for name, obj in found.items() if obj is not None}
+        return {
+            name: self._node_allocatable(name, obj)
+            for name, obj in found.items()
+            if obj is not None
+        }
+
+    def _node_allocatable(self, name: str, node: JSON) -> Resources:
+        """``node_allocatable(node)``, parsed again only when the node's resourceVersion
+        moved (the quantities are read at every advance)."""
+        version = str((node.get("metadata") or {}).get("resourceVersion") or "")
+        cached = self._allocatable_of.get(name)
+        if version and cached is not None and cached[0] == version:
+            return cached[1]
+        resources = node_allocatable(node)
+        if version:
+            self._allocatable_of[name] = (version, resources)
+        return resources
 
     # -- KubeletStatsSource and PodSelection ----------------------------------------------
 
@@ -377,6 +417,17 @@ class SimulatedUsage:
         if self.push is not None:
             for namespace, values in by_namespace.items():
                 self.push.set_pod_metrics(namespace, self.request_metric, values)
+
+
+@dataclass(frozen=True, slots=True)
+class _Assignment:
+    """What ``SimulatedUsage._assign`` last computed and from what."""
+
+    version: int
+    loads: tuple[WorkloadLoad, ...]
+    selectors: dict[tuple[str, str, str], Selector | None]
+    members: list[tuple[WorkloadLoad, list[PodLoad]]]
+    idle: list[PodLoad]
 
 
 def _may_be_custom(api_version: str, kind: str) -> bool:

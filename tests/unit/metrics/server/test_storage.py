@@ -331,3 +331,21 @@ def test_usage_of_holds_the_values_of_the_rendered_items() -> None:
             }
             for c in record.containers
         ]
+
+
+@pytest.mark.parametrize(
+    ("batches", "expected"), [s[1:] for s in SCENARIOS], ids=[s[0] for s in SCENARIOS]
+)
+def test_reads_between_scrapes_see_each_scrape(
+    batches: list[MetricsBatch], expected: Served
+) -> None:
+    # A pod's usage is remembered per pair of scrapes: read after every store (twice, and
+    # through a list the caller changes), it is what a storage that never was read serves.
+    storage = MetricsStorage(timedelta(seconds=15))
+    for count, batch in enumerate(batches, start=1):
+        storage.store(batch)
+        first = storage.pod_usage("default", "p")
+        if first is not None:
+            first.clear()
+        assert served(storage) == served(run(batches[:count]))
+    assert served(storage) == expected

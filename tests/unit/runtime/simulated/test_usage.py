@@ -208,3 +208,39 @@ def test_a_long_interval_is_integrated_in_one_piece(monkeypatch: pytest.MonkeyPa
         return (after - before) / MILLI_SECOND_NS
 
     assert with_plane(body) == pytest.approx(1800 * 100 + 1800 * 200, abs=1)
+
+
+async def pod_counter(usage: SimulatedUsage, name: str) -> int:
+    """The named pod's container counter, from its node's Summary."""
+    for node in await usage.nodes():
+        for pod in (await usage.summary(node)).pods:
+            if pod.name == name:
+                (container,) = pod.containers
+                assert container.cpu is not None
+                return int(container.cpu.usage_core_nano_seconds or 0)
+    raise AssertionError(f"no pod {name} in any summary")
+
+
+def test_a_relabelled_pod_leaves_the_load() -> None:
+    """Which pods serve a load is worked out again when a pod's labels change: the pod
+    relabelled out of the Deployment's selector idles at the baseline from then on."""
+
+    async def body(plane: EmbeddedControlPlane) -> tuple[float, float]:
+        plane.usage.set_origin(plane.clock.now())
+        plane.usage.set_load("Deployment", "default", "web", ConstantRate(10.0), COST)
+        (pod,) = (await plane.api.list(POD, "default"))["items"]
+        name = pod["metadata"]["name"]
+        rates = []
+        for relabel in (False, True):
+            if relabel:
+                patch = {"metadata": {"labels": {"app": "gone"}}}
+                await plane.api.patch(POD, "default", name, patch)
+                await asyncio.sleep(0)
+            before = await pod_counter(plane.usage, name)
+            await asyncio.sleep(10)
+            rates.append((await pod_counter(plane.usage, name) - before) / MILLI_SECOND_NS / 10)
+        return rates[0], rates[1]
+
+    serving, idle = with_plane(body)
+    assert serving == pytest.approx(100, abs=1)  # 10 req/s x 10m
+    assert idle == pytest.approx(1, abs=0.01)  # the idle baseline
