@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from podscale.forecast.types import Forecast, Series
+from podscale.forecast.types import Array, Forecast, Series
 
 __all__ = [
     "HALF_LIFE",
@@ -38,6 +38,7 @@ __all__ = [
     "Correction",
     "corrected",
     "corrected_forecast",
+    "corrected_path",
     "correction",
 ]
 
@@ -115,3 +116,35 @@ def corrected_forecast(forecast: Forecast, recent: Series) -> Forecast:
         scale.astype(np.float64),
         forecast.backtest_error,
     )
+
+
+def corrected_path(mean: Array, actual: Array, lead: int, step: timedelta) -> Array:
+    """What ``corrected`` would have answered at every step of a backtest: for step ``t``,
+    ``mean[t]`` corrected as ``correction`` corrects it with the actual values known ``lead``
+    steps earlier (the window ending at ``t - lead``). ``mean`` and ``actual`` are aligned
+    (same start and step; NaN actual values are unknown). NaN where no actual value was
+    known yet. Vectorized: a backtest scores every minute of a day at once."""
+    count = mean.shape[0]
+    width = max(1, int(LOOKBACK / step))
+    weights = 0.5 ** (np.arange(width, dtype=np.float64) * (step / HALF_LIFE))
+    known = np.isfinite(actual)
+    weight_sum = np.convolve(known.astype(np.float64), weights)[:count]
+    actual_sum = np.convolve(np.where(known, actual, 0.0), weights)[:count]
+    predicted_sum = np.convolve(np.where(known, mean, 0.0), weights)[:count]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        seen = actual_sum / weight_sum
+        meant = predicted_sum / weight_sum
+        additive = (meant <= 0) | (seen > meant * MAX_RATIO)
+        ratio = np.where(
+            additive, 1.0, np.maximum(seen / np.where(meant > 0, meant, 1.0), MIN_RATIO)
+        )
+    offset = np.where(additive, seen - np.maximum(meant, 0.0), 0.0)
+    path = np.full(count, np.nan)
+    if lead >= count:
+        return path
+    source = np.arange(count - lead)
+    usable = weight_sum[source] > 0
+    target = source + lead
+    value = mean[target] * ratio[source] + offset[source]
+    path[target[usable]] = np.maximum(value[usable], 0.0)
+    return path

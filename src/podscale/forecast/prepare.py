@@ -82,9 +82,16 @@ class Coarse:
     factor: int  # input steps per block
     day: int  # blocks per day
     values: Array = field(compare=False)
-    # Standard deviation of the input's values about their block means: the error a
-    # forecast of block means makes at the input's step even when each mean is right.
+    # Standard deviation of the input's values about their block means (less the daily
+    # profile): the error a forecast of block means makes at the input's step even when
+    # each mean is right.
     within: float
+    # The input's length, and per step of the day (indexed by position in the input modulo
+    # the day) the mean deviation of the input from its interpolated block means: the
+    # daily shape finer than a block (a 20-minute burst every morning), which the models
+    # fitted on block means cannot see. Zeros with one block per step or under two days.
+    length: int = 0
+    profile: Array = field(default_factory=lambda: np.zeros(0), compare=False)
 
 
 def coarsened(series: Series) -> Coarse:
@@ -97,10 +104,29 @@ def coarsened(series: Series) -> Coarse:
     blocks = count // factor
     if blocks == 0:
         raise HistoryTooShort("the history is shorter than one block")
-    fine = series.values[count - blocks * factor :].reshape(blocks, factor)
+    offset = count - blocks * factor
+    fine = series.values[offset:].reshape(blocks, factor)
     means = fine.mean(axis=1)
-    within = float(np.std(fine - means[:, None])) if factor > 1 else 0.0
-    return Coarse(factor, day_steps // factor, means, within)
+    if factor == 1:
+        return Coarse(factor, day_steps // factor, means, 0.0, count, np.zeros(day_steps))
+    kept = np.arange(blocks * factor, dtype=np.float64)
+    centres = np.arange(blocks, dtype=np.float64) * factor + (factor - 1) / 2
+    deviation = fine.reshape(-1) - np.interp(kept, centres, means)
+    position = (np.arange(blocks * factor) + offset) % day_steps
+    profile = np.zeros(day_steps)
+    if blocks * factor >= 2 * day_steps:
+        counts = np.bincount(position, minlength=day_steps)
+        sums = np.bincount(position, weights=deviation, minlength=day_steps)
+        squares = np.bincount(position, weights=deviation * deviation, minlength=day_steps)
+        profile = np.divide(sums, counts, out=np.zeros(day_steps), where=counts > 0)
+        spread = np.divide(squares, counts, out=np.zeros(day_steps), where=counts > 0)
+        # Keep only what stands out of the day-to-day noise: each step's mean shrunk by
+        # two standard errors (soft threshold), so noise averaged over a few days is not
+        # replayed as a shape while a burst every morning is.
+        error = np.sqrt(np.maximum(spread - profile * profile, 0.0) / np.maximum(counts - 1, 1))
+        profile = np.sign(profile) * np.maximum(np.abs(profile) - 2 * error, 0.0)
+    within = float(np.std(deviation - profile[position]))
+    return Coarse(factor, day_steps // factor, means, within, count, profile)
 
 
 def growing(sigma: float, alpha: float, count: int) -> Array:
@@ -113,13 +139,16 @@ def growing(sigma: float, alpha: float, count: int) -> Array:
 def refined(coarse: Coarse, mean: Array, sigma: Array, horizon: int) -> tuple[Array, Array]:
     """A forecast of block means (``mean``/``sigma`` per block, from the block after the
     history on) at the input's step, ``horizon`` values: the mean interpolated between block
-    centres, starting from the last observed block, and the level error combined with the
-    within-block spread."""
+    centres, starting from the last observed block, plus the daily profile finer than a
+    block; and the level error combined with the within-block spread."""
     factor = coarse.factor
     centres = np.arange(-1, mean.shape[0], dtype=np.float64) * factor + (factor - 1) / 2
     levels = np.concatenate(([coarse.values[-1]], mean))
     fine = np.arange(horizon, dtype=np.float64)
     values = np.interp(fine, centres, levels)
+    if coarse.profile.shape[0]:
+        positions = (np.arange(horizon) + coarse.length) % coarse.profile.shape[0]
+        values = np.maximum(values + coarse.profile[positions], 0.0)
     block_sigma = sigma[np.minimum(np.arange(horizon) // factor, sigma.shape[0] - 1)]
     scale = np.sqrt(block_sigma**2 + coarse.within**2)
     return values.astype(np.float64), scale.astype(np.float64)

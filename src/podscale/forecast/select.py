@@ -22,6 +22,7 @@ from datetime import timedelta
 
 import numpy as np
 
+from podscale.forecast.adapt import corrected_path
 from podscale.forecast.naive import LastValueForecaster, SeasonalNaiveForecaster
 from podscale.forecast.prepare import observed, span
 from podscale.forecast.seasonal import (
@@ -34,6 +35,7 @@ from podscale.forecast.types import Forecast, Forecaster, ForecastError, Series
 __all__ = [
     "BASELINES",
     "DEFAULT_CANDIDATES",
+    "DEFAULT_LEAD",
     "FOLDS",
     "FORECASTERS",
     "MARGIN",
@@ -75,6 +77,9 @@ BASELINES = ("seasonalNaive", "lastValue")
 # random walks tried (by a few percent); with two hold-outs and the margin, on 1 of 12.
 MARGIN = 0.1
 FOLDS = 2
+# How far ahead the autoscalers read a forecast when nobody says (a pod's 90 s to Ready,
+# a 15 s sync and a 60 s metrics resolution, rounded up): the lead of the calibration.
+DEFAULT_LEAD = timedelta(minutes=3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,12 +102,28 @@ def _scores(errors: Mapping[str, float], failures: Mapping[str, str]) -> str:
     return ", ".join(scored + failed)
 
 
+def _lead_sigma(
+    held: Sequence[tuple[np.ndarray, np.ndarray]], lead: timedelta, step: timedelta
+) -> float:
+    """The standard deviation of the hold-out errors of level-corrected predictions made
+    ``lead`` ahead (0 when none could be made)."""
+    steps = max(0, round(lead / step))
+    errors = []
+    for predicted, actual in held:
+        path = corrected_path(predicted, actual, steps, step)
+        usable = np.isfinite(path) & np.isfinite(actual)
+        errors.append(actual[usable] - path[usable])
+    joined = np.concatenate(errors) if errors else np.zeros(0)
+    return float(np.std(joined)) if joined.shape[0] > 1 else 0.0
+
+
 def choose(
     history: Series,
     horizon: int,
     *,
     candidates: Sequence[str] = DEFAULT_CANDIDATES,
     holdout: timedelta = timedelta(days=1),
+    lead: timedelta = DEFAULT_LEAD,
 ) -> Choice:
     """The best candidate by backtest on the last ``holdout``, refit on all of ``history``
     and forecasting ``horizon`` steps after it; or no forecast and the reason.
@@ -112,7 +133,10 @@ def choose(
     with a second hold-out's length more, the ``FOLDS`` (two) hold-outs before its end are
     each predicted from what precedes them and the errors averaged. ``Choice.errors`` are
     relative to each hold-out's mean level; the forecast's ``backtest_error`` is the
-    winner's absolute mean error, in the series' unit.
+    winner's absolute mean error, in the series' unit. The forecast's ``scale`` is at least
+    the spread of the winner's hold-out errors as the autoscalers meet them: each hold-out
+    step predicted with the level correction of ``lead`` earlier (``adapt.corrected_path``),
+    so every model's quantiles (Crane's DSP has no error model of its own) are calibrated.
     Unknown names raise ValueError: the callers' specs are validated against
     ``FORECASTERS``."""
     unknown = [name for name in candidates if name not in FORECASTERS]
@@ -142,6 +166,8 @@ def choose(
     errors: dict[str, float] = {}
     absolute: dict[str, float] = {}
     failures: dict[str, str] = {}
+    # Per model, each fold's prediction of its hold-out and the hold-out itself.
+    held: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
     for fold in range(folds):
         cut = len(recorded) - (fold + 1) * steps
         train = Series(filled.start, filled.step, recorded[:cut])
@@ -161,6 +187,7 @@ def choose(
             except ImportError as error:
                 failures[name] = f"not available ({error})"
                 continue
+            held.setdefault(name, []).append((predicted, actual))
             mae = float(np.mean(np.abs(predicted[known] - actual[known])))
             absolute[name] = absolute.get(name, 0.0) + mae / folds
             errors[name] = errors.get(name, 0.0) + (mae / level if level > 0 else mae) / folds
@@ -190,7 +217,10 @@ def choose(
         forecast = FORECASTERS[winner]().fit(history, horizon)
     except ForecastError as error:
         return Choice(None, None, errors, f"{winner} won the backtest but failed to refit: {error}")
-    forecast = dataclasses.replace(forecast, backtest_error=absolute[winner])
+    sigma = _lead_sigma(held.get(winner, []), lead, history.step)
+    forecast = dataclasses.replace(
+        forecast, backtest_error=absolute[winner], scale=np.maximum(forecast.scale, sigma)
+    )
     return Choice(
         forecast,
         winner,

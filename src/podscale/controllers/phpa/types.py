@@ -59,7 +59,7 @@ ALGORITHMS: Final[tuple[Algorithm, ...]] = ("auto", "holtWinters", "mstl", "dsp"
 MODES: Final[tuple[Mode, ...]] = ("Auto", "Preview")
 AUTO: Final = "auto"
 DEFAULT_HISTORY: Final = timedelta(days=7)
-DEFAULT_QUANTILE: Final = 0.9
+DEFAULT_QUANTILE: Final = 0.95
 DEFAULT_REFRESH_INTERVAL: Final = timedelta(hours=1)
 DEFAULT_SCALE_DOWN_LIMIT: Final = 100  # percent of the current replicas
 DEFAULT_TIME_ZONE: Final = "UTC"

@@ -79,7 +79,7 @@ def test_the_example_is_admitted_with_every_default(client: TestClient) -> None:
     assert spec["prediction"] == {
         "history": "7d",
         "algorithm": "auto",
-        "quantile": "0.9",
+        "quantile": "0.95",
         "leadTime": "auto",
         "refreshInterval": "1h",
         "scaleDownLimit": "100%",

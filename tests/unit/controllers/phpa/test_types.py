@@ -53,7 +53,7 @@ def test_an_empty_prediction_reads_with_every_default() -> None:
         metrics=(),
         history=timedelta(days=7),
         algorithm="auto",
-        quantile=0.9,
+        quantile=0.95,
         lead_time="auto",
         refresh_interval=timedelta(hours=1),
         scale_down_limit=100,
