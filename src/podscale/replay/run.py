@@ -8,7 +8,8 @@ read, so no extra list or watch): each pod event updates the set of the target's
 pods, each workload event its ``spec.replicas``, and every change is kept with its time.
 That is the run's ``Recording``: two step functions that ``podscale.replay.sampling`` turns
 into per-minute means, and the ``HpaTrace`` (``podscale.replay.hpa_series``) of the HPA
-scaling the target: its metric readings as its status changes. Observing changes instead of
+(or PredictiveHorizontalPodAutoscaler, whose status has the HPA's shape) scaling the
+target: its metric readings as its status changes. Observing changes instead of
 sampling keeps the cost with the number of events, and makes the means exact.
 
 A custom target (any kind with a scale subresource: no shared informer follows it, and its
@@ -32,6 +33,7 @@ from podscale.api.selector_model import Selector
 from podscale.api.selectors import selector_from_label_selector
 from podscale.client.cache import Lister
 from podscale.client.informer import EventHandler
+from podscale.controllers.phpa.kind import PHPA
 from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.replay.hpa_series import HpaTrace, ReadingChange
 from podscale.replay.sampling import Change
@@ -51,6 +53,7 @@ __all__ = ["PROGRESS_EVERY", "Recorder", "Recording", "record_run"]
 JSON = dict[str, Any]
 POD: Final = kind_for("v1", "Pod")
 HPA: Final = kind_for("autoscaling/v2", "HorizontalPodAutoscaler")
+PHPA_RESOURCE: Final = f"{PHPA.plural}.{PHPA.group}"
 # How often (simulated) a run reports how far it got.
 PROGRESS_EVERY: Final = timedelta(minutes=30)
 
@@ -222,6 +225,11 @@ async def _play(
     # The HPA informer is the controller's; without one there are no readings to keep.
     if hpas.has_synced():
         hpas.add_handler(recorder.hpa_handler())
+    # A PredictiveHorizontalPodAutoscaler's status has the HPA's shape: its readings are
+    # kept the same way, from its controller's informer (never one of the recorder's own:
+    # that one waits for the kind's CRD).
+    if PHPA_RESOURCE in dict(informers.named()):
+        informers.informer_for(PHPA).add_handler(recorder.hpa_handler())
     await run.start()
     recorder.restart_at(run.started_at)
     following = None
