@@ -60,7 +60,7 @@ def test_kubectl_applies_the_example_and_gets_the_columns(
     assert row[header.index("MODE") :].startswith("Auto")
 
     defaults = kubectl.ok("get", "phpa", "web", "-o", "jsonpath={.spec.prediction}")
-    for shown in ('"history":"7d"', '"quantile":"0.9"', '"scaleDownLimit":"100%"'):
+    for shown in ('"history":"7d"', '"quantile":"0.95"', '"scaleDownLimit":"100%"'):
         assert shown in defaults, defaults
     assert "predictivehorizontalpodautoscaler.autoscaling.podscale.dev/web" in kubectl.ok(
         "get", "all", "-o", "name"
