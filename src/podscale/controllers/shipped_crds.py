@@ -3,7 +3,8 @@
 An operator's CRD travels with its controller as package data (``controllers.webapp``:
 ``webapps.examples.podscale.dev``; ``controllers.cronhpa``:
 ``cronhorizontalpodautoscalers.autoscaling.alibabacloud.com``; ``controllers.phpa``:
-``predictivehorizontalpodautoscalers.autoscaling.podscale.dev``). ``shipped_definition``
+``predictivehorizontalpodautoscalers.autoscaling.podscale.dev``; ``controllers.keda``:
+``scaledobjects.keda.sh``). ``shipped_definition``
 hands out a fresh copy by the CRD's name, for whoever installs one on request:
 ``podscale up --install-crd NAME`` and a scenario's ``spec.crds``
 (``podscale.scenario.loader``). The controllers themselves are
@@ -22,6 +23,7 @@ from typing import Any, Final
 
 from podscale.controllers.cronhpa import kind as cronhpa
 from podscale.controllers.ehpa import kind as ehpa
+from podscale.controllers.keda import kind as keda
 from podscale.controllers.phpa import kind as phpa
 from podscale.controllers.webapp import kind as webapp
 
@@ -33,6 +35,7 @@ SHIPPED_CRDS: Final[Mapping[str, Callable[[], dict[str, Any]]]] = {
     ehpa.CRD_NAME: ehpa.definition,
     ehpa.SUBSTITUTE_CRD_NAME: ehpa.substitute_definition,
     phpa.CRD_NAME: phpa.definition,
+    keda.CRD_NAME: keda.definition,
 }
 
 INSTALLED_WITH: Final[Mapping[str, str]] = {
@@ -40,6 +43,9 @@ INSTALLED_WITH: Final[Mapping[str, str]] = {
     ehpa.CRD_NAME: "ehpa-controller",
     ehpa.SUBSTITUTE_CRD_NAME: "ehpa-controller",
     phpa.CRD_NAME: "predictive-horizontal-pod-autoscaler-controller",
+    # KEDA's operator installs its CRD; until podscale runs a controller of that name the
+    # ScaledObject CRD is installed on request only (--install-crd, a scenario's spec.crds).
+    keda.CRD_NAME: "keda-operator",
 }
 
 

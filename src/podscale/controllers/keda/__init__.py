@@ -1,0 +1,1 @@
+"""KEDA's ScaledObject (``keda.sh/v1alpha1``): the kind, its CRD, types and admission rules."""

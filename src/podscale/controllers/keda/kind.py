@@ -1,0 +1,61 @@
+"""The ScaledObject kind: its names, its ``KindInfo`` and its CRD.
+
+ScaledObject (``keda.sh/v1alpha1``, short name ``so``) is KEDA's event-driven autoscaler:
+namespaced, its ``spec`` a scale target, replica bounds, cooldowns, ``advanced`` (the
+generated HPA's name and behavior, scaling modifiers), ``fallback`` and ``triggers``; its
+``status`` KEDA's (conditions, health, metric names, activity), with the status subresource
+and no scale subresource, as KEDA's CRD has. The CRD ships as package data next to this
+module, read by ``definition``; ``controllers.shipped_crds`` lists it. ``types`` reads the
+objects with KEDA's defaults, ``validation`` applies KEDA's admission rules.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any, Final
+
+import yaml
+
+from podscale.api.kinds import KindInfo, Subresource
+
+__all__ = [
+    "COMPONENT",
+    "CRD_NAME",
+    "GROUP",
+    "KIND",
+    "PLURAL",
+    "SCALED_OBJECT",
+    "VERSION",
+    "definition",
+]
+
+GROUP: Final = "keda.sh"
+VERSION: Final = "v1alpha1"
+KIND: Final = "ScaledObject"
+PLURAL: Final = "scaledobjects"
+CRD_NAME: Final = f"{PLURAL}.{GROUP}"
+# The events' source component: KEDA's operator reports as ``keda-operator``.
+COMPONENT: Final = "keda-operator"
+_CRD_FILE: Final = f"{CRD_NAME}.yaml"
+
+SCALED_OBJECT: Final = KindInfo(
+    group=GROUP,
+    version=VERSION,
+    kind=KIND,
+    plural=PLURAL,
+    singular="scaledobject",
+    short_names=("so",),
+    namespaced=True,
+    verbs=("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"),
+    subresources=(Subresource("status", GROUP, VERSION, KIND),),
+    # KEDA's CRD names no categories: ``kubectl get all`` leaves ScaledObjects out.
+    categories=(),
+    list_kind="ScaledObjectList",
+)
+
+
+def definition() -> dict[str, Any]:
+    """A fresh copy of the ScaledObject CRD shipped with podscale."""
+    text = resources.files(__package__).joinpath(_CRD_FILE).read_text(encoding="utf-8")
+    loaded: dict[str, Any] = yaml.safe_load(text)
+    return loaded
