@@ -1,1 +1,2 @@
-"""KEDA's ScaledObject (``keda.sh/v1alpha1``): the kind, its CRD, types and admission rules."""
+"""KEDA's ScaledObject (``keda.sh/v1alpha1``): the kind, its CRD, types, admission rules,
+triggers and scaling-modifier formulas."""
