@@ -1,0 +1,1 @@
+"""KEDA's ScaledObject (``keda.sh/v1alpha1``): its kind, types, validation and triggers."""
