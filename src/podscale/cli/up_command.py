@@ -1,6 +1,6 @@
 """``podscale up``: the flags of the embedded control plane, then ``serve`` runs it.
 
-The flags come from ``up_flags`` (HPA and node status), ``prometheus_flags`` and
+The flags come from ``up_flags`` (HPA, feature gates and node status), ``prometheus_flags`` and
 ``service_flags``; ``podscale.plane.serve.assemble_control_plane`` builds the plane and
 ``run_control_plane`` runs it until Ctrl-C. Loaded by ``podscale.cli.main`` only when
 the command runs (it imports the API server, the controllers and the simulated cluster).
@@ -19,6 +19,8 @@ from podscale.cli.service_flags import service_flags, service_settings
 from podscale.cli.up_flags import (
     cronhpa_flags,
     cronhpa_zone,
+    feature_gates,
+    feature_gates_flag,
     history_flags,
     history_retention,
     hpa_flags,
@@ -142,6 +144,7 @@ def _check_controllers(_ctx: click.Context, _param: click.Parameter, value: str)
     "controller runs (repeatable). A CRD already in the store stays.",
 )
 @hpa_flags
+@feature_gates_flag
 @cronhpa_flags
 @history_flags
 @prometheus_flags
@@ -174,6 +177,7 @@ def up(
     hpa_config, hpa_sync_period, metric_resolution = hpa_settings(workers)
     cronhpa_timezone = cronhpa_zone(workers)
     retention = history_retention(workers)
+    gates = feature_gates(workers)
     prometheus = prometheus_settings(workers)
     service_network = service_settings(workers)
     options = UpOptions(
@@ -200,6 +204,7 @@ def up(
         skip_crds=skip_crds,
         cronhpa_timezone=cronhpa_timezone,
         history_retention=retention,
+        feature_gates=gates,
     )
     try:
         plane = assemble_control_plane(options)

@@ -8,7 +8,9 @@ hidden heartbeat period. ``cronhpa_flags`` adds ``--cronhpa-timezone``, the zone
 CronHPA controller runs schedules in (upstream runs them in its process's zone).
 ``history_flags`` adds ``--history-retention``, how long ``history.db`` keeps one-minute
 points (a Go duration, or days and weeks as Prometheus's ``--storage.tsdb.retention.time``
-writes them: ``15d``, ``2w``, ``1w3d12h``).
+writes them: ``15d``, ``2w``, ``1w3d12h``). ``feature_gates_flag`` adds ``--feature-gates``
+(``A=true,B=false`` as kube-apiserver's and kube-controller-manager's), which the API server's
+validation and the HPA controller then share.
 """
 
 from __future__ import annotations
@@ -22,6 +24,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import click
 
 from podscale.api.durations import DurationError, parse_go_duration
+from podscale.api.feature_gates import (
+    DEFAULT_FEATURE_GATES,
+    KNOWN_FEATURE_GATES,
+    parse_feature_gates,
+)
 from podscale.controllers.hpa import DEFAULT_SYNC_PERIOD
 from podscale.hpa import Config
 from podscale.metrics.server import DEFAULT_RESOLUTION
@@ -29,6 +36,8 @@ from podscale.metrics.server import DEFAULT_RESOLUTION
 __all__ = [
     "cronhpa_flags",
     "cronhpa_zone",
+    "feature_gates",
+    "feature_gates_flag",
     "history_flags",
     "history_retention",
     "hpa_flags",
@@ -220,3 +229,29 @@ def history_retention(values: dict[str, Any]) -> timedelta:
     """Pop ``--history-retention`` from a command's keyword arguments."""
     retention: timedelta = values.pop("history_retention", DEFAULT_HISTORY_RETENTION)
     return retention
+
+
+def _parse_gates(_ctx: click.Context, _param: click.Parameter, value: str) -> frozenset[str]:
+    try:
+        return parse_feature_gates(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from None
+
+
+def feature_gates_flag(command: F) -> F:
+    """``--feature-gates``: gates turned on or off over upstream's defaults."""
+    known = ", ".join(sorted(KNOWN_FEATURE_GATES))
+    option = click.option(
+        "--feature-gates",
+        default="",
+        callback=_parse_gates,
+        help="A set of key=value pairs that describe feature gates for alpha/experimental "
+        f"features, e.g. HPAScaleToZero=true. Options are: {known}.",
+    )
+    return option(command)
+
+
+def feature_gates(values: dict[str, Any]) -> frozenset[str]:
+    """Pop ``--feature-gates`` from a command's keyword arguments (the gates in force)."""
+    gates: frozenset[str] = values.pop("feature_gates", DEFAULT_FEATURE_GATES)
+    return gates

@@ -97,7 +97,7 @@ def scale_unavailable(
         at=now,
         current_replicas=current,
         status_replicas=current,
-        min_replicas=int(spec.get("minReplicas") or 1),
+        min_replicas=1 if spec.get("minReplicas") is None else int(spec["minReplicas"]),
         max_replicas=int(spec.get("maxReplicas") or 0),
         branch="the target's scale could not be read: no decision",
         desired_replicas=current,

@@ -15,6 +15,7 @@ from typing import Final
 
 from starlette.types import ASGIApp
 
+from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.apiserver.auth.tls import TlsFiles
 from podscale.apiserver.http.server import DEFAULT_HOST
 from podscale.apiserver.registry.service_ranges import ServiceNetwork
@@ -66,6 +67,8 @@ class UpOptions:
     cronhpa_timezone: str | None = None
     # --history-retention: how long the history keeps one-minute points (``plane.history``)
     history_retention: timedelta = timedelta(days=15)
+    # --feature-gates over upstream's defaults: API validation and the HPA controller
+    feature_gates: frozenset[str] = DEFAULT_FEATURE_GATES
 
     @property
     def use_tls(self) -> bool:

@@ -129,7 +129,11 @@ def assemble_control_plane(options: UpOptions) -> ControlPlane:
     try:
         ensure_system_namespaces(store)
         app = create_app(
-            store, clock=clock, version_info=versions, service_network=options.service_network
+            store,
+            clock=clock,
+            feature_gates=options.feature_gates,
+            version_info=versions,
+            service_network=options.service_network,
         )
     except BaseException:
         store.close()

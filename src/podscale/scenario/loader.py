@@ -25,6 +25,7 @@ so every problem is reported at once::
       events: [{at: 20m, type: loseNode, node: node-2}]
       externalMetrics:               # external metric series over time (scenario_metrics)
         - {name: queue_ready, labels: {queue: a}, values: [{at: 1m, value: "90"}]}
+      featureGates: {HPAScaleToZero: true}   # over upstream's defaults (scenario.feature_gates)
 
 Validation failures raise ``ScenarioError`` whose message reads like the API server's for
 an invalid object: ``<file>: Scenario.podscale.dev "name" is invalid: [<errors>]`` with each
@@ -60,6 +61,7 @@ from podscale.api.names import validate_dns1123_subdomain_name
 from podscale.scenario.cluster import read_events, read_nodes, read_pod_timing, read_string_map
 from podscale.scenario.custom_kinds import defined_kinds
 from podscale.scenario.external_metrics import read_external_metrics
+from podscale.scenario.feature_gates import read_feature_gates
 from podscale.scenario.history_prefill import parse_history
 from podscale.scenario.manifests import read_manifests, read_shipped_crds
 from podscale.scenario.model import API_VERSION, KIND, Manifest, Scenario, Workload
@@ -79,6 +81,7 @@ _SPEC_FIELDS = (
     "externalMetrics",
     "crds",
     "history",
+    "featureGates",
 )
 
 
@@ -232,6 +235,7 @@ def parse_scenario(
     _check_targets(r, workloads, manifests, path)
     events = read_events(r, spec, path, duration, nodes, defined)
     external_metrics = read_external_metrics(r, spec, path, duration)
+    feature_gates = read_feature_gates(r, spec, path)
     if r.errors or r.unknown_fields or duration is None:
         raise _fail(label, name, r)
     return Scenario(
@@ -248,6 +252,7 @@ def parse_scenario(
         annotations=annotations,
         source=source,
         history=history,
+        feature_gates=feature_gates,
     )
 
 

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
+from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.api.quantity import Quantity
 from podscale.runtime.load import LoadProfile, RateSource
 from podscale.runtime.simulated.kubelet_state import StartupProfile
@@ -171,3 +172,6 @@ class Scenario:
     # How much of the load's past is written to the history store before the run starts
     # (``podscale.scenario.history_prefill``); 0: none.
     history: timedelta = timedelta(0)
+    # ``spec.featureGates`` over upstream's defaults: the plane's API server and HPA
+    # controller both run with these (``podscale.scenario.run.plane_for``).
+    feature_gates: frozenset[str] = DEFAULT_FEATURE_GATES

@@ -27,6 +27,7 @@ snapshot of the same instant. Same scenario, same seed, same options: the same r
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -142,6 +143,8 @@ class ScenarioLike(Protocol):
     def external_metrics(self) -> Sequence[SeriesLike]: ...
     @property
     def history(self) -> timedelta: ...
+    @property
+    def feature_gates(self) -> frozenset[str]: ...
 
 
 def node_specs(scenario: ScenarioLike) -> tuple[NodeSpec, ...]:
@@ -153,13 +156,20 @@ def node_specs(scenario: ScenarioLike) -> tuple[NodeSpec, ...]:
 
 def plane_for(scenario: ScenarioLike, clock: VirtualClock, **options: Any) -> EmbeddedControlPlane:
     """An embedded plane with the scenario's nodes (default nodes when it names none), pod
-    timing and seed; ``options`` go to ``EmbeddedControlPlane`` and win."""
+    timing, seed and feature gates; ``options`` go to ``EmbeddedControlPlane`` and win."""
     settings: dict[str, Any] = {
         "nodes": node_specs(scenario) or None,
         "seed": scenario.seed,
         "profile": scenario.pods,
+        "feature_gates": scenario.feature_gates,
         **options,
     }
+    config = settings.get("hpa_config")
+    if config is not None:
+        # The API server admits what the HPA controller then decides on: one set of gates.
+        settings["hpa_config"] = dataclasses.replace(
+            config, feature_gates=settings["feature_gates"]
+        )
     return EmbeddedControlPlane(clock, **settings)
 
 

@@ -148,6 +148,7 @@ def scenario(
     events: list[JSON] | None = None,
     readiness_delay: str = "3s",
     seed: int = 7,
+    feature_gates: dict[str, bool] | None = None,
 ) -> Scenario:
     """An inline scenario on three 4-CPU nodes; the duration is only an upper bound (the
     test body decides how long it runs). Every Deployment among the manifests is one of its
@@ -171,6 +172,7 @@ def scenario(
                 "manifests": manifests,
                 "workloads": [*(workloads or []), *idle],
                 "events": events or [],
+                **({"featureGates": feature_gates} if feature_gates is not None else {}),
             },
         }
     )
