@@ -16,12 +16,10 @@ job missed while no controller ran may still run once when one starts.
 from __future__ import annotations
 
 from datetime import timedelta
-from importlib import resources
 from typing import Any, Final
 
-import yaml
-
 from podscale.api.kinds import KindInfo, Subresource
+from podscale.controllers.packaged_crd import packaged_crd
 
 __all__ = [
     "CRD_NAME",
@@ -39,7 +37,6 @@ VERSION: Final = "v1beta1"
 KIND: Final = "CronHorizontalPodAutoscaler"
 PLURAL: Final = "cronhorizontalpodautoscalers"
 CRD_NAME: Final = f"{PLURAL}.{GROUP}"
-_CRD_FILE: Final = f"{CRD_NAME}.yaml"
 
 # An IANA zone name (``Europe/Berlin``) for this object's schedules and excludeDates.
 TIMEZONE_ANNOTATION: Final = "cronhpa.podscale.dev/timezone"
@@ -64,6 +61,4 @@ CRONHPA: Final = KindInfo(
 
 def definition() -> dict[str, Any]:
     """A fresh copy of the CronHorizontalPodAutoscaler CRD shipped with podscale."""
-    text = resources.files(__package__).joinpath(_CRD_FILE).read_text(encoding="utf-8")
-    loaded: dict[str, Any] = yaml.safe_load(text)
-    return loaded
+    return packaged_crd(__package__, CRD_NAME)

@@ -11,12 +11,10 @@ The labels and metric names are Crane's, so selectors written for Crane keep wor
 
 from __future__ import annotations
 
-from importlib import resources
 from typing import Any, Final
 
-import yaml
-
 from podscale.api.kinds import KindInfo, Subresource
+from podscale.controllers.packaged_crd import packaged_crd
 
 __all__ = [
     "CRD_NAME",
@@ -83,17 +81,11 @@ SUBSTITUTE: Final = KindInfo(
 )
 
 
-def _load(name: str) -> dict[str, Any]:
-    text = resources.files(__package__).joinpath(f"{name}.yaml").read_text(encoding="utf-8")
-    loaded: dict[str, Any] = yaml.safe_load(text)
-    return loaded
-
-
 def definition() -> dict[str, Any]:
     """A fresh copy of the EffectiveHorizontalPodAutoscaler CRD shipped with podscale."""
-    return _load(CRD_NAME)
+    return packaged_crd(__package__, CRD_NAME)
 
 
 def substitute_definition() -> dict[str, Any]:
     """A fresh copy of the Substitute CRD shipped with podscale."""
-    return _load(SUBSTITUTE_CRD_NAME)
+    return packaged_crd(__package__, SUBSTITUTE_CRD_NAME)

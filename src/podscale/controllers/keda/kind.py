@@ -11,12 +11,10 @@ objects with KEDA's defaults, ``validation`` applies KEDA's admission rules.
 
 from __future__ import annotations
 
-from importlib import resources
 from typing import Any, Final
 
-import yaml
-
 from podscale.api.kinds import KindInfo, Subresource
+from podscale.controllers.packaged_crd import packaged_crd
 
 __all__ = [
     "COMPONENT",
@@ -36,7 +34,6 @@ PLURAL: Final = "scaledobjects"
 CRD_NAME: Final = f"{PLURAL}.{GROUP}"
 # The events' source component: KEDA's operator reports as ``keda-operator``.
 COMPONENT: Final = "keda-operator"
-_CRD_FILE: Final = f"{CRD_NAME}.yaml"
 
 SCALED_OBJECT: Final = KindInfo(
     group=GROUP,
@@ -56,6 +53,4 @@ SCALED_OBJECT: Final = KindInfo(
 
 def definition() -> dict[str, Any]:
     """A fresh copy of the ScaledObject CRD shipped with podscale."""
-    text = resources.files(__package__).joinpath(_CRD_FILE).read_text(encoding="utf-8")
-    loaded: dict[str, Any] = yaml.safe_load(text)
-    return loaded
+    return packaged_crd(__package__, CRD_NAME)

@@ -12,12 +12,10 @@ and ``controller`` decide and act.
 
 from __future__ import annotations
 
-from importlib import resources
 from typing import Any, Final
 
-import yaml
-
 from podscale.api.kinds import KindInfo, Subresource
+from podscale.controllers.packaged_crd import packaged_crd
 
 __all__ = [
     "COMPONENT",
@@ -37,7 +35,6 @@ PLURAL: Final = "predictivehorizontalpodautoscalers"
 CRD_NAME: Final = f"{PLURAL}.{GROUP}"
 # The events' source component, as the HPA's is ``horizontal-pod-autoscaler``.
 COMPONENT: Final = "predictive-horizontal-pod-autoscaler"
-_CRD_FILE: Final = f"{CRD_NAME}.yaml"
 
 PHPA: Final = KindInfo(
     group=GROUP,
@@ -56,6 +53,4 @@ PHPA: Final = KindInfo(
 
 def definition() -> dict[str, Any]:
     """A fresh copy of the PredictiveHorizontalPodAutoscaler CRD shipped with podscale."""
-    text = resources.files(__package__).joinpath(_CRD_FILE).read_text(encoding="utf-8")
-    loaded: dict[str, Any] = yaml.safe_load(text)
-    return loaded
+    return packaged_crd(__package__, CRD_NAME)

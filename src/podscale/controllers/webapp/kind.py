@@ -13,12 +13,10 @@ looks custom kinds up afresh per call), ``decisions`` and ``controller`` are its
 
 from __future__ import annotations
 
-from importlib import resources
 from typing import Any, Final
 
-import yaml
-
 from podscale.api.kinds import KindInfo, Subresource
+from podscale.controllers.packaged_crd import packaged_crd
 
 __all__ = [
     "CONTAINER_NAME",
@@ -40,7 +38,6 @@ CRD_NAME: Final = f"{PLURAL}.{GROUP}"
 NAME_LABEL: Final = f"{GROUP}/webapp"
 # The one container of a WebApp's pods (what a scenario's ``containers[].name`` costs).
 CONTAINER_NAME: Final = "app"
-_CRD_FILE: Final = f"{CRD_NAME}.yaml"
 
 WEBAPP: Final = KindInfo(
     group=GROUP,
@@ -62,6 +59,4 @@ WEBAPP: Final = KindInfo(
 
 def definition() -> dict[str, Any]:
     """A fresh copy of the WebApp CustomResourceDefinition shipped with podscale."""
-    text = resources.files(__package__).joinpath(_CRD_FILE).read_text(encoding="utf-8")
-    loaded: dict[str, Any] = yaml.safe_load(text)
-    return loaded
+    return packaged_crd(__package__, CRD_NAME)
