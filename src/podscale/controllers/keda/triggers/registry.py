@@ -1,12 +1,13 @@
 """Read one entry of a ScaledObject's `spec.triggers` into a `TriggerSpec`.
 
 `parse_trigger(index, trigger)` dispatches on `trigger["type"]` to the module for that
-type (`cpu_memory`, `cron`, `prometheus`, `metrics_api`, `kubernetes_workload`), in
-the order KEDA's scaler constructors check things: the target type first (external
-scalers refuse `Utilization`), then the metadata. `index` is the trigger's position,
-which prefixes the metric name; `namespace` is the ScaledObject's, which the
-kubernetes-workload metric is named after. Every refusal is a `TriggerError` whose
-text is KEDA's, ready for the ScaledObject's `Ready=False` condition. Pure.
+type (`cpu_memory`, `cron`, `prometheus`, `metrics_api`, `kubernetes_workload`, and
+podscale's own `push` for `podscale-push`), in the order KEDA's scaler constructors
+check things: the target type first (external scalers refuse `Utilization`), then the
+metadata. `index` is the trigger's position, which prefixes the metric name;
+`namespace` is the ScaledObject's, which the kubernetes-workload metric is named after.
+Every refusal is a `TriggerError` whose text is KEDA's, ready for the ScaledObject's
+`Ready=False` condition. Pure.
 """
 
 from __future__ import annotations
@@ -19,13 +20,23 @@ from podscale.controllers.keda.triggers.cron import parse_cron
 from podscale.controllers.keda.triggers.kubernetes_workload import parse_kubernetes_workload
 from podscale.controllers.keda.triggers.metrics_api import parse_metrics_api
 from podscale.controllers.keda.triggers.prometheus import parse_prometheus
+from podscale.controllers.keda.triggers.push import TRIGGER_TYPE as PUSH_TYPE
+from podscale.controllers.keda.triggers.push import parse_push
 from podscale.controllers.keda.triggers.spec import (
     TriggerError,
     TriggerSpec,
     external_metric_type,
 )
 
-TRIGGER_TYPES = ("cpu", "memory", "cron", "prometheus", "metrics-api", "kubernetes-workload")
+TRIGGER_TYPES = (
+    "cpu",
+    "memory",
+    "cron",
+    "prometheus",
+    "metrics-api",
+    "kubernetes-workload",
+    PUSH_TYPE,
+)
 
 
 def _metadata(trigger: Mapping[str, Any]) -> dict[str, str]:
@@ -82,5 +93,8 @@ def parse_trigger(
     if kind == "metrics-api":
         metric, api = parse_metrics_api(index, metadata)
         return spec(metric, metric_type, api.target_value, api.activation_target_value, api)
+    if kind == PUSH_TYPE:
+        metric, push = parse_push(index, metadata)
+        return spec(metric, metric_type, push.value, push.activation_value, push)
     metric, workload = parse_kubernetes_workload(index, metadata, namespace)
     return spec(metric, metric_type, workload.value, workload.activation_value, workload)
