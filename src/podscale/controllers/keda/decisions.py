@@ -54,6 +54,7 @@ __all__ = [
     "PollDecision",
     "PollInputs",
     "TriggerOutcome",
+    "TriggerState",
     "format_time",
     "poll",
     "trigger_state",
