@@ -38,7 +38,9 @@ def test_the_pipeline_is_installed_on_the_server_state() -> None:
     assert plane.metrics_server is not None
     assert state.metrics_provider is plane.metrics_server
     assert state.custom_metrics_provider is plane.push
-    assert state.external_metrics_provider is plane.push
+    # External reads go through the plane's router, whose fallback is the push provider.
+    assert state.external_metrics_provider is plane.external_routes
+    assert plane.external_routes.fallback is plane.push
     assert isinstance(plane.usage, SimulatedUsage)
     assert {"usage", "horizontalpodautoscaler"} <= set(controller_names(plane))
 
