@@ -22,6 +22,7 @@ from typing import Final
 from zoneinfo import ZoneInfo
 
 from podscale.apiserver.metricsapis.providers import ExternalMetricsWriter
+from podscale.apiserver.metricsapis.router import ExternalMetricsRouter
 from podscale.controllers.cronhpa.controller import CronHorizontalPodAutoscalerController
 from podscale.controllers.deployment.controller import DeploymentController
 from podscale.controllers.ehpa.controller import EffectiveHPAController
@@ -76,6 +77,9 @@ class ControllerContext:
     # Where controllers publish external metrics (the plane's push provider), if anywhere:
     # the EffectiveHorizontalPodAutoscaler controller's crane_autoscaling_* metrics.
     external_metrics_writer: ExternalMetricsWriter | None = None
+    # The plane's external.metrics.k8s.io router, where a controller that serves external
+    # metrics itself (KEDA's metrics server) routes the reads of its selector label.
+    external_metrics_routes: ExternalMetricsRouter | None = None
 
 
 Factory = Callable[[ControllerContext], Controller]

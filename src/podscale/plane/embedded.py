@@ -44,6 +44,7 @@ from zoneinfo import ZoneInfo
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.apiserver.metricsapis.providers import CustomMetricsProvider, ExternalMetricsProvider
+from podscale.apiserver.metricsapis.router import ExternalMetricsRouter
 from podscale.apiserver.registry.event_ttl import expire_events
 from podscale.client.inprocess import InProcessApi
 from podscale.client.supervisor import Supervisor
@@ -209,6 +210,16 @@ class EmbeddedControlPlane:
         self.manager = ControllerManager(
             self.api, clock, workers=workers, resync=resync, supervisor=self.supervisor
         )
+        # external.metrics.k8s.io goes through a router: controllers that serve external
+        # metrics themselves (KEDA's metrics server) route their reads; every other read
+        # goes where it went without one (a supplied provider, the push provider, or what
+        # the server already had).
+        fallback = external_metrics_provider
+        if fallback is None:
+            fallback = (
+                self.push if self.push is not None else self.api.state.external_metrics_provider
+            )
+        self.external_routes = ExternalMetricsRouter(fallback)
         context = ControllerContext(
             self.api,
             clock,
@@ -219,6 +230,7 @@ class EmbeddedControlPlane:
             cronhpa_zone,
             self.history,
             external_metrics_writer=self.push,
+            external_metrics_routes=self.external_routes,
         )
         for controller in controllers(context):
             self.manager.register(controller)
@@ -260,8 +272,8 @@ class EmbeddedControlPlane:
         # After the pipeline: a supplied provider wins over the push provider for its group.
         if custom_metrics_provider is not None:
             self.api.state.custom_metrics_provider = custom_metrics_provider
-        if external_metrics_provider is not None:
-            self.api.state.external_metrics_provider = external_metrics_provider
+        # The router's fallback is the supplied provider or the push provider (above).
+        self.api.state.external_metrics_provider = self.external_routes
         self._stop = asyncio.Event()
         self._started = asyncio.Event()
 

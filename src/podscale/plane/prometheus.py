@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
 
+from podscale.apiserver.metricsapis.router import ExternalMetricsRouter
 from podscale.apiserver.state import ServerState
 from podscale.client.inprocess import InProcessApi
 from podscale.metrics.prometheus import (
@@ -58,7 +59,10 @@ def prometheus_provider(
 
 
 def _installed_adapters(state: ServerState) -> list[PrometheusMetricsProvider]:
-    installed = (state.custom_metrics_provider, state.external_metrics_provider)
+    external = state.external_metrics_provider
+    if isinstance(external, ExternalMetricsRouter):
+        external = external.fallback  # the plane's router wraps the adapter
+    installed = (state.custom_metrics_provider, external)
     found = [p for p in installed if isinstance(p, PrometheusMetricsProvider)]
     return list({id(p): p for p in found}.values())
 

@@ -4,19 +4,28 @@ off, and the ``podscale up`` flags that set them."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from podscale.api import parse_quantity
+from podscale.apiserver.metricsapis.samples import ExternalSample
 from podscale.cli.main import cli
 from podscale.cli.up_flags import hpa_settings
 from podscale.controllers.hpa import HorizontalPodAutoscalerController
+from podscale.controllers.hpa.metrics_inprocess import InProcessMetricsClient
+from podscale.controllers.keda.adapter import KedaMetricsAdapter
+from podscale.controllers.keda.generated import SCALED_OBJECT_LABEL
+from podscale.controllers.manager import Controller
+from podscale.controllers.registry import ControllerContext
 from podscale.hpa import Config
 from podscale.plane.embedded import EmbeddedControlPlane, controllers_from_flag
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.simulated import SimulatedUsage
+from podscale.testing.clock import FakeClock
 
 from .pipeline import START
 
@@ -38,7 +47,9 @@ def test_the_pipeline_is_installed_on_the_server_state() -> None:
     assert plane.metrics_server is not None
     assert state.metrics_provider is plane.metrics_server
     assert state.custom_metrics_provider is plane.push
-    assert state.external_metrics_provider is plane.push
+    # External reads go through the plane's router, whose fallback is the push provider.
+    assert state.external_metrics_provider is plane.external_routes
+    assert plane.external_routes.fallback is plane.push
     assert isinstance(plane.usage, SimulatedUsage)
     assert {"usage", "horizontalpodautoscaler"} <= set(controller_names(plane))
 
@@ -128,3 +139,32 @@ def test_up_documents_the_upstream_defaults() -> None:
         assert flag in text
         assert f"[default: {default}" in text.split(flag, 1)[1].split("--", 1)[0]
     assert "--concurrent-horizontal-pod-autoscaler-syncs" in text
+
+
+def test_controllers_route_external_reads_through_the_plane_router() -> None:
+    # A controller serving external metrics itself (KEDA's metrics server) routes its
+    # selector label; pushed external metrics keep answering every other read.
+    clock = FakeClock(START)  # read outside virtual time
+
+    class Keda:
+        async def metric_value(self, namespace: str, scaled_object: str, metric: str) -> float:
+            return 3.0
+
+    def factory(context: ControllerContext) -> list[Controller]:
+        assert context.external_metrics_routes is not None
+        adapter = KedaMetricsAdapter(Keda(), context.clock)
+        context.external_metrics_routes.route(SCALED_OBJECT_LABEL, adapter)
+        return []
+
+    plane = EmbeddedControlPlane(clock, controllers=factory)
+    assert plane.push is not None
+    plane.push.write_external_samples(
+        "ns",
+        "queue",
+        [ExternalSample("ns", "queue", parse_quantity("5"), timestamp=START)],
+        replace=True,
+    )
+    client = InProcessMetricsClient(plane.api.state)
+    keda = {"matchLabels": {SCALED_OBJECT_LABEL: "so"}}
+    assert asyncio.run(client.external_metric("s0-x", "ns", keda))[0] == [3000]
+    assert asyncio.run(client.external_metric("queue", "ns", None))[0] == [5000]

@@ -26,6 +26,7 @@ import pytest
 from click.testing import CliRunner
 
 from podscale.api.kinds import kind_for
+from podscale.apiserver.metricsapis.router import ExternalMetricsRouter
 from podscale.cli.main import cli
 from podscale.cli.prometheus_flags import prometheus_settings
 from podscale.metrics.prometheus import PrometheusMetricsProvider, load_config
@@ -223,8 +224,12 @@ def test_the_adapter_serves_the_groups_it_has_rules_for(
                 return "prometheus"
             return "push" if provider is workloads.push else repr(provider)
 
-        served = which(state.custom_metrics_provider), which(state.external_metrics_provider)
-        for provider in (state.custom_metrics_provider, state.external_metrics_provider):
+        # The plane routes external reads; what it routes the rest to is the served one.
+        router = state.external_metrics_provider
+        assert isinstance(router, ExternalMetricsRouter)
+        external = router.fallback
+        served = which(state.custom_metrics_provider), which(external)
+        for provider in (state.custom_metrics_provider, external):
             if isinstance(provider, PrometheusMetricsProvider):
                 await provider.adapter.client.aclose()
         return served

@@ -18,6 +18,7 @@ from starlette.responses import Response
 from podscale.apiserver.discovery import ExtraGroupVersion
 from podscale.apiserver.metricsapis.custom import custom_discovery, handle_custom_metrics
 from podscale.apiserver.metricsapis.external import external_discovery, handle_external_metrics
+from podscale.apiserver.metricsapis.router import serving
 from podscale.apiserver.metricsapis.samples import CUSTOM_GROUP_VERSION, EXTERNAL_GROUP_VERSION
 from podscale.apiserver.state import ServerState
 
@@ -38,7 +39,7 @@ async def serve_metric_api(state: ServerState, request: Request) -> Response | N
     if custom is not None and path.startswith(_CUSTOM_PREFIX):
         parts = _segments(path, _CUSTOM_PREFIX)
         return await handle_custom_metrics(custom, state.clock, request, parts)
-    external = state.external_metrics_provider
+    external = serving(state.external_metrics_provider)
     if external is not None and path.startswith(_EXTERNAL_PREFIX):
         parts = _segments(path, _EXTERNAL_PREFIX)
         return await handle_external_metrics(external, state.clock, request, parts)
@@ -50,6 +51,7 @@ def metric_group_versions(state: ServerState) -> tuple[ExtraGroupVersion, ...]:
     groups: list[ExtraGroupVersion] = []
     if state.custom_metrics_provider is not None:
         groups.append(custom_discovery(state.custom_metrics_provider))
-    if state.external_metrics_provider is not None:
-        groups.append(external_discovery(state.external_metrics_provider))
+    external = serving(state.external_metrics_provider)
+    if external is not None:
+        groups.append(external_discovery(external))
     return tuple(groups)

@@ -21,6 +21,7 @@ from podscale.api.selectors import Selector, SelectorError, parse_selector
 from podscale.apiserver import errors as server_errors
 from podscale.apiserver.metricsapis.pod_usage import PodUsageReader
 from podscale.apiserver.metricsapis.providers import CustomMetricInfo, ExternalMetricInfo
+from podscale.apiserver.metricsapis.router import serving
 from podscale.apiserver.state import ServerState
 from podscale.controllers.hpa.metrics_values import (
     CUSTOM_API,
@@ -146,7 +147,7 @@ class InProcessMetricsClient:
     async def external_metric(
         self, metric_name: str, namespace: str, metric_selector: dict[str, Any] | None
     ) -> tuple[list[int], datetime]:
-        provider = self._state.external_metrics_provider
+        provider = serving(self._state.external_metrics_provider)
         if provider is None:
             raise fetch_failed(EXTERNAL_API, _NOT_SERVED)
         wanted = _selector(metric_selector_text(metric_selector))
