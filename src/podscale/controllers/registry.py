@@ -32,6 +32,8 @@ from podscale.controllers.hpa.controller import (
     HorizontalPodAutoscalerController,
 )
 from podscale.controllers.hpa.metrics_client import MetricsClient
+from podscale.controllers.keda.controller import ScaledObjectController
+from podscale.controllers.keda.scalers.base import PodMetricsReader
 from podscale.controllers.manager import Controller
 from podscale.controllers.namespace.controller import NamespaceController
 from podscale.controllers.phpa.controller import PredictiveHorizontalPodAutoscalerController
@@ -178,6 +180,17 @@ _SPECS: Final[tuple[ControllerSpec, ...]] = (
         "usage-history-controller",
         "usagehistory",
         lambda c: UsageHistoryController(c.api, c.clock, c.metrics, c.history),
+    ),
+    # KEDA's ScaledObjects: idle until its CRD is installed (``keda``).
+    ControllerSpec(
+        "keda-operator",
+        "keda",
+        lambda c: ScaledObjectController(
+            c.api,
+            c.clock,
+            routes=c.external_metrics_routes,
+            pod_metrics=c.metrics if isinstance(c.metrics, PodMetricsReader) else None,
+        ),
     ),
 )
 

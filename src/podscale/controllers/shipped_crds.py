@@ -12,7 +12,8 @@ always registered (``controllers.registry``) and stay idle until their CRD is in
 
 A product kind's CRD comes with its controller, as an operator's chart installs both:
 ``INSTALLED_WITH`` maps such a CRD to the controller (canonical ``--controllers`` name)
-whose running makes ``podscale up`` install it by default (the CronHPA's, the PHPA's). The example
+whose running makes ``podscale up`` install it by default (the CronHPA's, the PHPA's,
+KEDA's ScaledObject). The example
 operator's WebApp is installed only on request. ``crds_to_install`` is the rule.
 """
 
@@ -43,8 +44,6 @@ INSTALLED_WITH: Final[Mapping[str, str]] = {
     ehpa.CRD_NAME: "ehpa-controller",
     ehpa.SUBSTITUTE_CRD_NAME: "ehpa-controller",
     phpa.CRD_NAME: "predictive-horizontal-pod-autoscaler-controller",
-    # KEDA's operator installs its CRD; until podscale runs a controller of that name the
-    # ScaledObject CRD is installed on request only (--install-crd, a scenario's spec.crds).
     keda.CRD_NAME: "keda-operator",
 }
 

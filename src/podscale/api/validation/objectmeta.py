@@ -212,8 +212,13 @@ def validate_object_meta(
     namespaced: bool,
     path: FieldPath = METADATA,
     name_validator: NameValidator = validate_dns1123_subdomain_name,
+    kube_finalizers: bool = True,
 ) -> list[FieldError]:
-    """Metadata of an object being created (after name generation, as upstream expects)."""
+    """Metadata of an object being created (after name generation, as upstream expects).
+
+    ``kube_finalizers``: the built-in kinds' extra rule that an unprefixed finalizer be one
+    of the standard names (``pkg/apis/core/validation``); custom resources are validated by
+    apimachinery's generic checks only, where ``finalizer.keda.sh`` is a valid name."""
     errors: list[FieldError] = []
     generate_name = str(meta.get("generateName", ""))
     if generate_name:
@@ -227,9 +232,10 @@ def validate_object_meta(
     else:
         errors.extend(invalid(path.child("name"), name, msg) for msg in name_validator(name, False))
     errors.extend(_validate_common(meta, namespaced, path))
-    errors.extend(
-        _validate_kube_finalizer_names(meta.get("finalizers") or [], path.child("finalizers"))
-    )
+    if kube_finalizers:
+        errors.extend(
+            _validate_kube_finalizer_names(meta.get("finalizers") or [], path.child("finalizers"))
+        )
     return errors
 
 
@@ -239,6 +245,7 @@ def validate_object_meta_update(
     path: FieldPath = METADATA,
     *,
     allow_unconditional_update: bool = True,
+    kube_finalizers: bool = True,
 ) -> list[FieldError]:
     """Metadata of an update: identity fields frozen, no finalizers added while deleting.
 
@@ -285,7 +292,8 @@ def validate_object_meta_update(
         validate_owner_references(new.get("ownerReferences"), path.child("ownerReferences"))
     )
     errors.extend(_validate_managed_fields(new.get("managedFields"), path.child("managedFields")))
-    errors.extend(
-        _validate_kube_finalizer_names(new.get("finalizers") or [], path.child("finalizers"))
-    )
+    if kube_finalizers:
+        errors.extend(
+            _validate_kube_finalizer_names(new.get("finalizers") or [], path.child("finalizers"))
+        )
     return errors

@@ -167,9 +167,14 @@ def admit_custom(
         errors += validate_rules(obj, old, info.schema)
     meta = obj.get("metadata") or {}
     if old is None:
-        errors = validate_object_meta(meta, namespaced=info.namespaced) + errors
+        errors = (
+            validate_object_meta(meta, namespaced=info.namespaced, kube_finalizers=False) + errors
+        )
     else:
-        errors = validate_object_meta_update(meta, old.get("metadata") or {}) + errors
+        errors = (
+            validate_object_meta_update(meta, old.get("metadata") or {}, kube_finalizers=False)
+            + errors
+        )
     errors += _scale_errors(obj, info.scale, spec=subresource != "status")
     if errors:
         name = str(meta.get("name", ""))

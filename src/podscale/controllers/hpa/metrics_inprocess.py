@@ -99,6 +99,24 @@ class InProcessMetricsClient:
         ]
         return pod_resource_values(matching, resource, container)
 
+    async def pod_metrics(self, namespace: str, label_selector: str) -> list[JSON]:
+        """The PodMetrics items (metrics.k8s.io) of the pods ``label_selector`` matches in
+        ``namespace``, as a LIST with that selector answers: what KEDA's cpu and memory
+        scalers read for their activation (``controllers.keda.scalers.base.PodMetricsReader``)."""
+        provider = self._state.metrics_provider
+        if provider is None:
+            raise fetch_failed(RESOURCE_API, _NOT_SERVED)
+        wanted = _selector(label_selector)
+        try:
+            selected = None
+            if isinstance(provider, _SelectingProvider):
+                selected = provider.pod_metrics_selected(namespace, wanted)
+            items = provider.pod_metrics(namespace) if selected is None else selected
+        except Exception as err:
+            raise fetch_failed(RESOURCE_API, _failure_text(err)) from None
+        labels = [(item, (item.get("metadata") or {}).get("labels") or {}) for item in items]
+        return [item for item, have in labels if wanted.empty() or wanted.matches(have)]
+
     async def pods_metric(
         self,
         metric_name: str,

@@ -139,3 +139,36 @@ def test_custom_resources_survive_a_restart(
             assert got.json()["spec"]["size"] == "big"
     finally:
         second.close()
+
+
+def test_an_unprefixed_finalizer_is_valid_on_a_custom_resource(
+    api: InProcessApi, widget_factory: Callable[..., JSON]
+) -> None:
+    # apiextensions validates a custom resource's metadata with apimachinery's generic rules
+    # only (a qualified name): KEDA's "finalizer.keda.sh" is accepted, on create and update.
+    # The built-in kinds add the standard-or-fully-qualified rule, which refuses it.
+    async def main() -> tuple[JSON, JSON, ApiError]:
+        kind = await api.resolve_kind("example.com", "v1", "widgets")
+        widget = widget_factory()
+        widget["metadata"]["finalizers"] = ["finalizer.keda.sh"]
+        created = await api.create(kind, "default", widget)
+        patch = {"metadata": {"finalizers": ["finalizer.keda.sh", "example.com/other"]}}
+        updated = await api.patch(
+            kind, "default", "w1", patch, content_type="application/merge-patch+json"
+        )
+        pods = await api.resolve_kind("", "v1", "pods")
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "p", "finalizers": ["finalizer.keda.sh"]},
+            "spec": {"containers": [{"name": "c", "image": "i"}]},
+        }
+        with pytest.raises(ApiError) as refused:
+            await api.create(pods, "default", pod)
+        return created, updated, refused.value
+
+    created, updated, refused = asyncio.run(main())
+    assert created["metadata"]["finalizers"] == ["finalizer.keda.sh"]
+    assert updated["metadata"]["finalizers"] == ["finalizer.keda.sh", "example.com/other"]
+    assert refused.status == 422
+    assert "name is neither a standard finalizer name nor is it fully qualified" in str(refused)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, runtime_checkable
 
 import httpx
 
@@ -70,6 +70,7 @@ class Scaler(Protocol):
     async def close(self) -> None: ...
 
 
+@runtime_checkable
 class PodMetricsReader(Protocol):
     """metrics.k8s.io PodMetrics items of `namespace` matching `label_selector`."""
 
