@@ -119,7 +119,8 @@ def test_the_loop_sees_errors_as_outcomes_and_health_is_left_to_it() -> None:
     ]
     assert [(o.value, o.active, o.error) for o in second] == [(None, False, "connection refused")]
     entry = handler.entry(KEY)
-    assert entry is not None and entry.health == {}
+    assert entry is not None
+    assert entry.health == {}
 
 
 @pytest.mark.parametrize(
@@ -215,10 +216,13 @@ def test_scalers_are_rebuilt_only_for_a_new_generation() -> None:
     async def main() -> None:
         await handler.put(KEY, so, 1, specs_of(so), None, None)
         await handler.put(KEY, so, 1, specs_of(so), None, None)
-        assert built() == 1 and not first.closed
+        assert built() == 1
+        assert not first.closed
         await handler.put(KEY, so, 2, specs_of(so), None, None)
-        assert built() == 2 and first.closed
+        assert built() == 2
+        assert first.closed
         await handler.forget(KEY)
-        assert second.closed and handler.entry(KEY) is None
+        assert second.closed
+        assert handler.entry(KEY) is None
 
     asyncio.run(main())
