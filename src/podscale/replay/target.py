@@ -194,8 +194,9 @@ def target_utilization(objects: Sequence[JSON]) -> int | None:
     """The CPU ``averageUtilization`` (percent) of the first autoscaler among ``objects``
     scaling a workload on metrics (an HPA, a PHPA, an EHPA: the same ``spec.metrics``): a
     Resource or ContainerResource cpu metric in autoscaling/v2's form, the
-    ``targetCPUUtilizationPercentage`` of v1, 80 when it has no metrics at all; None when it
-    scales on something else (or there is no such autoscaler)."""
+    ``targetCPUUtilizationPercentage`` of v1, 80 when it has no metrics at all; a
+    ScaledObject's ``cpu`` trigger of type Utilization; None when it scales on something
+    else (or there is no such autoscaler)."""
     for obj in objects:
         if obj.get("kind") == _SCALED_OBJECT and _workload_ref(obj) is not None:
             return _cpu_trigger_utilization(obj)
