@@ -5,9 +5,11 @@ autoscaler's objects (plain JSON, as a manifest file holds them). ``Autoscaler``
 run's input: a name for the report and the objects that replace the scenario's own
 autoscalers (none: the scenario's are kept). An autoscaler is any of ``AUTOSCALER_KINDS``:
 the HPA, podscale's PredictiveHorizontalPodAutoscaler, Crane's
-EffectiveHorizontalPodAutoscaler, the CronHPA (with the HPA it sets). They are read as
-plain JSON only, by the fields they share with the HPA (``spec.scaleTargetRef``,
-``spec.metrics``), so this module knows none of their controllers; a custom kind's
+EffectiveHorizontalPodAutoscaler, the CronHPA (with the HPA it sets), KEDA's ScaledObject.
+They are read as plain JSON only, by the fields they share with the HPA
+(``spec.scaleTargetRef``, ``spec.metrics``; a ScaledObject's target defaults to an
+``apps/v1`` Deployment as KEDA's does, and its CPU target is its ``cpu`` trigger's), so
+this module knows none of their controllers; a custom kind's
 definition comes from the CRDs podscale ships (``podscale.controllers.shipped_crds``) when
 the scenario does not define it. ``choose_target`` finds the workload the autoscalers
 scale, ``describe_target`` what one of its pods asks for (the sums
@@ -51,11 +53,13 @@ AUTOSCALER_KINDS: Final = frozenset(
         "PredictiveHorizontalPodAutoscaler",  # autoscaling.podscale.dev
         "EffectiveHorizontalPodAutoscaler",  # autoscaling.crane.io
         "CronHorizontalPodAutoscaler",  # autoscaling.alibabacloud.com
+        "ScaledObject",  # keda.sh
     }
 )
+_SCALED_OBJECT: Final = "ScaledObject"
 # Those whose spec.metrics default as the HPA's does (80% CPU) when absent; a CronHPA has
-# no metrics of its own.
-_METRIC_KINDS: Final = AUTOSCALER_KINDS - {"CronHorizontalPodAutoscaler"}
+# no metrics of its own, a ScaledObject has triggers instead.
+_METRIC_KINDS: Final = AUTOSCALER_KINDS - {"CronHorizontalPodAutoscaler", _SCALED_OBJECT}
 # The issue's rule: autoscalers aiming at different utilizations are compared at 50%.
 COMPARISON_UTILIZATION: Final = 50
 _CRD_KIND: Final = "CustomResourceDefinition"
@@ -91,6 +95,9 @@ def _workload_ref(obj: JSON) -> JSON | None:
     ref = spec.get("scaleTargetRef") if isinstance(spec, dict) else None
     if not isinstance(ref, dict) or ref.get("kind") in AUTOSCALER_KINDS:
         return None
+    if obj.get("kind") == _SCALED_OBJECT:
+        # KEDA's defaults: a ScaledObject naming only its target scales a Deployment.
+        return {"apiVersion": "apps/v1", "kind": "Deployment", **ref}
     return ref
 
 
@@ -187,9 +194,12 @@ def target_utilization(objects: Sequence[JSON]) -> int | None:
     """The CPU ``averageUtilization`` (percent) of the first autoscaler among ``objects``
     scaling a workload on metrics (an HPA, a PHPA, an EHPA: the same ``spec.metrics``): a
     Resource or ContainerResource cpu metric in autoscaling/v2's form, the
-    ``targetCPUUtilizationPercentage`` of v1, 80 when it has no metrics at all; None when it
-    scales on something else (or there is no such autoscaler)."""
+    ``targetCPUUtilizationPercentage`` of v1, 80 when it has no metrics at all; a
+    ScaledObject's ``cpu`` trigger of type Utilization; None when it scales on something
+    else (or there is no such autoscaler)."""
     for obj in objects:
+        if obj.get("kind") == _SCALED_OBJECT and _workload_ref(obj) is not None:
+            return _cpu_trigger_utilization(obj)
         if obj.get("kind") not in _METRIC_KINDS or _workload_ref(obj) is None:
             continue
         spec = obj.get("spec") or {}
@@ -204,6 +214,22 @@ def target_utilization(objects: Sequence[JSON]) -> int | None:
             if source.get("name") == "cpu" and target.get("type") == "Utilization":
                 return int(target.get("averageUtilization") or 0) or None
         return None
+    return None
+
+
+def _cpu_trigger_utilization(scaled_object: JSON) -> int | None:
+    """The ``value`` of a ScaledObject's first ``cpu`` trigger of type Utilization (its
+    ``metadata.type`` wins over ``metricType``, as KEDA reads them); None without one."""
+    for trigger in (scaled_object.get("spec") or {}).get("triggers") or ():
+        if not isinstance(trigger, dict) or trigger.get("type") != "cpu":
+            continue
+        metadata = trigger.get("metadata") or {}
+        if (metadata.get("type") or trigger.get("metricType")) != "Utilization":
+            continue
+        try:
+            return int(str(metadata.get("value"))) or None
+        except ValueError:
+            return None
     return None
 
 

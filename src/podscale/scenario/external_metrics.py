@@ -12,10 +12,14 @@ Called by ``podscale.scenario.loader`` with its ``FieldReader``; produces the
         values:                           # required, step-hold: each holds until the next
           - {at: 1m, value: "90"}         # at: a Go duration, at most spec.duration
           - {at: 6m, value: 600}          # value: a quantity, >= 0
+          - {at: 9m, stopped: true}       # no longer published (instead of a value)
 
 Names follow the API's rules (the metric name is a path segment of the metrics URL, the
 namespace a DNS-1123 label, labels as an object's labels); the same series (namespace, name,
 labels) may appear once and each of its ``at`` once. Values come back ordered by ``at``.
+A ``stopped`` step (its value None) is a source that stopped publishing: the run writes
+nothing more until the series' next value, so the push provider forgets the last one after
+its ttl, as an adapter forgets a metric whose exporter went away.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from podscale.scenario.model import ExternalMetricSeries, ExternalMetricValue
 __all__ = ["read_external_metrics", "series_key"]
 
 _SERIES_FIELDS: Final = ("name", "namespace", "labels", "values")
-_VALUE_FIELDS: Final = ("at", "value")
+_VALUE_FIELDS: Final = ("at", "value", "stopped")
 
 
 def series_key(series: ExternalMetricSeries) -> str:
@@ -54,7 +58,13 @@ def _values(
             continue
         at = r.duration(fields, "at", item_path, need=True)
         value = r.quantity(fields, "value", item_path)
-        if fields.get("value") is None:
+        stopped = r.boolean(fields, "stopped", item_path) is True
+        if stopped and fields.get("value") is not None:
+            r.errors.append(
+                invalid(item_path.child("stopped"), True, "must not be set with a value")
+            )
+            continue
+        if not stopped and fields.get("value") is None:
             r.errors.append(required(item_path.child("value")))
         if at is not None and duration is not None and at > duration:
             r.errors.append(
@@ -64,9 +74,9 @@ def _values(
         if at is not None and at in seen:
             r.errors.append(duplicate(item_path.child("at"), fields["at"]))
             continue
-        if at is not None and value is not None:
+        if at is not None and (value is not None or stopped):
             seen.add(at)
-            values.append(ExternalMetricValue(at, value))
+            values.append(ExternalMetricValue(at, None if stopped else value))
     return sorted(values, key=lambda v: v.at)
 
 

@@ -8,7 +8,8 @@ is republished every ``REPUBLISH_EVERY`` (30 s, as the external-metric example's
 tells a human pusher to do), and a new value is published at its own ``at``: a series is
 never missing between its first ``at`` and the end of the run, and never served stale for
 longer than one republish period. Each publication also refreshes the sample's timestamp,
-as a real exporter's would.
+as a real exporter's would. A stopped step (value None) publishes nothing until the series'
+next value: the provider forgets the last one ``ttl`` after its last write.
 
 ``ExternalMetricFeed`` only computes the schedule (offsets after the run's start); the run
 does the writing. Series are read through the structural ``SeriesLike`` protocol, since
@@ -32,7 +33,7 @@ class ValueLike(Protocol):
     @property
     def at(self) -> timedelta: ...
     @property
-    def value(self) -> Quantity: ...
+    def value(self) -> Quantity | None: ...
 
 
 class SeriesLike(Protocol):
@@ -65,17 +66,18 @@ class ExternalMetricFeed:
             raise ValueError("republish_every must be positive")
         self._series = [s for s in series if s.values]
         self._every = republish_every
-        # Per series: the offset of its next publication (its first value's ``at`` to begin).
-        self._next = [min(v.at for v in s.values) for s in self._series]
+        # Per series: the offset of its next publication (its first value's ``at`` to begin;
+        # None once it is stopped for good).
+        self._next: list[timedelta | None] = [min(v.at for v in s.values) for s in self._series]
 
     def next_at(self) -> timedelta | None:
-        """The offset of the next publication (None: no series)."""
-        return min(self._next, default=None)
+        """The offset of the next publication (None: none left)."""
+        return min((at for at in self._next if at is not None), default=None)
 
     @staticmethod
-    def _held(series: SeriesLike, offset: timedelta) -> tuple[Quantity, timedelta | None]:
-        """The value held at ``offset`` (not before the first ``at``) and the ``at`` of the
-        value after it."""
+    def _held(series: SeriesLike, offset: timedelta) -> tuple[Quantity | None, timedelta | None]:
+        """The value held at ``offset`` (not before the first ``at``; None while stopped)
+        and the ``at`` of the value after it."""
         steps = sorted(series.values, key=lambda v: v.at)
         held = steps[0].value
         for step in steps:
@@ -88,9 +90,13 @@ class ExternalMetricFeed:
         """Every publication due at ``offset`` (in series order), and the schedule moved on."""
         result: list[Publication] = []
         for i, series in enumerate(self._series):
-            if self._next[i] > offset:
+            due_at = self._next[i]
+            if due_at is None or due_at > offset:
                 continue
             value, change_at = self._held(series, offset)
+            if value is None:  # stopped: nothing until the next value, if any
+                self._next[i] = change_at
+                continue
             result.append(Publication(series, value))
             following = offset + self._every
             self._next[i] = following if change_at is None else min(following, change_at)

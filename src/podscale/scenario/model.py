@@ -116,10 +116,11 @@ class ScenarioEvent:
 
 @dataclass(frozen=True, slots=True)
 class ExternalMetricValue:
-    """From ``at`` after the start (until the next value) the series reads ``value``."""
+    """From ``at`` after the start (until the next value) the series reads ``value``; None:
+    it is no longer published from ``at`` on (its source stopped)."""
 
     at: timedelta
-    value: Quantity
+    value: Quantity | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +135,8 @@ class ExternalMetricSeries:
     values: tuple[ExternalMetricValue, ...] = ()
 
     def value_at(self, offset: timedelta) -> Quantity | None:
-        """The value held at ``offset`` after the start (None before the first)."""
+        """The value held at ``offset`` after the start (None before the first, and while
+        the series is stopped)."""
         held = None
         for step in sorted(self.values, key=lambda v: v.at):
             if step.at > offset:

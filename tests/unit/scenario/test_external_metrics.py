@@ -4,6 +4,7 @@ publication schedule a run follows (``podscale.scenario.external_schedule``)."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 from datetime import timedelta
 from pathlib import Path
@@ -14,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from podscale.api.quantity import parse_quantity
+from podscale.replay.window import choose_window, shift_scenario
 from podscale.scenario.external_schedule import REPUBLISH_EVERY, ExternalMetricFeed
 from podscale.scenario.loader import ScenarioError, parse_scenario
 from podscale.scenario.model import ExternalMetricSeries, ExternalMetricValue
@@ -132,6 +134,26 @@ INVALID: list[tuple[Any, list[str]]] = [
         ],
         ['spec.externalMetrics[1]: Duplicate value: "default/q{a=1,b=2}"'],
     ),
+    (
+        [
+            {
+                "name": "q",
+                "values": [
+                    {"at": "1m", "value": 1, "stopped": True},
+                    {"at": "2m", "stopped": False},
+                    {"at": "3m", "stopped": "yes"},
+                ],
+            }
+        ],
+        [
+            "spec.externalMetrics[0].values[0].stopped: Invalid value: true: "
+            "must not be set with a value",
+            "spec.externalMetrics[0].values[1].value: Required value",
+            'spec.externalMetrics[0].values[2].stopped: Invalid value: "yes": '
+            "must be of type boolean",
+            "spec.externalMetrics[0].values[2].value: Required value",
+        ],
+    ),
 ]
 
 
@@ -151,6 +173,7 @@ INVALID: list[tuple[Any, list[str]]] = [
         "at-after-duration-and-unparsable",
         "same-at-twice",
         "same-series-twice",
+        "stopped-with-a-value-or-not-true",
     ],
 )
 def test_invalid_series_report_each_problem_at_its_path(
@@ -218,3 +241,69 @@ def test_every_held_value_is_published_at_its_time_and_never_goes_stale(
     assert all(0 < b - a <= every for a, b in itertools.pairwise(times))
     for at, _, value in published:
         assert parse_quantity(value) == one.value_at(s(at))
+
+
+def stopped_series() -> ExternalMetricSeries:
+    """90 from 1m, stopped at 3m, 40 again from 6m."""
+    steps = (
+        ExternalMetricValue(s(60), parse_quantity("90")),
+        ExternalMetricValue(s(180), None),
+        ExternalMetricValue(s(360), parse_quantity("40")),
+    )
+    return ExternalMetricSeries("q", values=steps)
+
+
+def test_a_stopped_step_loads_as_no_value(tmp_path: Path) -> None:
+    values = [{"at": "1m", "value": 90}, {"at": "3m", "stopped": True}, {"at": "6m", "value": 40}]
+    doc = with_metrics({"name": "q", "values": values})
+    assert parse_scenario(doc, base_dir=tmp_path).external_metrics == (stopped_series(),)
+
+
+@pytest.mark.parametrize(
+    ("offset", "expected"),
+    [(60, "90"), (179, "90"), (180, None), (359, None), (360, "40")],
+    ids=["published", "before-the-stop", "stopped", "still-stopped", "published-again"],
+)
+def test_a_stopped_series_holds_no_value(offset: float, expected: str | None) -> None:
+    held = stopped_series().value_at(s(offset))
+    assert held == (None if expected is None else parse_quantity(expected))
+
+
+def test_a_stopped_series_is_not_republished_until_its_next_value() -> None:
+    # Nothing between 3m and 6m: the push provider forgets the 90 after its ttl.
+    assert run_feed(ExternalMetricFeed([stopped_series()]), 420) == [
+        (60, "q", "90"),
+        (90, "q", "90"),
+        (120, "q", "90"),
+        (150, "q", "90"),
+        (360, "q", "40"),
+        (390, "q", "40"),
+        (420, "q", "40"),
+    ]
+
+
+def test_a_series_stopped_for_good_leaves_the_feed_with_nothing_to_publish() -> None:
+    steps = (ExternalMetricValue(s(0), parse_quantity("1")), ExternalMetricValue(s(30), None))
+    feed = ExternalMetricFeed([ExternalMetricSeries("q", values=steps)])
+    assert run_feed(feed, 600) == [(0, "q", "1")]
+    assert feed.next_at() is None
+
+
+@pytest.mark.parametrize(
+    ("start", "expected"),
+    [
+        (120, [(0, "90"), (60, None), (240, "40")]),
+        (200, [(160, "40")]),
+    ],
+    ids=["window-before-the-stop", "window-inside-the-stop"],
+)
+def test_a_replay_window_keeps_the_stop(start: int, expected: list[tuple[int, str | None]]) -> None:
+    doc = with_metrics({"name": "q", "values": [{"at": "0s", "value": 0}]})
+    scenario = dataclasses.replace(
+        parse_scenario(doc, base_dir=Path(".")), external_metrics=(stopped_series(),)
+    )
+    window = choose_window(scenario.duration, s(start), s(60), timedelta(0))
+    (shifted,) = shift_scenario(scenario, window).external_metrics
+    assert [
+        (v.at.total_seconds(), None if v.value is None else str(v.value)) for v in shifted.values
+    ] == expected
