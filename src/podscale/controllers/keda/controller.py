@@ -82,6 +82,9 @@ class _CheckFailed(Exception):
         super().__init__(f"{message}: {cause}")
         self.message = message
         self.cause = cause
+        # What the reconcile had recorded before the step failed (KEDA writes each part of
+        # the status as it goes), when more than the caller's own status.
+        self.status: JSON | None = None
 
 
 class ScaledObjectController:
@@ -206,7 +209,8 @@ class ScaledObjectController:
             status = await self._reconcile_object(key, obj, so, status, events)
         except _CheckFailed as err:
             await self._stop(key)
-            status = so_status.check_failed(status, err.message, err.cause)
+            failed_on = status if err.status is None else err.status
+            status = so_status.check_failed(failed_on, err.message, err.cause)
             events.append(so_status.check_failed_event(err.message, err.cause))
         await self._finish(obj, old_status, status, events)
 
@@ -229,8 +233,15 @@ class ScaledObjectController:
             target = await self._targets.read(so.namespace, so.scale_target)
         except TargetError as err:
             raise _CheckFailed(so_status.SCALE_TARGET_ERROR_MESSAGE, str(err)) from None
-        specs, formula = self._triggers(so)
-        hpa_name = await self._ensure_hpa(obj, so, specs)
+        # KEDA records the trigger and authentication types before it builds the HPA, so a
+        # trigger whose metadata fails there still shows in ``kubectl get so``.
+        status = so_status.with_trigger_types(status, so)
+        try:
+            specs, formula = self._triggers(so)
+            hpa_name = await self._ensure_hpa(obj, so, specs)
+        except _CheckFailed as err:
+            err.status = status
+            raise
         status = so_status.ready(
             status,
             hpa_name=hpa_name,

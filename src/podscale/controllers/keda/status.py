@@ -9,6 +9,8 @@ first sight. ``ready`` records what the reconcile learnt about the target (``sca
 sets ``Ready`` False with the caller's reason (``check_failed`` builds KEDA's
 ``ScaledObjectCheckFailed`` one, ``<message>: <error>``, which also turns ``Active`` Unknown).
 ``finalize_replicas`` is the count ``restoreToOriginalReplicaCount`` restores on deletion.
+``with_trigger_types`` records ``triggersTypes`` and ``authenticationsTypes``, the strings
+the CRD's ``Triggers`` and ``Authentications`` printer columns read.
 Every function returns a new dict and keeps the fields it does not own. The scale loop's own
 status fields live in ``decisions``; pause and fallback conditions in ``pause``/``fallback``.
 Pure.
@@ -47,6 +49,8 @@ __all__ = [
     "not_ready",
     "ready",
     "ready_event",
+    "trigger_types",
+    "with_trigger_types",
 ]
 
 CONDITION_TYPES: Final = ("Ready", "Active", "Fallback", "Paused")
@@ -157,3 +161,30 @@ def finalize_replicas(so: ScaledObject, status: Mapping[str, Any]) -> int | None
     if isinstance(original, int) and not isinstance(original, bool):
         return original
     return None
+
+
+def trigger_types(so: ScaledObject) -> tuple[str, str]:
+    """The triggers' types and their authentication references, each comma-joined in
+    spec order without repeats, as KEDA's reconcile summarizes them for its printer columns.
+    A reference names its ``kind/name`` when the kind is given, else its name."""
+    types: list[str] = []
+    auths: list[str] = []
+    for trigger in so.triggers:
+        if trigger.type not in types:
+            types.append(trigger.type)
+        if not trigger.authentication_ref:
+            continue
+        auth = trigger.authentication_ref
+        if trigger.authentication_kind:
+            auth = f"{trigger.authentication_kind}/{auth}"
+        if auth not in auths:
+            auths.append(auth)
+    return ",".join(types), ",".join(auths)
+
+
+def with_trigger_types(status: Mapping[str, Any], so: ScaledObject) -> dict[str, Any]:
+    """``status`` with ``triggersTypes`` and ``authenticationsTypes``; KEDA writes both once
+    the target and the triggers passed their checks, even as empty strings (its fields are
+    pointers, so an empty value is still written)."""
+    triggers, auths = trigger_types(so)
+    return {**status, "triggersTypes": triggers, "authenticationsTypes": auths}

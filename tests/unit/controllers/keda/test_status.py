@@ -15,6 +15,8 @@ from podscale.controllers.keda.status import (
     not_ready,
     ready,
     ready_event,
+    trigger_types,
+    with_trigger_types,
 )
 from podscale.controllers.keda.types import ScaledObject, ScaleTarget, parse_scaled_object
 
@@ -178,3 +180,45 @@ def test_not_ready_other_reason_leaves_active() -> None:
 )
 def test_finalize_replicas(obj: ScaledObject, status: dict[str, Any], expected: int | None) -> None:
     assert finalize_replicas(obj, status) == expected
+
+
+def _trigger(kind: str, auth: str = "", auth_kind: str = "") -> dict[str, Any]:
+    trigger: dict[str, Any] = {"type": kind, "metadata": {}}
+    if auth:
+        trigger["authenticationRef"] = {"name": auth, **({"kind": auth_kind} if auth_kind else {})}
+    return trigger
+
+
+@pytest.mark.parametrize(
+    ("triggers", "expected"),
+    [
+        ([_trigger("podscale-push")], ("podscale-push", "")),
+        ([_trigger("cron"), _trigger("prometheus"), _trigger("cron")], ("cron,prometheus", "")),
+        (
+            [
+                _trigger("prometheus", "creds"),
+                _trigger("metrics-api", "creds"),
+                _trigger("prometheus", "shared", "ClusterTriggerAuthentication"),
+            ],
+            ("prometheus,metrics-api", "creds,ClusterTriggerAuthentication/shared"),
+        ),
+        ([], ("", "")),
+    ],
+    ids=[
+        "keda-one-trigger-type-no-auth",
+        "keda-types-deduplicated-in-spec-order",
+        "keda-auths-by-name-or-kind-slash-name-deduplicated",
+        "keda-no-triggers-empty-strings",
+    ],
+)
+def test_trigger_types(triggers: list[dict[str, Any]], expected: tuple[str, str]) -> None:
+    assert trigger_types(so(triggers=triggers)) == expected
+
+
+def test_with_trigger_types_fills_the_printer_column_fields_and_keeps_the_rest() -> None:
+    # The CRD's Triggers/Authentications columns read these: without them kubectl printed
+    # nothing under TRIGGERS.
+    before = {"hpaName": "keda-hpa-so"}
+    after = with_trigger_types(before, so(triggers=[_trigger("cron", "a")]))
+    assert after == {"hpaName": "keda-hpa-so", "triggersTypes": "cron", "authenticationsTypes": "a"}
+    assert before == {"hpaName": "keda-hpa-so"}
