@@ -35,7 +35,7 @@ from typing import Any, Final
 
 from podscale.controllers.keda import events as ev
 from podscale.controllers.keda.events import Event
-from podscale.controllers.keda.fallback import fallback_condition, fallback_enabled, update_health
+from podscale.controllers.keda.fallback import fallback_condition, fallback_enabled
 from podscale.controllers.keda.formula import FormulaError, compile_formula
 from podscale.controllers.keda.pause import (
     Pause,
@@ -183,19 +183,16 @@ def trigger_state(so: ScaledObject, outcomes: Sequence[TriggerOutcome]) -> Trigg
     return TriggerState(active, error, names, events)
 
 
-def _health(so: ScaledObject, status: dict[str, Any], outcomes: Sequence[TriggerOutcome]) -> None:
+def _fallback(so: ScaledObject, status: dict[str, Any]) -> None:
+    """The ``Fallback`` condition from the health the metrics server's reads keep. KEDA's
+    loop reads every trigger too (``getScaledObjectState``) but counts no failure: only
+    ``GetMetricsWithFallback`` on the metrics server's path does."""
     health: Mapping[str, Any] = status.get("health") or {}
-    tracked = False
-    for index, outcome in enumerate(outcomes):
-        trigger = so.triggers[index] if index < len(so.triggers) else None
-        if trigger is None or trigger.is_resource or not fallback_enabled(so, trigger.target_type):
-            continue  # KEDA keeps no health for metrics fallback does not cover
-        health = update_health(health, outcome.metric_name, outcome.error is None)
-        tracked = True
-    if tracked:
-        status["health"] = health
-        fb_status, fb_reason, fb_message = fallback_condition(so, health)
-        status.update(set_condition(status, "Fallback", fb_status, fb_reason, fb_message))
+    covered = any(not t.is_resource and fallback_enabled(so, t.target_type) for t in so.triggers)
+    if not covered or not health:
+        return
+    fb_status, fb_reason, fb_message = fallback_condition(so, health)
+    status.update(set_condition(status, "Fallback", fb_status, fb_reason, fb_message))
 
 
 def _triggers_activity(status: dict[str, Any], active: Sequence[str]) -> None:
@@ -231,7 +228,7 @@ def poll(inputs: PollInputs) -> PollDecision:
         return PollDecision(None, reconcile_paused(status, pause), ())  # the loop is stopped
     state = trigger_state(so, inputs.outcomes)
     events = list(state.events)
-    _health(so, status, inputs.outcomes)
+    _fallback(so, status)
     was_ready = condition(status, "Ready").get("status")
     if not state.error and was_ready != "True":
         _set(status, "Ready", ("True", READY_REASON, READY_MESSAGE))
