@@ -23,6 +23,7 @@ from podscale.apiserver.http.fairness import HeavyWork
 from podscale.apiserver.http.health import HealthCheck
 from podscale.apiserver.metricsapis.providers import CustomMetricsProvider, ExternalMetricsProvider
 from podscale.apiserver.operations.pod_log_options import ContainerLogSource
+from podscale.apiserver.registry.admission_hooks import AdmissionHooks
 from podscale.apiserver.registry.service_ranges import ServiceNetwork
 from podscale.history import StateStore
 from podscale.store.interface import Clock, Store
@@ -92,6 +93,9 @@ class ServerState:
     # The control plane's history store, whose state documents ``history_api`` serves
     # read-only (the embedded plane and ``podscale up`` set it; None: that path is a 404).
     history: StateStore | None = None
+    # Validating admission hooks by (group, kind): the webhooks a product's install brings
+    # (the plane registers KEDA's with its operator), run by ``operations.verbs``.
+    admission_hooks: AdmissionHooks = field(default_factory=AdmissionHooks)
 
 
 def json_response(

@@ -5,7 +5,9 @@
 ``ControllerManager`` with the controllers of ``default_controllers`` (workload controllers,
 garbage collector and the HPA controller, built by ``podscale.controllers.registry`` from a
 ``ControllerContext``), and the simulated nodes, scheduler and kubelets of
-``podscale.runtime.simulated``.
+``podscale.runtime.simulated``. With KEDA's operator among the controllers, the server's
+admission hooks get KEDA's validating webhook (``controllers.keda.webhook``), as KEDA's
+install brings it.
 
 The metrics pipeline (``metrics=True``, the default with the simulated cluster): the
 kubelets' stats (``SimulatedUsage``, driven by the loads ``plane.usage.set_load`` sets) are
@@ -53,6 +55,8 @@ from podscale.controllers.hpa import (
     HorizontalPodAutoscalerController,
     InProcessMetricsClient,
 )
+from podscale.controllers.keda.controller import ScaledObjectController
+from podscale.controllers.keda.webhook import scaled_object_hook
 from podscale.controllers.manager import Controller, ControllerManager
 from podscale.controllers.registry import ControllerContext, build_controllers, select_controllers
 from podscale.history import HistoryStore, MemoryHistory
@@ -234,6 +238,10 @@ class EmbeddedControlPlane:
         )
         for controller in controllers(context):
             self.manager.register(controller)
+            if isinstance(controller, ScaledObjectController):
+                # KEDA's admission webhook comes with its install: with the operator, the
+                # server refuses what KEDA's webhook would (``controllers.keda.webhook``).
+                self.api.state.admission_hooks.register(scaled_object_hook())
             # Exactly the HPA's: the PHPA controller reuses it but not its metric names.
             if type(controller) is HorizontalPodAutoscalerController:
                 # Its upstream-named Prometheus metrics, on the server's /metrics.

@@ -33,7 +33,7 @@ from podscale.apiserver.operations.types import (
     Written,
     decode_object_payload,
 )
-from podscale.apiserver.registry import admission, namespace_lifecycle, strategy
+from podscale.apiserver.registry import admission, admission_hooks, namespace_lifecycle, strategy
 from podscale.apiserver.registry.service_allocation import write_service
 from podscale.apiserver.resources import storage_resource, to_served, to_storage
 from podscale.apiserver.state import ServerState
@@ -266,6 +266,7 @@ def create_object(
         # that do not check it (the store cannot hold a nameless object).
         error = required("metadata.name", "name or generateName is required")
         raise ApiError(invalid_status(info.kind, info.group, "", [error]))
+    _run_hooks(state, info, obj, None, options)
     resource = storage_resource(info)
 
     def create(ready: JSON) -> JSON:
@@ -281,6 +282,24 @@ def create_object(
     return Written(to_served(created, info), warnings)
 
 
+def _run_hooks(
+    state: ServerState, info: KindInfo, obj: JSON, old: JSON | None, options: admission.WriteOptions
+) -> None:
+    """Validating admission (``admission_hooks``): after validation, before the write."""
+    hooks = state.admission_hooks
+    if not hooks.for_kind(info.group, info.kind):
+        return
+    request = admission_hooks.AdmissionRequest(
+        operation="CREATE" if old is None else "UPDATE",
+        obj=obj,
+        old=old,
+        namespace=str(obj["metadata"].get("namespace") or ""),
+        dry_run=options.dry_run,
+        reader=admission_hooks.StoreView(state.store),
+    )
+    admission_hooks.admit(hooks, info.group, info.kind, request)
+
+
 def _admit_update(
     state: ServerState, obj: JSON, old: JSON, info: KindInfo, options: admission.WriteOptions
 ) -> tuple[JSON, list[str]]:
@@ -289,6 +308,7 @@ def _admit_update(
     namespace_lifecycle.admit(state, info, "update", old["metadata"].get("namespace"), name)
     strategy.prepare_for_update(obj, old)
     admitted = admission.default_and_validate(obj, info, old=old, feature_gates=state.feature_gates)
+    _run_hooks(state, info, admitted, old, options)
     return admitted, warnings + warnings_for(admitted, old)
 
 

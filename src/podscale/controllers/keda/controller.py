@@ -8,10 +8,11 @@ Two kinds of work items share one queue, keyed by the ScaledObject's ``namespace
   ``Unknown`` conditions, the pause annotations (``autoscaling.keda.sh/paused`` and
   ``paused-replicas`` stop the loop, delete the HPA and pin the replicas; ``paused-scale-in``
   and ``-out`` only mark ``Paused``), the ``scaledobject.keda.sh/name`` label the metrics
-  server selects by, KEDA's admission checks (podscale has no admission webhook for custom
-  kinds, so they surface here as ``Ready=False``), the target's ``/scale``
-  (``scaleTargetKind``, ``originalReplicaCount``), the triggers (``triggers.registry``:
-  bad metadata is ``Ready=False`` with KEDA's text, never a crash), the generated HPA
+  server selects by, KEDA's admission checks (the plane registers KEDA's webhook with the API
+  server, ``webhook``; objects stored without it surface here as ``Ready=False``), the
+  target's ``/scale`` (``scaleTargetKind``, ``originalReplicaCount``), the triggers
+  (``triggers.registry``: bad metadata is ``Ready=False`` with KEDA's text, never a
+  crash), the generated HPA
   (``generated``), and a (re)started scale loop when the generation moved;
 - the scale loop (KEDA's ``ScaleHandler``), under ``poll:<namespace/name>``, every
   ``pollingInterval`` on the injected clock: every trigger read (``handler.ScaleHandler``),
