@@ -57,6 +57,24 @@ def scaled_object(annotations: dict[str, str] | None = None) -> JSON:
     }
 
 
+# A trigger whose metadata KEDA's scaler refuses: KEDA's webhook does not read trigger
+# metadata, so it is stored, and the reconcile reports it without scaling anything.
+BROKEN: Final[JSON] = {
+    "apiVersion": "keda.sh/v1alpha1",
+    "kind": "ScaledObject",
+    "metadata": {"name": "reporter", "namespace": NAMESPACE},
+    "spec": {
+        "scaleTargetRef": {"name": "reporter"},
+        "triggers": [
+            {
+                "type": "prometheus",
+                "metadata": {"serverAddress": "http://prometheus:9090", "threshold": "5"},
+            }
+        ],
+    },
+}
+
+
 def _scenario() -> object:
     return parse_scenario(
         {
@@ -69,8 +87,13 @@ def _scenario() -> object:
                 "crds": ["scaledobjects.keda.sh"],
                 "nodes": {"count": 3, "capacity": {"cpu": "4", "memory": "8Gi"}},
                 "pods": {"startupDelay": "2s", "readinessDelay": "3s"},
-                "manifests": [deployment("worker", 1), scaled_object()],
-                "workloads": [cpu_load("worker", 0)],
+                "manifests": [
+                    deployment("worker", 1),
+                    scaled_object(),
+                    deployment("reporter", 2),
+                    BROKEN,
+                ],
+                "workloads": [cpu_load("worker", 0), cpu_load("reporter", 0)],
             },
         }
     )
@@ -80,6 +103,8 @@ def _scenario() -> object:
 class KedaRun:
     e2e: E2E
     ready: JSON
+    broken: JSON
+    broken_hpa: bool
     busy_status: JSON
     hpa: JSON
     paused: JSON
@@ -119,6 +144,8 @@ def keda_run() -> KedaRun:
         e2e.set_external(METRIC, "0")
         await e2e.advance(60)
         ready = await _get_so(e2e)
+        broken = await e2e.api.get(SO, NAMESPACE, "reporter")
+        broken_hpa = await _hpa_exists(e2e, "keda-hpa-reporter")
         await e2e.advance(BUSY_AT - 1)
         e2e.set_external(METRIC, "25")
         await e2e.advance(DRAINED_AT - 1)
@@ -139,6 +166,8 @@ def keda_run() -> KedaRun:
         return KedaRun(
             e2e,
             ready,
+            broken,
+            broken_hpa,
             busy_status,
             hpa,
             paused,
@@ -248,3 +277,17 @@ def test_keda_s_events_are_recorded(keda_run: KedaRun) -> None:
         "KEDAScaleTargetActivated",
         f"Scaled {target} from 0 to 1, triggered by s0-{METRIC}",
     ) in seen
+
+
+def test_bad_trigger_metadata_is_ready_false_and_scales_nothing(keda_run: KedaRun) -> None:
+    obj = keda_run.broken
+    ready = next(c for c in obj["status"]["conditions"] if c["type"] == "Ready")
+    assert (ready["status"], ready["reason"]) == ("False", "ScaledObjectCheckFailed")
+    assert ready["message"] == (
+        "failed to ensure HPA is correctly created for ScaledObject: error parsing prometheus "
+        'metadata: error parsing prometheus metadata: missing required parameter "query" in '
+        "[triggerMetadata]"
+    )
+    assert _conditions(obj)["Active"] == ("Unknown", "UnknownState")
+    assert not keda_run.broken_hpa
+    assert set(keda_run.e2e.replicas_seen("reporter", 0, END)) == {2}
