@@ -4,8 +4,10 @@ PodDisruptionBudget (upstream ``ValidatePodDisruptionBudget``): ``minAvailable``
 ``maxUnavailable``, each a non-negative integer or a percentage of at most 100%; the selector
 as a label selector; ``unhealthyPodEvictionPolicy`` one of its two values; the status counters
 non-negative. Specs may change on update (since v1.15). Lease (``ValidateLease``): a positive
-``leaseDurationSeconds``, non-negative ``leaseTransitions``, a known ``strategy`` and a
-``preferredHolder`` only with a strategy. Both have DNS-subdomain names.
+``leaseDurationSeconds``, non-negative ``leaseTransitions``, a ``strategy`` that is either a
+Kubernetes-defined name or a prefixed (``example.com/name``) qualified name, and a
+``preferredHolder`` only with a strategy. ``holderIdentity`` is free text. Both have
+DNS-subdomain names.
 
 Dispatched from ``podscale.api.validation``; the int-or-percent rule is the workloads' one
 (``apps_workload``), metadata rules from ``objectmeta``.
@@ -17,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from podscale.api.field_errors import FieldError, FieldPath, forbidden, invalid, not_supported
+from podscale.api.names import is_qualified_name
 from podscale.api.validation.apps_workload import is_percent, validate_int_or_percent
 from podscale.api.validation.names import validate_label_selector
 from podscale.api.validation.objectmeta import (
@@ -129,8 +132,8 @@ def _lease_spec_errors(spec: JSON) -> list[FieldError]:
             )
         )
     strategy = spec.get("strategy")
-    if strategy is not None and strategy not in _LEASE_STRATEGIES:
-        errors.append(not_supported(path.child("strategy"), strategy, _LEASE_STRATEGIES))
+    if isinstance(strategy, str):
+        errors.extend(_lease_strategy_errors(strategy, path.child("strategy")))
     if spec.get("preferredHolder") and not strategy:
         errors.append(
             forbidden(
@@ -138,6 +141,18 @@ def _lease_spec_errors(spec: JSON) -> list[FieldError]:
             )
         )
     return errors
+
+
+def _lease_strategy_errors(strategy: str, path: FieldPath) -> list[FieldError]:
+    # Upstream's ValidateCoordinatedLeaseStrategy appends "strategy" to the path it is given
+    # (already ``spec.strategy``), so its errors read ``spec.strategy.strategy``; kept as is.
+    path = path.child("strategy")
+    if "/" not in strategy:
+        # An unprefixed name is reserved for the strategies Kubernetes defines.
+        if strategy in _LEASE_STRATEGIES:
+            return []
+        return [not_supported(path, strategy, _LEASE_STRATEGIES)]
+    return [invalid(path, strategy, message) for message in is_qualified_name(strategy)]
 
 
 def validate_lease(obj: JSON) -> list[FieldError]:

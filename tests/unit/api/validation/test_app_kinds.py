@@ -146,6 +146,37 @@ def _messages(obj: JSON, old: JSON | None = None) -> list[str]:
             _obj("coordination.k8s.io/v1", "Lease", spec={"preferredHolder": "b"}),
             ["spec.preferredHolder: Forbidden: may only be specified if `strategy` is defined"],
         ),
+        (
+            _obj(
+                "coordination.k8s.io/v1",
+                "Lease",
+                spec={"strategy": "OldestEmulationVersion", "preferredHolder": "b"},
+            ),
+            [],
+        ),
+        (
+            _obj("coordination.k8s.io/v1", "Lease", spec={"strategy": "example.com/Newest"}),
+            [],
+        ),
+        (
+            _obj("coordination.k8s.io/v1", "Lease", spec={"strategy": "Newest"}),
+            [
+                'spec.strategy.strategy: Unsupported value: "Newest": supported values: '
+                '"OldestEmulationVersion"'
+            ],
+        ),
+        (
+            _obj("coordination.k8s.io/v1", "Lease", spec={"strategy": "/Newest"}),
+            ['spec.strategy.strategy: Invalid value: "/Newest": prefix part must be non-empty'],
+        ),
+        (
+            _obj(
+                "coordination.k8s.io/v1",
+                "Lease",
+                spec={"holderIdentity": "", "leaseDurationSeconds": 1, "leaseTransitions": 0},
+            ),
+            [],
+        ),
     ],
     ids=[
         "cm-valid",
@@ -170,6 +201,11 @@ def _messages(obj: JSON, old: JSON | None = None) -> list[str]:
         "lease-valid",
         "lease-bad-numbers",
         "lease-preferred-without-strategy",
+        "lease-preferred-with-strategy",
+        "lease-prefixed-strategy-qualified-name",
+        "lease-unprefixed-strategy-not-kubernetes-defined",
+        "lease-prefixed-strategy-empty-prefix",
+        "lease-released-by-client-go",
     ],
 )
 def test_create_validation(obj: JSON, expected: list[str]) -> None:
