@@ -14,13 +14,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.api.timestamps import parse_time
-from podscale.client.http import ApiError
+from podscale.apiserver.http.app import create_app
+from podscale.client.connection import Connection
+from podscale.client.http import ApiError, HttpApi
 from podscale.client.inprocess import InProcessApi
 from podscale.client.leaderelection import LeaderElectionConfig, LeaderElector
 from podscale.runtime import VirtualClock, run_virtual
@@ -355,3 +358,34 @@ def test_never_two_candidates_act_at_once(steps: list[tuple[float, int, str]], s
     intervals = log.intervals(end)
     for (_, stop_a, who_a), (start_b, _, who_b) in itertools.pairwise(intervals):
         assert start_b >= stop_a, (who_a, stop_a, who_b, start_b)
+
+
+def test_electors_over_http_and_in_process_share_one_lease() -> None:
+    """The same election through the HTTP API (JSON on the wire, the server's 409s as
+    ``ApiError``) and in-process: one leads, and the HTTP one takes over after a release."""
+    clock = VirtualClock(START)
+    app = create_app(MemoryStore(clock), clock=clock)
+    log = Log(clock)
+
+    async def main() -> tuple[str, JSON]:
+        asgi = httpx.ASGITransport(app=app)
+        async with HttpApi(Connection(server="http://test"), transport=asgi) as http:
+            over_http = LeaderElector(http, clock, config("h"), rng=random.Random(1))
+            in_process = LeaderElector(
+                InProcessApi.for_app(app), clock, config("i"), rng=random.Random(2)
+            )
+            task_i = asyncio.create_task(in_process.run(log.lead("i")))
+            task_h = asyncio.create_task(over_http.run(log.lead("h")))
+            await asyncio.sleep(20)
+            first = over_http.leader
+            await stop(task_i)
+            await asyncio.sleep(20)
+            spec = await lease_spec(InProcessApi.for_app(app))
+            await stop(task_h)
+            return first, spec
+
+    first, spec = run_virtual(main(), start=START) or ("", {})
+    assert first == "i"
+    assert spec["holderIdentity"] == "h"
+    assert spec["leaseTransitions"] == 1
+    assert 20 < log.first("h", "start") <= 20 + MAX_RETRY_WAIT
