@@ -77,6 +77,11 @@ COMMANDS: Final = {
         "load_command",
         "Set the simulated load of a Deployment, ReplicaSet or StatefulSet (TYPE NAME).",
     ),
+    "manifests": CommandEntry(
+        "podscale.cli.manifests_command",
+        "manifests",
+        "Print the manifests that run podscale's controllers on a Kubernetes cluster.",
+    ),
     "replay": CommandEntry(
         "podscale.cli.replay_command",
         "replay",
