@@ -60,9 +60,11 @@ def test_the_controller_is_on_by_default_and_can_be_disabled() -> None:
 
 
 WEBAPP_CRD = "webapps.examples.podscale.dev"
-# Every controller but the EHPA's and the PHPA's, whose CRDs come with them (the last cases).
-EVERYTHING = select_controllers("*,-ehpa,-predictivehorizontalpodautoscaling")
+# Every controller but the EHPA's, the PHPA's and KEDA's, whose CRDs come with them (the last
+# cases).
+EVERYTHING = select_controllers("*,-ehpa,-predictivehorizontalpodautoscaling,-keda")
 PHPA_CRD = "predictivehorizontalpodautoscalers.autoscaling.podscale.dev"
+KEDA_CRD = "scaledobjects.keda.sh"
 EHPA_CRDS = (
     "effectivehorizontalpodautoscalers.autoscaling.crane.io",
     "substitutes.autoscaling.crane.io",
@@ -73,7 +75,12 @@ EHPA_CRDS = (
     ("requested", "skipped", "controllers", "expected"),
     [
         ((), (), EVERYTHING, (CRONHPA_CRD,)),
-        ((), (), select_controllers("*,-cronhpa,-ehpa,-predictivehorizontalpodautoscaling"), ()),
+        (
+            (),
+            (),
+            select_controllers("*,-cronhpa,-ehpa,-predictivehorizontalpodautoscaling,-keda"),
+            (),
+        ),
         ((), (), select_controllers(""), ()),
         ((), (CRONHPA_CRD,), EVERYTHING, ()),
         ((WEBAPP_CRD,), (), EVERYTHING, (WEBAPP_CRD, CRONHPA_CRD)),
@@ -82,10 +89,11 @@ EHPA_CRDS = (
         (
             (),
             (),
-            select_controllers("*,-predictivehorizontalpodautoscaling"),
+            select_controllers("*,-predictivehorizontalpodautoscaling,-keda"),
             (CRONHPA_CRD, *EHPA_CRDS),
         ),
-        ((), (), select_controllers("*"), (CRONHPA_CRD, *EHPA_CRDS, PHPA_CRD)),
+        ((), (), select_controllers("*,-keda"), (CRONHPA_CRD, *EHPA_CRDS, PHPA_CRD)),
+        ((), (), select_controllers("*"), (CRONHPA_CRD, *EHPA_CRDS, PHPA_CRD, KEDA_CRD)),
     ],
     ids=[
         "default-with-its-controller",
@@ -97,6 +105,7 @@ EHPA_CRDS = (
         "each-once",
         "ehpa-with-its-controller",
         "phpa-with-its-controller",
+        "keda-with-its-operator",
     ],
 )
 def test_which_shipped_crds_podscale_up_installs(
