@@ -82,9 +82,9 @@ def request_info(method: str, path: str, query_string: str = "") -> RequestInfo:
     method = method.upper()
     stripped, watch_path = _strip_watch_prefix(path)
     target = parse_path(stripped)
-    verb = _METHOD_VERBS.get(method)
-    if target is None or verb is None:
+    if target is None:
         return RequestInfo(is_resource_request=False, verb=method.lower())
+    verb = _METHOD_VERBS.get(method, "")  # upstream leaves other methods without a verb
     query = parse_qs(query_string, keep_blank_values=True)
     name = target.name or ""
     namespace = target.namespace or ""
