@@ -11,8 +11,8 @@ that failed authentication gets only ``ResponseStarted`` with an empty user, as 
 failed-authentication audit writes it. ``RequestReceived`` is not written (podscale's
 default, as the common ``omitStages: [RequestReceived]`` policy). Every response carries the
 event's ID in ``Audit-Id``; a client's own ``Audit-ID`` header is honoured as upstream does.
-Bodies are peeked at, never altered: a create or update's metadata fills the objectRef, and
-a small JSON ``Status`` answer becomes the responseStatus.
+Bodies are peeked at, never altered: a create or update's metadata (JSON or protobuf) fills
+the objectRef, and a small JSON ``Status`` answer becomes the responseStatus.
 """
 
 from __future__ import annotations
@@ -36,6 +36,11 @@ from podscale.apiserver.audit.event import (
 from podscale.apiserver.audit.requestinfo import RequestInfo, is_long_running, request_info
 from podscale.apiserver.auth.access import ANONYMOUS_PATHS
 from podscale.apiserver.auth.identity import ANONYMOUS_USER, USER_SCOPE_KEY, UserInfo
+from podscale.apiserver.protobuf.bodies import (
+    PROTOBUF_MEDIA_TYPE,
+    ProtobufError,
+    decode_protobuf_object,
+)
 
 __all__ = ["AuditMiddleware", "EventSink"]
 
@@ -78,10 +83,12 @@ class _Exchange:
         self.received = received
         self.headers = _headers(scope)
         self.code: int | None = None
+        content_type = self.headers.get("content-type", "json")
+        self.protobuf_request = PROTOBUF_MEDIA_TYPE in content_type
         self.peek_request = (
             info.is_resource_request
             and scope.get("method") in ("POST", "PUT")
-            and "json" in self.headers.get("content-type", "json")
+            and ("json" in content_type or self.protobuf_request)
         )
         self.request_body = bytearray()
         self.response_body = bytearray()
@@ -107,13 +114,22 @@ class _Exchange:
     def event(self, authenticated: bool) -> dict[str, Any]:
         event = new_event(self.facts(authenticated), self.audit_id)
         if self.peek_request and self.request_body:
-            try:
-                body = orjson.loads(self.request_body)
-            except orjson.JSONDecodeError:
-                body = None
-            if isinstance(body, dict):
+            body = self.request_object()
+            if body is not None:
                 event = with_request_object(event, body)
         return event
+
+    def request_object(self) -> dict[str, Any] | None:
+        """The object a create or update sent (JSON, or protobuf as kubectl 1.32+ sends
+        its generated objects), None when it does not decode (the server says why)."""
+        try:
+            if self.protobuf_request:
+                # The envelope names its apiVersion and kind; a body without them is refused.
+                return decode_protobuf_object(bytes(self.request_body), "", "")
+            body = orjson.loads(self.request_body)
+        except (orjson.JSONDecodeError, ProtobufError):
+            return None
+        return body if isinstance(body, dict) else None
 
     def status_body(self) -> dict[str, Any] | None:
         if not self.peek_response or b'"Status"' not in self.response_body:
