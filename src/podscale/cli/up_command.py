@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from podscale.cli.audit_flags import audit_flags, audit_settings
 from podscale.cli.prometheus_flags import prometheus_flags, prometheus_settings
 from podscale.cli.service_flags import service_flags, service_settings
 from podscale.cli.up_flags import (
@@ -149,6 +150,7 @@ def _check_controllers(_ctx: click.Context, _param: click.Parameter, value: str)
 @history_flags
 @prometheus_flags
 @service_flags
+@audit_flags
 @click.option("--report-minor", type=click.IntRange(0), default=None, hidden=True)
 @node_status_flag
 def up(
@@ -180,6 +182,7 @@ def up(
     gates = feature_gates(workers)
     prometheus = prometheus_settings(workers)
     service_network = service_settings(workers)
+    audit = audit_settings(workers)
     options = UpOptions(
         data_dir=data_dir if data_dir is not None else default_data_dir(),
         host=host,
@@ -205,6 +208,7 @@ def up(
         cronhpa_timezone=cronhpa_timezone,
         history_retention=retention,
         feature_gates=gates,
+        **audit,
     )
     try:
         plane = assemble_control_plane(options)

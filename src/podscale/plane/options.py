@@ -16,6 +16,7 @@ from typing import Final
 from starlette.types import ASGIApp
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
+from podscale.apiserver.audit.writer import AuditLog
 from podscale.apiserver.auth.tls import TlsFiles
 from podscale.apiserver.http.server import DEFAULT_HOST
 from podscale.apiserver.registry.service_ranges import ServiceNetwork
@@ -69,6 +70,11 @@ class UpOptions:
     history_retention: timedelta = timedelta(days=15)
     # --feature-gates over upstream's defaults: API validation and the HPA controller
     feature_gates: frozenset[str] = DEFAULT_FEATURE_GATES
+    # --audit-log-path: audit.k8s.io/v1 Events as JSON lines ("-": stdout); None: no audit
+    audit_log_path: str | None = None
+    # --audit-log-maxsize (megabytes before rotation, 0: never) and --audit-log-maxbackup
+    audit_log_maxsize: int = 0
+    audit_log_maxbackup: int = 0
 
     @property
     def use_tls(self) -> bool:
@@ -89,6 +95,7 @@ class ControlPlane:
     token: str | None
     tls: TlsFiles | None = None
     api: InProcessApi | None = None  # the server's own API, for the embedded controllers
+    audit: AuditLog | None = None  # the audit log the app writes to; closed with the plane
 
     def __repr__(self) -> str:  # keeps the token out of tracebacks and debug output
         return (

@@ -25,7 +25,10 @@ from pathlib import Path
 from typing import Final
 
 import uvicorn
+from starlette.types import ASGIApp
 
+from podscale.apiserver.audit.middleware import AuditMiddleware
+from podscale.apiserver.audit.writer import AuditLog
 from podscale.apiserver.auth.access import LOOPBACK_HOSTS, AccessGuard
 from podscale.apiserver.auth.tls import ensure_certificates
 from podscale.apiserver.discovery import version_info
@@ -138,9 +141,33 @@ def assemble_control_plane(options: UpOptions) -> ControlPlane:
     except BaseException:
         store.close()
         raise
-    guarded = AccessGuard(app, token=token, allowed_hosts=allowed_hosts(options.host))
+    guarded: ASGIApp = AccessGuard(app, token=token, allowed_hosts=allowed_hosts(options.host))
+    audit = _open_audit_log(options, store)
+    if audit is not None:
+        now = clock.now
+        guarded = AuditMiddleware(guarded, audit, now=now, authenticated=token is not None)
     api = InProcessApi.for_app(app)
-    return ControlPlane(options=options, store=store, app=guarded, token=token, tls=tls, api=api)
+    return ControlPlane(
+        options=options, store=store, app=guarded, token=token, tls=tls, api=api, audit=audit
+    )
+
+
+def _open_audit_log(options: UpOptions, store: SqliteStore) -> AuditLog | None:
+    """The audit log ``--audit-log-path`` asks for (None without it); closes ``store`` and
+    raises ``ControlPlaneError`` when the file cannot be opened."""
+    if options.audit_log_path is None:
+        return None
+    try:
+        return AuditLog(
+            options.audit_log_path,
+            max_bytes=options.audit_log_maxsize * 1024 * 1024,
+            max_backups=options.audit_log_maxbackup,
+        )
+    except OSError as err:
+        store.close()
+        raise ControlPlaneError(
+            f"cannot open the audit log {options.audit_log_path}: {err.strerror or err}"
+        ) from None
 
 
 def usage_lines(url: str, kubeconfig: Path, *, authenticated: bool) -> list[str]:
@@ -273,3 +300,5 @@ def run_control_plane(
         return server.stop_signal
     finally:
         plane.store.close()
+        if plane.audit is not None:
+            plane.audit.close()

@@ -97,7 +97,8 @@ class AccessGuard:
             if not hmac.compare_digest(supplied, expected):
                 await self._reject(send, 401, "Unauthorized", "Unauthorized")
                 return
-            scope = {**scope, USER_SCOPE_KEY: ADMIN_USER}
+            # In place: the audit middleware around the guard reads the user from this scope.
+            scope[USER_SCOPE_KEY] = ADMIN_USER
         await self._app(scope, receive, send)
 
     def _origin_allowed(self, origin: str) -> bool:
