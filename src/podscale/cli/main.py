@@ -44,6 +44,11 @@ COMMANDS: Final = {
         "autoscale_command",
         "Create an autoscaling/v2 HorizontalPodAutoscaler for a scalable resource (TYPE NAME).",
     ),
+    "controller-manager": CommandEntry(
+        "podscale.cli.controller_manager_command",
+        "controller_manager",
+        "Run podscale's controllers against a Kubernetes API server (kubeconfig or in-cluster).",
+    ),
     "create": CommandEntry(
         "podscale.cli.resources", "create_command", "Create resources from a file."
     ),

@@ -12,6 +12,11 @@ Time is injected (``Clock``). ``get`` waits in asyncio until an item is ready, s
 ``podscale.runtime``'s virtual-time loop (with its ``VirtualClock``) delayed items fall due
 at exactly their virtual deadline with no change here. Code that drives time itself can
 still use ``promote_ready`` / ``get_nowait`` and ``next_ready_at``.
+
+Metrics: a queue reports to ``metrics`` (a ``client.workqueue_metrics.QueueMetrics``, by
+default one that does nothing) exactly where client-go's queue reports to its
+``MetricsProvider``: an add that queues the item (not one of an item already waiting), a
+``get``, a ``done``, and every ``add_after`` as a retry.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from datetime import datetime, timedelta
 from typing import Generic, TypeVar
 
 from podscale.client.ratelimit import RateLimiter, default_controller_rate_limiter
+from podscale.client.workqueue_metrics import NOOP_QUEUE_METRICS, QueueMetrics
 from podscale.store.interface import Clock
 
 __all__ = ["WorkQueue"]
@@ -35,8 +41,15 @@ T = TypeVar("T", bound=Hashable)
 class WorkQueue(Generic[T]):
     """De-duplicating, delaying, rate-limited queue of hashable items (e.g. ``ns/name``)."""
 
-    def __init__(self, clock: Clock, rate_limiter: RateLimiter | None = None) -> None:
+    def __init__(
+        self,
+        clock: Clock,
+        rate_limiter: RateLimiter | None = None,
+        *,
+        metrics: QueueMetrics = NOOP_QUEUE_METRICS,
+    ) -> None:
         self._clock = clock
+        self._metrics = metrics
         self._limiter = rate_limiter or default_controller_rate_limiter(clock)
         self._queue: deque[T] = deque()
         self._dirty: set[T] = set()  # waiting in _queue, or to requeue after done
@@ -59,6 +72,7 @@ class WorkQueue(Generic[T]):
     def add(self, item: T) -> None:
         if self._shutting_down or item in self._dirty:
             return
+        self._metrics.add(item)
         self._dirty.add(item)
         if item in self._processing:
             return  # queued again by done()
@@ -68,6 +82,7 @@ class WorkQueue(Generic[T]):
     def add_after(self, item: T, delay: timedelta) -> None:
         if self._shutting_down:
             return
+        self._metrics.retry()  # client-go counts every AddAfter as a retry
         if delay <= timedelta(0):
             self.add(item)
             return
@@ -110,6 +125,7 @@ class WorkQueue(Generic[T]):
         item = self._queue.popleft()
         self._dirty.discard(item)
         self._processing.add(item)
+        self._metrics.get(item)
         return item
 
     async def get(self) -> T | None:
@@ -151,6 +167,7 @@ class WorkQueue(Generic[T]):
     def done(self, item: T) -> None:
         """Processing finished; an item added meanwhile goes back in the queue."""
         self._processing.discard(item)
+        self._metrics.done(item)
         if item in self._dirty:
             self._queue.append(item)
             self._wake_one()

@@ -44,6 +44,7 @@ from podscale.client.http import ApiError
 from podscale.client.informer import Informer
 from podscale.client.supervisor import Supervisor
 from podscale.client.workqueue import WorkQueue
+from podscale.client.workqueue_metrics import NOOP_QUEUE_METRICS, QueueMetricsProvider
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.store.interface import Clock
 
@@ -101,13 +102,23 @@ class ControllerManager:
         workers: Mapping[str, int] | None = None,
         resync: timedelta | None = DEFAULT_RESYNC,
         supervisor: Supervisor | None = None,
+        queue_metrics: QueueMetricsProvider | None = None,
+        shutdown_grace: timedelta = timedelta(0),
     ) -> None:
         self._api = api
+        # Work queue metrics (``podscale controller-manager``'s /metrics), per controller
+        # queue named after the controller, as kube-controller-manager names its queues.
+        self._queue_metrics = queue_metrics
         self._supervisor = supervisor if supervisor is not None else Supervisor(clock)
         self._clock = clock
         self._workers = {**DEFAULT_WORKERS, **(workers or {})}
         self._informers = SharedInformers(api, clock, resync=resync)
         self._controllers: list[tuple[Controller, WorkQueue[str]]] = []
+        # After ``stop``, how long workers may finish the item in hand before they are
+        # cancelled (``podscale controller-manager --shutdown-grace-period``); none of them
+        # takes another item meanwhile.
+        self._shutdown_grace = shutdown_grace
+        self._draining = False
         self._stop = asyncio.Event()
         self._started = asyncio.Event()
 
@@ -124,7 +135,12 @@ class ControllerManager:
         """Add ``controller`` (before ``run``); returns the queue it was bound to."""
         if self._started.is_set():
             raise RuntimeError("controllers must be registered before the manager runs")
-        queue: WorkQueue[str] = WorkQueue(self._clock)
+        metrics = (
+            self._queue_metrics.queue_metrics(controller.name)
+            if self._queue_metrics is not None
+            else NOOP_QUEUE_METRICS
+        )
+        queue: WorkQueue[str] = WorkQueue(self._clock, metrics=metrics)
         for kind in controller.informer_kinds:
             self._informers.informer_for(kind)
         controller.bind(self._informers, queue)
@@ -141,7 +157,8 @@ class ControllerManager:
         await self._started.wait()
 
     def stop(self) -> None:
-        """Ask ``run`` to finish: queues drain no further, workers end after their item."""
+        """Ask ``run`` to finish: queues drain no further, workers end after their item
+        (cancelled at once, or after ``shutdown_grace`` at most)."""
         self._stop.set()
 
     async def run(self) -> None:
@@ -179,8 +196,12 @@ class ControllerManager:
             await self._stop.wait()
         finally:
             self._informers.start_new_with(None)
+            self._draining = True
             for _, queue in self._controllers:
                 queue.shut_down()
+            grace = self._shutdown_grace.total_seconds()
+            if self._stop.is_set() and grace > 0 and worker_tasks:
+                await asyncio.wait(worker_tasks, timeout=grace)
             await _cancel_all(worker_tasks)
             for informer in self._informers.all():
                 informer.stop()
@@ -190,6 +211,9 @@ class ControllerManager:
         while True:
             key = await queue.get()
             if key is None:
+                return
+            if self._draining:  # stopping: the item stays undone (the next leader syncs it)
+                queue.done(key)
                 return
             try:
                 await controller.reconcile(key)

@@ -46,9 +46,11 @@ class HealthResponse:
 PING: Final = HealthCheck("ping", lambda: None)
 
 
-def _checks_for(endpoint: str, readiness: Sequence[HealthCheck]) -> list[HealthCheck]:
+def _checks_for(
+    endpoint: str, readiness: Sequence[HealthCheck], liveness: Sequence[HealthCheck]
+) -> list[HealthCheck]:
     # Liveness is the server itself: a component in backoff is alive, only not ready.
-    return [PING, *readiness] if endpoint == "readyz" else [PING]
+    return [PING, *readiness] if endpoint == "readyz" else [PING, *liveness]
 
 
 def render_health(
@@ -58,10 +60,12 @@ def render_health(
     verbose: bool,
     excluded: Sequence[str],
     readiness: Sequence[HealthCheck],
+    liveness: Sequence[HealthCheck] = (),
 ) -> HealthResponse | None:
     """The answer for ``/<endpoint>`` (``check_name`` None) or ``/<endpoint>/<check_name>``;
-    None when no such check exists (the caller answers 404)."""
-    checks = _checks_for(endpoint, readiness)
+    None when no such check exists (the caller answers 404). ``liveness`` adds checks to
+    ``/healthz`` and ``/livez`` (``podscale controller-manager``'s ``leaderElection``)."""
+    checks = _checks_for(endpoint, readiness, liveness)
     if check_name is not None:
         for check in checks:
             if check.name == check_name:
