@@ -32,7 +32,7 @@ from podscale.cli.up_flags import (
     hpa_settings,
 )
 from podscale.controllermanager.config import ConfigError, load_config, open_api
-from podscale.controllermanager.election import ElectionSettings, ElectionUnavailable
+from podscale.controllermanager.election import ElectionSettings
 from podscale.controllermanager.options import ManagerOptions, enabled_controllers
 from podscale.controllermanager.run import run_controller_manager
 
@@ -215,7 +215,7 @@ def controller_manager(**values: Any) -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request otherwise
     try:
         code = asyncio.run(_main(options))
-    except (ConfigError, ElectionUnavailable) as err:
+    except ConfigError as err:
         raise click.ClickException(str(err)) from None
     except OSError as err:
         raise click.ClickException(f"cannot serve: {err.strerror or err}") from None

@@ -20,14 +20,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from podscale.client.leaderelection import LeaderElectionConfig, LeaderElector
 from podscale.controllers.runtime_api import ControllerApi
 from podscale.store.interface import Clock
 
-__all__ = ["ElectionSettings", "ElectionUnavailable", "Elector", "default_identity", "make_elector"]
-
-
-class ElectionUnavailable(Exception):
-    """This build has no leader election (``podscale.client.leaderelection`` is absent)."""
+__all__ = ["ElectionSettings", "Elector", "default_identity", "make_elector"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,23 +58,16 @@ def default_identity() -> str:
 def make_elector(
     api: ControllerApi, clock: Clock, settings: ElectionSettings, identity: str
 ) -> Elector:
-    """The elector for ``settings``. SEAM for the lead: once
-    ``podscale.client.leaderelection`` is merged, this body becomes
-
-        from podscale.client.leaderelection.elector import (
-            LeaderElectionConfig, LeaderElector,
-        )
-        config = LeaderElectionConfig(
-            lease_name=settings.lease_name, lease_namespace=settings.lease_namespace,
-            identity=identity, lease_duration=settings.lease_duration,
-            renew_deadline=settings.renew_deadline, retry_period=settings.retry_period,
-            release_on_cancel=True,
-        )
-        return LeaderElector(api, clock, config)
-
-    (``LeaderElector`` must then expose ``observed_time``, client-go's ``observedTime``:
-    when it last saw its record renewed; the ``leaderElection`` health check reads it)."""
-    del api, clock, settings, identity
-    raise ElectionUnavailable(
-        "leader election is not available in this build; run with --leader-elect=false"
+    """The elector for ``settings`` on the Lease ``lease_namespace/lease_name``; it releases
+    the Lease when cancelled (client-go's ``ReleaseOnCancel``, as kube-controller-manager
+    sets it), so a graceful shutdown hands over at once."""
+    config = LeaderElectionConfig(
+        lease_name=settings.lease_name,
+        lease_namespace=settings.lease_namespace,
+        identity=identity,
+        lease_duration=settings.lease_duration,
+        renew_deadline=settings.renew_deadline,
+        retry_period=settings.retry_period,
+        release_on_cancel=True,
     )
+    return LeaderElector(api, clock, config)

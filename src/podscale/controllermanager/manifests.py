@@ -19,8 +19,10 @@ from typing import Any, Final
 import yaml
 
 from podscale import __version__
+from podscale.controllermanager.options import DEFAULT_CONTROLLERS as OPTION_DEFAULTS
+from podscale.controllermanager.options import enabled_controllers
 from podscale.controllermanager.rbac import CONTROLLER_RULES, LEASE_RULES, cluster_rules, rules_json
-from podscale.controllers.registry import CONTROLLER_NAMES, select_controllers
+from podscale.controllers.registry import CONTROLLER_NAMES
 from podscale.controllers.shipped_crds import INSTALLED_WITH, SHIPPED_CRDS, shipped_definition
 
 __all__ = [
@@ -37,15 +39,10 @@ __all__ = [
 
 JSON = dict[str, Any]
 
-# The podscale-only controllers: by default podscale never fights kube-controller-manager's
-# HPA controller (run that one only when asked, in place of the cluster's own).
-DEFAULT_CONTROLLERS: Final = (
-    "cronhpa-controller",
-    "ehpa-controller",
-    "predictive-horizontal-pod-autoscaler-controller",
-    "keda-operator",
-    "usage-history-controller",
-)
+# The podscale-only controllers (``options.DEFAULT_CONTROLLERS``, in the registry's order): by
+# default podscale never fights kube-controller-manager's HPA controller (run that one only
+# when asked, in place of the cluster's own).
+DEFAULT_CONTROLLERS: Final = tuple(n for n in CONTROLLER_NAMES if n in OPTION_DEFAULTS)
 DEFAULT_NAMESPACE: Final = "podscale-system"
 DEFAULT_IMAGE: Final = f"podscale:{__version__}"
 NAME: Final = "podscale-controller-manager"
@@ -70,16 +67,14 @@ class ManifestOptions:
 
 
 def select_manifest_controllers(flag: str | None) -> tuple[str, ...]:
-    """The controllers ``--controllers`` names, in ``controllers.registry`` order: None is
-    ``DEFAULT_CONTROLLERS``; ``*`` is every controller with an RBAC table (the default ones
-    and the HPA controller). The workload controllers stay with kube-controller-manager:
+    """The controllers ``--controllers`` names, in ``controllers.registry`` order, read as
+    ``podscale controller-manager`` reads the flag (``options.enabled_controllers``: ``*`` is
+    the podscale-only ones; the HPA controller only when named). None is
+    ``DEFAULT_CONTROLLERS``. The workload controllers stay with kube-controller-manager:
     naming one is a ``ValueError``, as is an unknown name."""
     if flag is None:
         return DEFAULT_CONTROLLERS
-    supported = ",".join(CONTROLLER_RULES)
-    items = [item.strip() for item in flag.split(",")]
-    expanded = ",".join(supported if item == "*" else item for item in items if item)
-    chosen = select_controllers(expanded)
+    chosen = enabled_controllers(flag)
     outside = sorted(chosen - set(CONTROLLER_RULES))
     if outside:
         raise ValueError(

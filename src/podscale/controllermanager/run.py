@@ -29,6 +29,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Final
 
 from prometheus_client import CollectorRegistry
@@ -61,6 +62,8 @@ __all__ = ["EXIT_LEADERSHIP_LOST", "ManagerParts", "build_manager", "run_control
 
 _LOG = logging.getLogger("podscale.controllermanager")
 EXIT_LEADERSHIP_LOST: Final = 1
+# How long a stopping leader waits for its elector to hand the Lease back (one write).
+_RELEASE_TIMEOUT: Final = timedelta(seconds=5)
 MakeElector = Callable[[HttpApi, Clock], Elector]
 
 
@@ -126,8 +129,7 @@ async def run_controller_manager(
     announce: Callable[[str], None] = _LOG.info,
     elector_factory: MakeElector | None = None,
 ) -> int:
-    """Run until ``stop`` is set (0) or leadership is lost (1); see the module docstring.
-    Raises ``election.ElectionUnavailable`` when leader election is asked for and absent."""
+    """Run until ``stop`` is set (0) or leadership is lost (1); see the module docstring."""
     clock = clock if clock is not None else SystemClock()
     parts = build_manager(api, clock, options)
     manager = parts.manager
@@ -223,7 +225,12 @@ async def _run(
         return 0
     finally:
         stopping.cancel()
-        main.cancel()  # the elector releases the Lease as it is cancelled
+        if not main.done() and elector is not None and elector.is_leader:
+            # lead() has returned: the elector stops renewing, releases the Lease and
+            # returns by itself. Cancelling it now would cut the release short.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait({main}, timeout=_RELEASE_TIMEOUT.total_seconds())
+        main.cancel()  # a follower (or a stuck release): the elector releases as it can
         with contextlib.suppress(asyncio.CancelledError):
             await main
 

@@ -45,11 +45,22 @@ def test_the_stream_parses_back_to_the_objects() -> None:
     [
         (None, DEFAULT_CONTROLLERS),
         ("cronhpa,keda", ("cronhpa-controller", "keda-operator")),
-        ("*", ("horizontal-pod-autoscaler-controller", *DEFAULT_CONTROLLERS)),
-        ("*,-usagehistory", ("horizontal-pod-autoscaler-controller", *DEFAULT_CONTROLLERS[:-1])),
+        ("*", DEFAULT_CONTROLLERS),
+        (
+            "*,horizontalpodautoscaling",
+            ("horizontal-pod-autoscaler-controller", *DEFAULT_CONTROLLERS),
+        ),
+        ("-usagehistory,*", tuple(c for c in DEFAULT_CONTROLLERS if "usage" not in c)),
         ("", ()),
     ],
-    ids=["default", "aliases", "star-adds-the-hpa", "star-less-one", "none"],
+    ids=[
+        "default",
+        "aliases",
+        "star-is-the-default",
+        "the-hpa-when-named",
+        "star-less-one",
+        "none",
+    ],
 )
 def test_select_manifest_controllers(flag: str | None, expected: tuple[str, ...]) -> None:
     assert sorted(select_manifest_controllers(flag)) == sorted(expected)

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 import httpx
 import pytest
 
+from podscale.api.kinds import kind_for
 from podscale.apiserver.http.app import create_app
 from podscale.client.connection import Connection
-from podscale.client.http import HttpApi
-from podscale.controllermanager.election import ElectionUnavailable, Elector
+from podscale.client.http import ApiError, HttpApi
+from podscale.controllermanager.election import Elector
 from podscale.controllermanager.options import ManagerOptions
 from podscale.controllermanager.run import EXIT_LEADERSHIP_LOST, run_controller_manager
 from podscale.store.memory import MemoryStore
@@ -91,12 +93,39 @@ def test_a_stop_releases_the_lease_and_ends_with_0() -> None:
     assert elector.released
 
 
-def test_without_an_elector_leader_election_is_refused_until_merged() -> None:
-    # Until podscale.client.leaderelection is merged into election.make_elector; then this
-    # test becomes one of the real elector's wiring.
-    async def attempt() -> int:
+def test_the_real_elector_holds_the_lease_while_leading_and_releases_it_on_stop() -> None:
+    async def attempt() -> tuple[int, dict[str, object], dict[str, object]]:
         async with api_over_app() as api:
-            return await run_controller_manager(api, ManagerOptions(secure_port=0), asyncio.Event())
+            stop = asyncio.Event()
+            options = ManagerOptions(secure_port=0, controllers=frozenset({"cronhpa-controller"}))
+            run = asyncio.create_task(run_controller_manager(api, options, stop))
+            lease_kind = kind_for("coordination.k8s.io/v1", "Lease")
+            held: dict[str, object] = {}
+            for _ in range(200):
+                try:
+                    held = await api.get(lease_kind, "kube-system", "podscale-controller-manager")
+                except ApiError:
+                    await asyncio.sleep(0.05)
+                    continue
+                if (held.get("spec") or {}).get("holderIdentity"):  # type: ignore[union-attr]
+                    break
+                await asyncio.sleep(0.05)
+            stop.set()
+            code = await asyncio.wait_for(run, timeout=20)
+            released = await api.get(lease_kind, "kube-system", "podscale-controller-manager")
+            return code, held, released
 
-    with pytest.raises(ElectionUnavailable, match="--leader-elect=false"):
-        asyncio.run(attempt())
+    code, held, released = asyncio.run(attempt())
+    assert code == 0
+    spec = held["spec"]
+    assert isinstance(spec, dict)
+    assert str(spec["holderIdentity"]).startswith(socket.gethostname() + "_")
+    assert spec["leaseDurationSeconds"] == 15
+    # client-go's ReleaseOnCancel: no holder, a one-second lease.
+    assert released["spec"] == {
+        **spec,
+        "holderIdentity": "",
+        "leaseDurationSeconds": 1,
+        "acquireTime": released["spec"]["acquireTime"],  # type: ignore[index]
+        "renewTime": released["spec"]["renewTime"],
+    }  # type: ignore[index]

@@ -27,7 +27,7 @@ import logging
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final, Protocol
 
 from podscale.api.kinds import KindInfo, kind_for
@@ -133,6 +133,12 @@ class LeaderElector:
     def leader(self) -> str:
         """The holder identity last observed ("" before any read, or when released)."""
         return self._observation.record.holder_identity if self._observation else ""
+
+    @property
+    def observed_time(self) -> datetime | None:
+        """When this candidate last saw the record change (client-go's ``observedTime``):
+        for a leader, its last renewal."""
+        return self._observation.observed_at if self._observation else None
 
     def check(self, max_tolerable_expired_lease: timedelta) -> str | None:
         """client-go's ``Check`` (behind its ``HealthzAdaptor``): an error when we believe
