@@ -347,7 +347,7 @@ class HttpApi:
         path = resource_path(kind, namespace)
         response = await self._open_watch(path, params)
         try:
-            async for line in response.aiter_lines():
+            async for line in _lines_until_broken(response):
                 if not line.strip():
                     continue
                 event = orjson.loads(line)
@@ -394,6 +394,18 @@ class HttpApi:
                 wait = found if found is not None else 0
             retries += 1
             await self._sleep(float(wait))
+
+
+async def _lines_until_broken(response: httpx.Response) -> AsyncIterator[str]:
+    """The stream's lines; a connection that breaks mid-stream ends them as the server's
+    close would. client-go's stream watcher treats an EOF, an unexpected EOF or a reset
+    connection as the watch closing, so the informer simply watches again from the last
+    resourceVersion it saw (no relist)."""
+    try:
+        async for line in response.aiter_lines():
+            yield line
+    except (httpx.ReadError, httpx.RemoteProtocolError):
+        return
 
 
 def _selectors(label_selector: str | None, field_selector: str | None) -> dict[str, str]:
