@@ -29,6 +29,7 @@ from podscale.cli.resources_core import CommandError, Report, Target, target_fro
 # delete's --cascade choices; the module imports only what every command here needs.
 from podscale.cli.resources_write import CASCADE_POLICIES
 from podscale.client.http import HttpApi
+from podscale.client.throttle import KUBECTL_DISCOVERY_LIMITS
 
 __all__ = [
     "apply_command",
@@ -59,7 +60,9 @@ def _connection_options(func: F) -> F:
 
 
 async def _run_core(target: Target, core: Core) -> Report:
-    async with HttpApi(target.connection) as api:
+    # As kubectl: rest.Config's default 5 qps / burst 10 for the requests, and the 50/300
+    # kubectl gives its discovery client for the discovery reads.
+    async with HttpApi(target.connection, discovery_limits=KUBECTL_DISCOVERY_LIMITS) as api:
         return await core(api, target)
 
 

@@ -4,7 +4,10 @@ client-go's reflector + shared informer, in asyncio: list, then watch from the l
 resourceVersion; apply each event to the ``Cache`` and tell the handlers; when the watch
 ends, watch again from the last seen resourceVersion; when the server answers 410 Gone
 (history expired), list again and reconcile the cache (handlers see the adds, updates and
-deletes the relist implies). Every ``resync`` period the handlers get an update for every
+deletes the relist implies). A watch the server refuses to start (connection refused, or a
+429) is asked for again from the same resourceVersion after client-go's reflector backoff
+(``podscale.client.rewatch``: 800 ms doubling to 30 s, jittered), without a relist. Every
+``resync`` period the handlers get an update for every
 cached object, so controllers re-examine everything even without changes.
 
 ``run`` may be called again after it failed (``podscale.client.supervisor`` restarts a dead
@@ -20,12 +23,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Protocol
 
 from podscale.client.cache import Cache, IndexFunc, Lister, object_key
+from podscale.client.rewatch import (
+    REFLECTOR_BACKOFF,
+    RewatchBackoff,
+    RewatchState,
+    next_rewatch_delay,
+    watch_start_retriable,
+)
 from podscale.store.interface import Clock
 
 __all__ = ["EventHandler", "Gone", "Informer", "ListWatcher"]
@@ -69,11 +80,15 @@ class Informer:
     indexers: Mapping[str, IndexFunc] | None = None
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     handlers: list[EventHandler] = field(default_factory=list)
+    rewatch_backoff: RewatchBackoff = REFLECTOR_BACKOFF
+    # The random share of each backoff's jitter (injectable for reproducible tests).
+    jitter: Callable[[], float] = random.random
     _cache: Cache = field(init=False)
     _synced: asyncio.Event | None = field(default=None, init=False)
     _stopped: bool = field(default=False, init=False)
     _resource_version: str = field(default="", init=False)
     _runs: int = field(default=0, init=False)
+    _rewatch: RewatchState | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self._cache = Cache(self.indexers)
@@ -122,11 +137,22 @@ class Informer:
                             break
                 except Gone:
                     await self._relist()
+                except Exception as err:
+                    if not watch_start_retriable(err):
+                        raise
+                    await self._back_off()
         finally:
             if resync_task is not None:
                 resync_task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await resync_task
+
+    async def _back_off(self) -> None:
+        """Wait out the reflector backoff before watching again (same resourceVersion)."""
+        self._rewatch, delay = next_rewatch_delay(
+            self.rewatch_backoff, self._rewatch, self.clock.now(), self.jitter()
+        )
+        await self.sleep(delay.total_seconds())
 
     async def _relist(self, *, redeliver: bool = False) -> None:
         items, resource_version = await self.source.list()

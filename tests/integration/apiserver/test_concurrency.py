@@ -206,7 +206,8 @@ def test_scale_patches_with_resource_version_lose_no_update(server: RunningServe
                 pytest.fail("a writer never got its update in")
 
     async def run() -> JSON:
-        async with HttpApi(Connection(server=server.url)) as api:
+        # Unthrottled (qps < 0, as client-go reads it): the writers must race the server.
+        async with HttpApi(Connection(server=server.url), qps=-1.0) as api:
             await asyncio.gather(*(increment_many(api) for _ in range(WRITERS)))
             return await api.get(kind, NS, "counter")
 

@@ -64,7 +64,7 @@ def _rolled_out(generation: int, revision: str) -> Callable[[JSON], bool]:
 def test_deployment_rolls_out_over_http(server: RunningServer) -> None:
     async def main() -> list[tuple[str, int]]:
         clock = SystemClock()
-        async with HttpApi(Connection(server=server.url)) as api:
+        async with HttpApi(Connection(server=server.url), qps=-1.0) as api:  # unthrottled
             manager = ControllerManager(api, clock)
             manager.register(ReplicaSetController(api, clock, rng=random.Random(3)))
             manager.register(DeploymentController(api, clock))

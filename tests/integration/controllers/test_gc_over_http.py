@@ -60,7 +60,7 @@ async def wait_count(api: HttpApi, kind: KindInfo, count: int) -> None:
 def test_garbage_collector_over_http(server: RunningServer) -> None:
     async def main() -> tuple[int, int]:
         clock = SystemClock()
-        async with HttpApi(Connection(server=server.url)) as api:
+        async with HttpApi(Connection(server=server.url), qps=-1.0) as api:  # unthrottled
             manager = ControllerManager(api, clock)
             manager.register(ReplicaSetController(api, clock, rng=random.Random(3)))
             manager.register(GarbageCollectorController(api, clock))
@@ -95,7 +95,7 @@ def test_a_delete_over_http_carries_the_uid_precondition(server: RunningServer) 
 
     async def main() -> bool:
         clock = SystemClock()
-        async with HttpApi(Connection(server=server.url)) as api:
+        async with HttpApi(Connection(server=server.url), qps=-1.0) as api:  # unthrottled
             pod = {
                 "apiVersion": "v1",
                 "kind": "Pod",
@@ -121,7 +121,7 @@ def test_custom_resources_are_collected_over_http(server: RunningServer) -> None
 
     async def main() -> int:
         clock = SystemClock()
-        async with HttpApi(Connection(server=server.url)) as api:
+        async with HttpApi(Connection(server=server.url), qps=-1.0) as api:  # unthrottled
             manager = ControllerManager(api, clock)
             manager.register(GarbageCollectorController(api, clock))
             task = asyncio.create_task(manager.run())

@@ -46,7 +46,7 @@ async def wait_for_replicas(api: HttpApi, name: str, replicas: int) -> None:
 def test_replica_set_controller_over_http(server: RunningServer) -> None:
     async def main() -> list[str]:
         clock = SystemClock()
-        async with HttpApi(Connection(server=server.url)) as api:
+        async with HttpApi(Connection(server=server.url), qps=-1.0) as api:  # unthrottled
             manager = ControllerManager(api, clock)
             manager.register(ReplicaSetController(api, clock, rng=random.Random(3)))
             task = asyncio.create_task(manager.run())

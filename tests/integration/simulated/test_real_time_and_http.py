@@ -61,7 +61,7 @@ async def ready_pods(api: ControllerApi) -> list[JSON]:
 def test_simulated_cluster_over_http(server: RunningServer) -> None:
     async def main() -> list[str]:
         clock = SystemClock()
-        async with HttpApi(Connection(server=server.url)) as api:
+        async with HttpApi(Connection(server=server.url), qps=-1.0) as api:  # unthrottled
             cluster = SimulatedCluster(api, clock, default_node_specs(2), profile=QUICK)
             manager = ControllerManager(api, clock)
             manager.register(ReplicaSetController(api, clock, rng=random.Random(3)))
