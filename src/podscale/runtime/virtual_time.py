@@ -90,7 +90,7 @@ class _JumpingSelector(selectors.BaseSelector):
             if timeout > 0:
                 loop.advance_to_next_timer()
             return []
-        loop.polling = True
+        loop._polling = True
         loop.polls += 1
         try:
             if timeout is None or timeout <= 0:
@@ -100,7 +100,7 @@ class _JumpingSelector(selectors.BaseSelector):
                 return self._inner.select(None)
             events = self._inner.select(loop.autojump_threshold)
         finally:
-            loop.polling = False
+            loop._polling = False
         if events:
             return events
         loop.advance_to_next_timer()
@@ -158,7 +158,7 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         self._woken = False
         # True while the selector waits for real: a signal handler run meanwhile (asyncio's
         # Runner cancels on Ctrl-C with call_soon_threadsafe) must wake the poll for real.
-        self.polling = False
+        self._polling = False
         self.polls = 0  # real polls of the selector (a statistic, as iterations and jumps)
         self.start = start
         self.autojump_threshold = autojump_threshold
@@ -211,7 +211,7 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         """As asyncio's; from the loop's own thread, ``call_soon`` (the same place in the
         ready queue, without waking the loop through its self-pipe: it is awake, unless a
         signal handler runs inside its poll)."""
-        if not self.polling and self.runs_in_this_thread():
+        if not self._polling and self.runs_in_this_thread():
             return self.call_soon(callback, *args, context=context)
         return super().call_soon_threadsafe(callback, *args, context=context)
 
