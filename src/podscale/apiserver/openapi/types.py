@@ -99,6 +99,8 @@ def _changed(obj: Mapping[str, Any], old: Mapping[str, Any], depth: int) -> dict
 def _same_json(value: Any, other: Any) -> bool:
     if not isinstance(value, dict | list):
         return False  # scalars are checked in no time
+    if value != other:
+        return False  # values that differ never serialize alike: no need to serialize them
     try:
         return orjson.dumps(value) == orjson.dumps(other)
     except TypeError:  # beyond what JSON carries: let the walk decide
