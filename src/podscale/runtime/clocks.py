@@ -37,6 +37,10 @@ class VirtualClock:
         # the clock many times (datetime arithmetic was 3% of a replay).
         self._read_at = 0.0
         self._read = start
+        # The loop an unbound clock last found running: while it runs in the reading
+        # thread it is that thread's running loop (asyncio's lookup of the running loop
+        # makes a getpid system call, and clocks are read on every loop step).
+        self._found: VirtualTimeLoop | None = None
 
     @classmethod
     def of(cls, loop: VirtualTimeLoop) -> VirtualClock:
@@ -58,12 +62,15 @@ class VirtualClock:
         """Virtual seconds since ``start``."""
         loop = self._loop
         if loop is None:
+            found = self._found
+            if found is not None and found.runs_in_this_thread():
+                return found.time()
             running = asyncio._get_running_loop()
             if running is None:
                 return 0.0
             if not isinstance(running, VirtualTimeLoop):
                 raise RuntimeError("VirtualClock read inside an event loop without virtual time")
-            loop = running
+            loop = self._found = running
         return loop.time()
 
 

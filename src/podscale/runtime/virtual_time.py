@@ -14,6 +14,15 @@ in deadline order with ties broken by scheduling order (plain asyncio leaves tie
 heap's whim), so the same program gives the same sequence of (virtual time, event).
 Real I/O (sockets) is the one input the loop does not control.
 
+Cost: a closed simulation spends most of its loop iterations between two timers of one
+instant, so the loop's own overhead is paid per callback. Its timers live in a heap of
+``(deadline, sequence, handle)`` tuples (compared in C, not through a Python ``__lt__``);
+its selector is not polled while nothing could arrive through it (no file descriptor but
+the loop's self-pipe, no signal handler, no executor work, nothing written to the
+self-pipe by another thread); and ``call_soon_threadsafe`` from the loop's own thread is a
+``call_soon`` (the store's watch wake-ups use it from either side). None of this changes
+which callback runs when.
+
 Threads: work done in other threads takes real time, and virtual time stands still while
 it runs. The loop knows about work it hands out itself (``run_in_executor``, hence
 ``asyncio.to_thread``): while any of it is unfinished, the loop waits for it (really) rather
@@ -27,6 +36,7 @@ import asyncio
 import heapq
 import itertools
 import selectors
+import threading
 from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
@@ -49,39 +59,25 @@ _T = TypeVar("_T")
 _Ts = TypeVarTuple("_Ts")
 
 
-class _OrderedTimer(asyncio.TimerHandle):
-    """A timer that sorts by (deadline, scheduling order): equal deadlines fire FIFO."""
+# asyncio's thresholds for rebuilding the timer heap without its cancelled timers.
+_MIN_SCHEDULED_TIMERS = 100
+_MIN_CANCELLED_FRACTION = 0.5
 
-    __slots__ = ("_sequence",)
-    _when: float  # TimerHandle's slot; read directly, as heap comparisons are hot
-
-    def __init__(
-        self,
-        when: float,
-        sequence: int,
-        callback: Callable[..., object],
-        args: tuple[Any, ...],
-        loop: asyncio.AbstractEventLoop,
-        context: Context | None,
-    ) -> None:
-        super().__init__(when, callback, args, loop, context)
-        self._sequence = sequence
-
-    def __lt__(self, other: asyncio.TimerHandle) -> bool:
-        if isinstance(other, _OrderedTimer):
-            return (self._when, self._sequence) < (other._when, other._sequence)
-        return self._when < other.when()
+_Timer = tuple[float, int, asyncio.TimerHandle]
 
 
 class _JumpingSelector(selectors.BaseSelector):
     """The loop's selector, wrapped: the one place where virtual time moves.
 
-    ``BaseEventLoop._run_once`` polls its selector with timeout 0 when callbacks are ready,
-    ``None`` when nothing is scheduled at all, and otherwise the time until the earliest
-    timer. Only that last case is a wait for a timer; there, this selector first polls for
-    real (for I/O, and for thread-safe callbacks, which arrive through the loop's self-pipe)
-    and, if nothing came and no executor work is outstanding, moves virtual time to the
-    timer's deadline and reports no events, so ``_run_once`` finds the timer due.
+    ``VirtualTimeLoop._run_once`` polls its selector with timeout 0 when callbacks are
+    ready, ``None`` when nothing is scheduled at all, and otherwise the time until the
+    earliest timer. Only that last case is a wait for a timer; there, this selector first
+    polls for real (for I/O, and for thread-safe callbacks, which arrive through the loop's
+    self-pipe) and, if nothing came and no executor work is outstanding, moves virtual time
+    to the timer's deadline and reports no events, so ``_run_once`` finds the timer due.
+
+    The real poll (a system call) is skipped when nothing can arrive through it
+    (``VirtualTimeLoop.may_receive``): a closed simulation then never polls at all.
     """
 
     def __init__(self, loop: VirtualTimeLoop, inner: selectors.BaseSelector) -> None:
@@ -90,12 +86,21 @@ class _JumpingSelector(selectors.BaseSelector):
 
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
         loop = self._loop
-        if timeout is None or timeout <= 0:
-            return self._inner.select(timeout)
-        if loop.threads_busy:
-            # A thread's result will arrive through the self-pipe; virtual time waits for it.
-            return self._inner.select(None)
-        events = self._inner.select(loop.autojump_threshold)
+        if timeout is not None and not loop.may_receive():
+            if timeout > 0:
+                loop.advance_to_next_timer()
+            return []
+        loop._polling = True
+        loop.polls += 1
+        try:
+            if timeout is None or timeout <= 0:
+                return self._inner.select(timeout)
+            if loop.threads_busy:
+                # A thread's result will arrive through the self-pipe; virtual time waits.
+                return self._inner.select(None)
+            events = self._inner.select(loop.autojump_threshold)
+        finally:
+            loop._polling = False
         if events:
             return events
         loop.advance_to_next_timer()
@@ -129,10 +134,18 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
     against a simulated cluster) may want a little slack so requests are not starved.
     """
 
-    # Set by BaseEventLoop.__init__; declared for the type checker.
-    _scheduled: list[asyncio.TimerHandle]
+    # Set by BaseEventLoop.__init__; declared for the type checker. ``_scheduled`` holds
+    # ``_Timer`` tuples here (BaseEventLoop only clears it on close; ``_run_once`` and
+    # ``call_at`` are this class's own).
+    _scheduled: list[_Timer]
     _ready: deque[asyncio.Handle]
     _clock_resolution: float
+    _timer_cancelled_count: int
+    _stopping: bool
+    _debug: bool
+    _current_handle: asyncio.Handle | None
+    _signal_handlers: dict[int, asyncio.Handle]
+    _thread_id: int | None
 
     def __init__(self, start: datetime = DEFAULT_START, *, autojump_threshold: float = 0.0) -> None:
         self._virtual_now = 0.0
@@ -140,6 +153,13 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         self._threads_busy = 0
         self._iterations = 0
         self._jumps = 0
+        # Set by every write to the self-pipe (another thread's call_soon_threadsafe, a
+        # finished executor job); the next selector call then polls for real and drains it.
+        self._woken = False
+        # True while the selector waits for real: a signal handler run meanwhile (asyncio's
+        # Runner cancels on Ctrl-C with call_soon_threadsafe) must wake the poll for real.
+        self._polling = False
+        self.polls = 0  # real polls of the selector (a statistic, as iterations and jumps)
         self.start = start
         self.autojump_threshold = autojump_threshold
         super().__init__(_JumpingSelector(self, selectors.DefaultSelector()))
@@ -157,11 +177,13 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
 
     def advance_to_next_timer(self) -> None:
         """Jump to the earliest live timer's deadline (never backwards)."""
-        while self._scheduled and self._scheduled[0].cancelled():
+        scheduled = self._scheduled
+        while scheduled and scheduled[0][2].cancelled():
             # _run_once prunes cancelled heads before polling; this keeps the call safe alone.
-            heapq.heappop(self._scheduled)._scheduled = False  # type: ignore[attr-defined]
-        if self._scheduled:
-            deadline = self._scheduled[0].when()
+            self._timer_cancelled_count -= 1
+            heapq.heappop(scheduled)[2]._scheduled = False  # type: ignore[attr-defined]
+        if scheduled:
+            deadline = scheduled[0][0]
             if deadline > self._virtual_now:
                 self._virtual_now = deadline
                 self._jumps += 1
@@ -178,10 +200,39 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         if self.get_debug():
             self._check_thread()  # type: ignore[attr-defined]
             self._check_callback(callback, "call_at")  # type: ignore[attr-defined]
-        timer = _OrderedTimer(when, next(self._timer_sequence), callback, args, self, context)
-        heapq.heappush(self._scheduled, timer)
+        timer = asyncio.TimerHandle(when, callback, args, self, context)
+        heapq.heappush(self._scheduled, (when, next(self._timer_sequence), timer))
         timer._scheduled = True  # type: ignore[attr-defined]
         return timer
+
+    def call_soon_threadsafe(
+        self, callback: Callable[[Unpack[_Ts]], object], *args: *_Ts, context: Context | None = None
+    ) -> asyncio.Handle:
+        """As asyncio's; from the loop's own thread, ``call_soon`` (the same place in the
+        ready queue, without waking the loop through its self-pipe: it is awake, unless a
+        signal handler runs inside its poll)."""
+        if not self._polling and self.runs_in_this_thread():
+            return self.call_soon(callback, *args, context=context)
+        return super().call_soon_threadsafe(callback, *args, context=context)
+
+    def _write_to_self(self) -> None:
+        self._woken = True
+        super()._write_to_self()  # type: ignore[misc]
+
+    def may_receive(self) -> bool:
+        """Whether a real poll of the selector could find anything: a registered file
+        descriptor besides the self-pipe, a signal handler (signals arrive through the
+        self-pipe), executor work, a self-pipe write not yet drained, or a wait for real
+        I/O (``autojump_threshold``). Reading it takes back the pending wake-up."""
+        if self._woken:
+            self._woken = False
+            return True
+        return bool(
+            self._threads_busy
+            or self.autojump_threshold
+            or self._signal_handlers
+            or len(self._selector.get_map()) > 1  # type: ignore[attr-defined]
+        )
 
     # -- threads --------------------------------------------------------------------------
 
@@ -197,6 +248,11 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
     def _thread_finished(self, _: asyncio.Future[Any]) -> None:
         self._threads_busy -= 1
 
+    def runs_in_this_thread(self) -> bool:
+        """Whether the loop is running in the calling thread (then it is that thread's
+        running loop; cheaper than asking asyncio, which makes a system call)."""
+        return self._thread_id == threading.get_ident()
+
     @property
     def threads_busy(self) -> int:
         """Executor jobs handed out by this loop and not finished yet."""
@@ -204,9 +260,63 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
 
     # -- statistics (for tests and benchmarks) --------------------------------------------
 
+    # -- the iteration --------------------------------------------------------------------
+
     def _run_once(self) -> None:
+        """``BaseEventLoop._run_once`` over the tuple heap: prune cancelled timers, poll (the
+        selector jumps virtual time), move due timers to the ready queue, run what was ready.
+        Debug mode's slow-callback warning is left out: callbacks take no virtual time."""
         self._iterations += 1
-        super()._run_once()  # type: ignore[misc]
+        scheduled = self._scheduled
+        count = len(scheduled)
+        if (
+            count > _MIN_SCHEDULED_TIMERS
+            and self._timer_cancelled_count / count > _MIN_CANCELLED_FRACTION
+        ):
+            live: list[_Timer] = []
+            for entry in scheduled:
+                if entry[2]._cancelled:
+                    entry[2]._scheduled = False  # type: ignore[attr-defined]
+                else:
+                    live.append(entry)
+            heapq.heapify(live)
+            scheduled[:] = live
+            self._timer_cancelled_count = 0
+        else:
+            while scheduled and scheduled[0][2]._cancelled:
+                self._timer_cancelled_count -= 1
+                heapq.heappop(scheduled)[2]._scheduled = False  # type: ignore[attr-defined]
+
+        ready = self._ready
+        timeout: float | None = None
+        if ready or self._stopping:
+            timeout = 0
+        elif scheduled:
+            timeout = max(0.0, scheduled[0][0] - self._virtual_now)
+        events = self._selector.select(timeout)  # type: ignore[attr-defined]
+        if events:
+            self._process_events(events)  # type: ignore[attr-defined]
+        del events  # breaks cycles when an exception occurs, as asyncio does
+
+        end_time = self._virtual_now + self._clock_resolution
+        while scheduled and scheduled[0][0] < end_time:
+            timer = heapq.heappop(scheduled)[2]
+            timer._scheduled = False  # type: ignore[attr-defined]
+            ready.append(timer)
+
+        # Only what is ready now; callbacks scheduled by these run next time (asyncio's rule).
+        for _ in range(len(ready)):
+            handle = ready.popleft()
+            if handle._cancelled:
+                continue
+            if self._debug:
+                try:
+                    self._current_handle = handle
+                    handle._run()
+                finally:
+                    self._current_handle = None
+            else:
+                handle._run()
 
     @property
     def iterations(self) -> int:

@@ -221,6 +221,26 @@ def test_virtual_clock_outside_and_before_the_loop_reads_its_start() -> None:
         loop.close()
 
 
+def test_an_unbound_clock_follows_each_loop_it_is_read_in() -> None:
+    # The clock remembers the loop it found; once that loop stops, it must look again.
+    unbound = VirtualClock(START)
+
+    async def wait_and_read(seconds: float) -> datetime:
+        unbound.now()
+        await asyncio.sleep(seconds)
+        return unbound.now()
+
+    assert run_virtual(wait_and_read(10), start=START) == START + timedelta(seconds=10)
+    assert unbound.now() == START  # outside any loop again
+    assert run_virtual(wait_and_read(3), start=START) == START + timedelta(seconds=3)
+
+    async def on_a_real_loop() -> datetime:
+        return unbound.now()
+
+    with pytest.raises(RuntimeError, match="without virtual time"):
+        asyncio.run(on_a_real_loop())
+
+
 def test_virtual_clock_refuses_a_loop_without_virtual_time() -> None:
     async def main() -> datetime:
         return VirtualClock(START).now()

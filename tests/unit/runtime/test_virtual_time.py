@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
+import signal
 import socket
 import threading
 from collections.abc import Callable, Coroutine
@@ -230,3 +232,111 @@ def test_real_sockets_and_virtual_timers_share_the_loop() -> None:
     finally:
         reader.close()
         writer.close()
+
+
+def test_a_closed_simulation_never_polls_the_selector() -> None:
+    # Only the self-pipe is registered and nothing writes to it: a poll could find nothing.
+    loop = VirtualTimeLoop()
+
+    async def main() -> float:
+        event = asyncio.Event()
+        loop.call_later(50, event.set)
+        for _ in range(20):
+            await asyncio.sleep(1.5)
+        await event.wait()
+        return loop.time()
+
+    assert run_on(loop, main) == 50.0
+    assert loop.jumps > 0
+    assert loop.polls == 0
+
+
+def test_call_soon_threadsafe_from_another_thread_reaches_a_jumping_loop() -> None:
+    # The loop is busy jumping between timers (no real poll needed for them); a thread's
+    # callback still arrives, and its self-pipe byte is drained by a real poll.
+    loop = VirtualTimeLoop()
+    arrived = threading.Event()
+
+    async def main() -> int:
+        future: asyncio.Future[int] = loop.create_future()
+
+        def from_thread() -> None:
+            loop.call_soon_threadsafe(future.set_result, 3)
+            arrived.set()
+
+        thread = threading.Thread(target=from_thread)
+        thread.start()
+        while not arrived.is_set() or not future.done():
+            await asyncio.sleep(1)
+        thread.join()
+        return await future
+
+    assert run_on(loop, main) == 3
+    assert loop.polls >= 1
+
+
+def test_call_soon_threadsafe_on_the_loop_thread_keeps_fifo_order() -> None:
+    loop = VirtualTimeLoop()
+    order: list[str] = []
+
+    async def main() -> None:
+        loop.call_soon(order.append, "a")
+        loop.call_soon_threadsafe(order.append, "b")
+        loop.call_soon(order.append, "c")
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+
+    run_on(loop, main)
+    assert order == ["a", "b", "c"]
+    assert loop.polls == 0
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="needs SIGUSR1 (POSIX)")
+def test_a_signal_handler_runs_while_virtual_time_jumps() -> None:
+    # Signals reach asyncio through the self-pipe: with a handler installed the loop polls.
+    loop = VirtualTimeLoop()
+    received: list[float] = []
+
+    async def main() -> list[float]:
+        loop.add_signal_handler(signal.SIGUSR1, lambda: received.append(loop.time()))
+        try:
+            os.kill(os.getpid(), signal.SIGUSR1)
+            for _ in range(10):
+                await asyncio.sleep(1)
+                if received:
+                    break
+        finally:
+            loop.remove_signal_handler(signal.SIGUSR1)
+        return received
+
+    assert run_on(loop, main) != []
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(min_value=0, max_value=30), st.booleans()),
+        min_size=1,
+        max_size=400,
+    )
+)
+def test_timers_fire_in_order_when_most_are_cancelled(timers: list[tuple[int, bool]]) -> None:
+    # More than 100 timers, over half cancelled, makes the loop rebuild its heap: the live
+    # ones still fire by (deadline, scheduling order).
+    loop = VirtualTimeLoop()
+    fired: list[tuple[float, int]] = []
+
+    async def main() -> None:
+        handles = [
+            loop.call_later(delay, lambda i=index: fired.append((loop.time(), i)))
+            for index, (delay, _) in enumerate(timers)
+        ]
+        for handle, (_, cancel) in zip(handles, timers, strict=True):
+            if cancel:
+                handle.cancel()
+        await asyncio.sleep(31)
+
+    run_on(loop, main)
+    expected = sorted(
+        (float(delay), index) for index, (delay, cancel) in enumerate(timers) if not cancel
+    )
+    assert fired == expected

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, TypeGuard
 
 import orjson
 
@@ -99,6 +99,8 @@ def _changed(obj: Mapping[str, Any], old: Mapping[str, Any], depth: int) -> dict
 def _same_json(value: Any, other: Any) -> bool:
     if not isinstance(value, dict | list):
         return False  # scalars are checked in no time
+    if value != other:
+        return False  # values that differ never serialize alike: no need to serialize them
     try:
         return orjson.dumps(value) == orjson.dumps(other)
     except TypeError:  # beyond what JSON carries: let the walk decide
@@ -197,6 +199,12 @@ def _check_alternative(
         found.append(TypeMismatch(struct, path, _go_type(name, {}), _json_kind(value)))
 
 
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    # Schemas are mostly plain dicts: spare them the ABC's instance check (most of a walk's
+    # per-node cost was those checks).
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def _walk(value: Any, schema_name: str, struct: str, path: str, found: list[TypeMismatch]) -> None:
     _check(value, _root(schema_name), struct, path, found)
 
@@ -232,16 +240,20 @@ def _check(
         return
     if kind == "array":
         items = schema.get("items")
-        if isinstance(items, Mapping):
+        if _is_mapping(items):
             for index, child in enumerate(value):
                 _check(child, items, struct, f"{path}[{index}]", found)
     elif kind == "object":
         holder = name.rpartition(".")[2] if name is not None else struct
         properties = schema.get("properties")
+        if not _is_mapping(properties):
+            properties = None
         additional = schema.get("additionalProperties")
+        if not _is_mapping(additional):
+            additional = None
         for key, child in value.items():
             child_path = f"{path}.{key}" if path else key
-            if isinstance(properties, Mapping) and key in properties:
+            if properties is not None and key in properties:
                 _check(child, properties[key], holder, child_path, found)
-            elif isinstance(additional, Mapping):
+            elif additional is not None:
                 _check(child, additional, holder, child_path, found)

@@ -69,6 +69,8 @@ class _Snapshot:
     usages: dict[PodKey, tuple[tuple[str, Usage], ...] | None] = field(
         default_factory=dict, compare=False, repr=False
     )
+    # The same as ``pod_usage_of``'s record of the pod (None: not served), filled likewise.
+    records: dict[PodKey, PodUsage | None] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _previous_of(
@@ -236,21 +238,17 @@ class MetricsStorage:
         objects: ObjectLabels | None = None,
     ) -> list[PodUsage]:
         """The values of the items ``pod_metrics_of`` would render, unrendered."""
+        snapshot = self._snapshot
         records: list[PodUsage] = []
-        for name, _, usages in self._selected(namespace, names, selector, objects):
-            earliest = earliest_usage(usages)
-            records.append(
-                PodUsage(
-                    namespace,
-                    name,
-                    earliest.timestamp if earliest else None,
-                    earliest.window if earliest else timedelta(0),
-                    tuple(
-                        ContainerUsage(container, usage.cpu_nanocores, usage.memory_bytes)
-                        for container, usage in usages
-                    ),
-                )
-            )
+        for name, _ in self._matching(snapshot, namespace, names, selector, objects):
+            key = (namespace, name)
+            if key in snapshot.records:
+                record = snapshot.records[key]
+            else:
+                record = _record_of(key, self._pod_usage(snapshot, key))
+                snapshot.records[key] = record
+            if record is not None:
+                records.append(record)
         return records
 
     def _selected(
@@ -261,6 +259,21 @@ class MetricsStorage:
         objects: ObjectLabels | None,
     ) -> Iterator[tuple[str, Mapping[str, str], list[tuple[str, Usage]]]]:
         snapshot = self._snapshot
+        for name, labels in self._matching(snapshot, namespace, names, selector, objects):
+            usages = self._pod_usage(snapshot, (namespace, name))
+            if usages is not None:
+                yield name, labels, usages
+
+    @staticmethod
+    def _matching(
+        snapshot: _Snapshot,
+        namespace: str,
+        names: Iterable[str],
+        selector: Selector,
+        objects: ObjectLabels | None,
+    ) -> Iterator[tuple[str, Mapping[str, str]]]:
+        """The pods of ``names`` scraped and (with ``objects``) known, that ``selector``
+        matches on their served labels, by name."""
         for name in sorted(set(names)):
             key = (namespace, name)
             if key not in snapshot.pods_last:
@@ -271,11 +284,8 @@ class MetricsStorage:
                 if found is None:
                     continue
                 labels = found
-            if not selector.matches(labels):
-                continue
-            usages = self._pod_usage(snapshot, key)
-            if usages is not None:
-                yield name, labels, usages
+            if selector.matches(labels):
+                yield name, labels
 
     def node_metrics(self, now: datetime, objects: ObjectLabels | None = None) -> list[JSON]:
         """NodeMetrics, ordered by name."""
@@ -292,3 +302,20 @@ class MetricsStorage:
             if usage is not None:
                 items.append(render_node_metrics(name, labels, now, usage))
         return items
+
+
+def _record_of(key: PodKey, usages: list[tuple[str, Usage]] | None) -> PodUsage | None:
+    """``pod_usage_of``'s record of a pod served with ``usages`` (None: not served)."""
+    if usages is None:
+        return None
+    earliest = earliest_usage(usages)
+    return PodUsage(
+        key[0],
+        key[1],
+        earliest.timestamp if earliest else None,
+        earliest.window if earliest else timedelta(0),
+        tuple(
+            ContainerUsage(container, usage.cpu_nanocores, usage.memory_bytes)
+            for container, usage in usages
+        ),
+    )

@@ -176,34 +176,30 @@ def _share_capacity(demands: list[float], weights: list[float], capacity: float)
     return granted
 
 
-@dataclass(slots=True)
-class _Slot:
-    """One container's demand while the node caps are applied."""
-
-    pod: int
-    name: str
-    node: str | None
-    cpu: float
-    memory: float
-    cpu_weight: float
-    memory_weight: float
-
-
-def _apply_node_caps(slots: list[_Slot], allocatable: Mapping[str, Resources]) -> None:
-    by_node: dict[str, list[_Slot]] = {}
-    for slot in slots:
-        if slot.node is not None and slot.node in allocatable:
-            by_node.setdefault(slot.node, []).append(slot)
-    for node, members in by_node.items():
+def _apply_node_caps(
+    nodes: Sequence[str | None],
+    demands: tuple[list[float], list[float]],
+    weights: tuple[list[float], list[float]],
+    allocatable: Mapping[str, Resources],
+) -> None:
+    """Cap the containers' (cpu, memory) ``demands`` in place, node by node: one list entry
+    per container, in draw order; ``weights`` are their requests."""
+    by_node: dict[str, list[int]] = {}
+    for row, node in enumerate(nodes):
+        if node is not None and node in allocatable:
+            by_node.setdefault(node, []).append(row)
+    cpu, memory = demands
+    cpu_weight, memory_weight = weights
+    for node, rows in by_node.items():
         capacity = allocatable[node]
-        cpu = _share_capacity(
-            [s.cpu for s in members], [s.cpu_weight for s in members], capacity.milli_cpu
+        granted_cpu = _share_capacity(
+            [cpu[r] for r in rows], [cpu_weight[r] for r in rows], capacity.milli_cpu
         )
-        memory = _share_capacity(
-            [s.memory for s in members], [s.memory_weight for s in members], capacity.memory
+        granted_memory = _share_capacity(
+            [memory[r] for r in rows], [memory_weight[r] for r in rows], capacity.memory
         )
-        for slot, granted_cpu, granted_memory in zip(members, cpu, memory, strict=True):
-            slot.cpu, slot.memory = granted_cpu, granted_memory
+        for row, row_cpu, row_memory in zip(rows, granted_cpu, granted_memory, strict=True):
+            cpu[row], memory[row] = row_cpu, row_memory
 
 
 def compute_usage(
@@ -226,35 +222,39 @@ def compute_usage(
     entries.sort(key=lambda entry: entry[0].key)
 
     cpu_spread = 1.0 / math.sqrt(samples) if samples > 1.0 else 1.0
-    slots: list[_Slot] = []
-    for index, (pod, share, profile) in enumerate(entries):
+    # One row per container, pods in order and each pod's containers in spec order (the
+    # order of the noise draws), as parallel lists: this runs at every usage advance.
+    names: list[str] = []
+    nodes: list[str | None] = []
+    cpu: list[float] = []
+    memory: list[float] = []
+    cpu_weight: list[float] = []
+    memory_weight: list[float] = []
+    for pod, share, profile in entries:
+        stddev = profile.noise_stddev
+        cpu_stddev = stddev * cpu_spread
         for container in pod.containers:
             cost = profile.cost_of(container.name)
-            cpu = (cost.baseline_milli_cpu + cost.milli_cpu_per_rps * share) * _noise(
-                rng, profile.noise_stddev * cpu_spread
+            names.append(container.name)
+            nodes.append(pod.node)
+            demand = (cost.baseline_milli_cpu + cost.milli_cpu_per_rps * share) * _noise(
+                rng, cpu_stddev
             )
-            memory = (cost.baseline_memory + cost.memory_per_rps * share) * _noise(
-                rng, profile.noise_stddev
-            )
-            slots.append(
-                _Slot(
-                    pod=index,
-                    name=container.name,
-                    node=pod.node,
-                    cpu=_capped(cpu, container.cpu_limit_milli),
-                    memory=_capped(memory, container.memory_limit),
-                    cpu_weight=float(max(container.request.milli_cpu, 1)),
-                    memory_weight=float(max(container.request.memory, 1)),
-                )
-            )
-    _apply_node_caps(slots, allocatable)
+            cpu.append(_capped(demand, container.cpu_limit_milli))
+            demand = (cost.baseline_memory + cost.memory_per_rps * share) * _noise(rng, stddev)
+            memory.append(_capped(demand, container.memory_limit))
+            cpu_weight.append(float(max(container.request.milli_cpu, 1)))
+            memory_weight.append(float(max(container.request.memory, 1)))
+    _apply_node_caps(nodes, (cpu, memory), (cpu_weight, memory_weight), allocatable)
 
-    per_pod: list[list[ContainerUsage]] = [[] for _ in entries]
-    for slot in slots:
-        per_pod[slot.pod].append(
-            ContainerUsage(slot.name, math.floor(slot.cpu), math.floor(slot.memory))
+    usages: list[PodUsage] = []
+    row = 0
+    floor = math.floor
+    for pod, share, _ in entries:
+        end = row + len(pod.containers)
+        containers = tuple(
+            ContainerUsage(names[r], floor(cpu[r]), floor(memory[r])) for r in range(row, end)
         )
-    return tuple(
-        PodUsage(pod.namespace, pod.name, pod.node, share, tuple(per_pod[i]))
-        for i, (pod, share, _) in enumerate(entries)
-    )
+        usages.append(PodUsage(pod.namespace, pod.name, pod.node, share, containers))
+        row = end
+    return tuple(usages)

@@ -152,9 +152,11 @@ _OLD_HPA: dict[str, Any] = {
         ({}, []),
         # A changed spec is walked where it changed: its unchanged scaleTargetRef is not.
         ({"minReplicas": True}, ["spec.minReplicas"]),
+        # Equal in Python (1.0 == 1), different in JSON: still walked.
+        ({"minReplicas": 1.0}, ["spec.minReplicas"]),
         ({"maxReplicas": 11}, ["status.currentReplicas"]),
     ],
-    ids=["unchanged-spec-skipped", "true-is-not-1", "changed-spec-checked"],
+    ids=["unchanged-spec-skipped", "true-is-not-1", "1.0-is-not-1", "changed-spec-checked"],
 )
 def test_an_update_checks_what_changed_from_the_stored_object(
     spec_change: dict[str, Any], expected: list[str]

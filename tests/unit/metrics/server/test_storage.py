@@ -349,3 +349,33 @@ def test_reads_between_scrapes_see_each_scrape(
             first.clear()
         assert served(storage) == served(run(batches[:count]))
     assert served(storage) == expected
+
+
+@pytest.mark.parametrize(
+    ("batches", "expected"), [s[1:] for s in SCENARIOS], ids=[s[0] for s in SCENARIOS]
+)
+def test_usage_records_read_between_scrapes_see_each_scrape(
+    batches: list[MetricsBatch], expected: Served
+) -> None:
+    # The records are remembered per pair of scrapes too: read after every store (twice),
+    # they are those of a storage that never was read.
+    everything = parse_selector("")
+    storage = MetricsStorage(timedelta(seconds=15))
+    for count, batch in enumerate(batches, start=1):
+        storage.store(batch)
+        first = storage.pod_usage_of("default", ["p"], everything)
+        second = storage.pod_usage_of("default", ["p"], everything)
+        fresh = run(batches[:count]).pod_usage_of("default", ["p"], everything)
+        assert first == second == fresh
+    assert bool(storage.pod_usage_of("default", ["p"], everything)) is (expected is not None)
+
+
+def test_usage_records_follow_labels_that_change_between_scrapes() -> None:
+    # Remembering a pod's record must not remember whether it matched: labels are read anew.
+    storage = two_scrapes()
+    objects = Objects({("pods", "a", "z"): {"app": "z"}, ("pods", "a", "y"): {"app": "y"}})
+    wanted = parse_selector("app=y")
+    assert [r.name for r in storage.pod_usage_of("a", ["y", "z"], wanted, objects)] == ["y"]
+    objects.known[("pods", "a", "z")] = {"app": "y"}
+    del objects.known[("pods", "a", "y")]
+    assert [r.name for r in storage.pod_usage_of("a", ["y", "z"], wanted, objects)] == ["z"]
