@@ -158,15 +158,11 @@ class TokenFileAuth(httpx.AsyncBaseTransport):
 
 
 def open_api(config: ClusterConfig, *, qps: float, burst: int) -> HttpApi:
-    """The ``HttpApi`` of ``config``. ``qps``/``burst`` are client-go's client-side rate
-    limit (``--kube-api-qps``/``--kube-api-burst``): passed on once ``HttpApi`` takes them
-    (the seam below)."""
+    """The ``HttpApi`` of ``config`` with client-go's client-side rate limit
+    (``--kube-api-qps``/``--kube-api-burst``, kube-controller-manager's 20/30 by default;
+    a negative qps turns it off, as client-go's)."""
     transport: httpx.AsyncBaseTransport | None = None
     if config.token_file is not None:
         inner = httpx.AsyncHTTPTransport(verify=ssl_verify(config.connection))
         transport = TokenFileAuth(inner, config.token_file)
-    # Seam for the client rate limiter (``podscale.client.throttle``): once ``HttpApi``
-    # takes them, this becomes ``HttpApi(..., qps=qps, burst=burst)``. Until then the
-    # flags are accepted and not applied.
-    del qps, burst
-    return HttpApi(config.connection, transport=transport)
+    return HttpApi(config.connection, transport=transport, qps=qps, burst=burst)
