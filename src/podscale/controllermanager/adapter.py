@@ -8,12 +8,20 @@ controller manager: the same handlers the embedded API server uses
 (``podscale.apiserver.metricsapis.external``) over the ``ExternalMetricsRouter`` the
 controllers register into (KEDA's routes, with the push provider the EHPA controller
 writes to as the fallback). It serves the group version's discovery document, the metric
-reads, and ``/healthz``; errors are ``Status`` bodies. It answers what this process knows:
-only the leading replica runs the controllers that fill it.
+reads, and ``/healthz``; errors are ``Status`` bodies.
+
+Every replica serves, as the Service sends the aggregator's reads to any ready one. KEDA's
+reads are answered everywhere (``controllers.keda.metrics_server``: each replica keeps the
+scalers of every ScaledObject, whoever leads). Crane's predictions are computed by the EHPA
+controller, which runs only in the leader, so ``LeaderOnlyProvider`` guards the push
+provider: a replica that does not lead answers its reads and writes with a 503
+``ServiceUnavailable`` (and lists none of its metrics) rather than a 404 that would claim
+the metric does not exist; the HPA retries on its next sync.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from starlette.applications import Starlette
@@ -21,16 +29,64 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from podscale.apiserver.errors import ApiError, path_not_found
+from podscale.api import Selector
+from podscale.apiserver.errors import ApiError, path_not_found, status_body
 from podscale.apiserver.metricsapis.external import external_discovery, handle_external_metrics
+from podscale.apiserver.metricsapis.providers import (
+    ExternalMetricInfo,
+    ExternalMetricsProvider,
+    ExternalMetricsWriter,
+)
 from podscale.apiserver.metricsapis.router import ExternalMetricsRouter, serving
-from podscale.apiserver.metricsapis.samples import EXTERNAL_GROUP_VERSION
+from podscale.apiserver.metricsapis.samples import EXTERNAL_GROUP_VERSION, ExternalSample
 from podscale.apiserver.state import json_response
 from podscale.store.interface import Clock
 
-__all__ = ["adapter_app"]
+__all__ = ["STANDBY_MESSAGE", "LeaderOnlyProvider", "adapter_app"]
 
 _ROOT: Final = "/apis/{}/{}".format(*EXTERNAL_GROUP_VERSION)
+STANDBY_MESSAGE: Final = (
+    "this podscale controller-manager replica is not the leader; the metric {} is computed "
+    "by the leading replica only"
+)
+
+
+class LeaderOnlyProvider:
+    """``inner`` while ``leading()``; a 503 otherwise (see the module docstring)."""
+
+    def __init__(self, inner: ExternalMetricsProvider, leading: Callable[[], bool]) -> None:
+        self._inner = inner
+        self._leading = leading
+        candidate: object = inner
+        if isinstance(candidate, ExternalMetricsWriter):
+            # Passed on exactly when the inner provider accepts writes (as the router does).
+            writer = candidate
+
+            def write(
+                namespace: str,
+                metric: str,
+                samples: Sequence[ExternalSample],
+                *,
+                replace: bool,
+            ) -> None:
+                self._check(metric)
+                writer.write_external_samples(namespace, metric, samples, replace=replace)
+
+            self.__dict__["write_external_samples"] = write
+
+    def _check(self, metric: str) -> None:
+        if not self._leading():
+            message = STANDBY_MESSAGE.format(metric)
+            raise ApiError(status_body(503, message, "ServiceUnavailable"))
+
+    def list_external_metrics(self) -> Sequence[ExternalMetricInfo]:
+        return self._inner.list_external_metrics() if self._leading() else ()
+
+    async def get_external_metric(
+        self, namespace: str, metric_selector: Selector, info: ExternalMetricInfo
+    ) -> list[dict[str, Any]]:
+        self._check(info.metric)
+        return await self._inner.get_external_metric(namespace, metric_selector, info)
 
 
 def adapter_app(router: ExternalMetricsRouter, clock: Clock) -> Starlette:

@@ -7,10 +7,15 @@ HPA controllers read the cluster's metrics APIs through ``RestMetricsClient`` (t
 upstream's HPA requests), KEDA's operator routes its reads into an
 ``ExternalMetricsRouter`` whose fallback is a push provider the EHPA controller writes its
 predictions to (``adapter`` serves both), and the chosen controllers register on one
-``ControllerManager`` whose work queues report client-go's metrics.
+``ControllerManager`` whose work queues report client-go's metrics. With KEDA's operator
+among them, a second manager runs KEDA's metrics server
+(``controllers.keda.metrics_server``) whatever the election says, so every replica's
+adapter answers the generated HPAs' reads; the push provider answers only while leading
+(``adapter.LeaderOnlyProvider``), as only the leader's EHPA controller fills it.
 
 ``run_controller_manager`` then serves ``health`` (``/healthz``, ``/readyz``, ``/metrics``)
-and the adapter, and runs the manager:
+and the adapter, starts KEDA's metrics server (``/readyz`` waits for its informers in
+every replica), and runs the manager:
 
 - without leader election, at once;
 - with it, only inside the elector's ``run`` (``election``): when leadership is lost the
@@ -39,7 +44,7 @@ from podscale.apiserver.metricsapis.router import ExternalMetricsRouter
 from podscale.client.http import HttpApi
 from podscale.client.supervisor import Supervisor
 from podscale.client.workqueue_metrics import WorkQueueMetrics
-from podscale.controllermanager.adapter import adapter_app
+from podscale.controllermanager.adapter import LeaderOnlyProvider, adapter_app
 from podscale.controllermanager.election import Elector, default_identity, make_elector
 from podscale.controllermanager.health import (
     HealthSources,
@@ -52,6 +57,10 @@ from podscale.controllermanager.options import ManagerOptions
 from podscale.controllermanager.serving import Listener, ServedApp, serve_app
 from podscale.controllers.hpa import HorizontalPodAutoscalerController
 from podscale.controllers.hpa.metrics_rest import RestMetricsClient
+from podscale.controllers.keda.adapter import KedaMetricsAdapter
+from podscale.controllers.keda.controller import SCALED_OBJECT_LABEL, ScaledObjectController
+from podscale.controllers.keda.metrics_server import FirstSource, KedaMetricsServer
+from podscale.controllers.keda.scalers.base import PodMetricsReader
 from podscale.controllers.manager import ControllerManager
 from podscale.controllers.registry import ControllerContext, build_controllers
 from podscale.metrics.push import PushMetricsProvider
@@ -76,21 +85,33 @@ class ManagerParts:
     registry: CollectorRegistry
     routes: ExternalMetricsRouter
     push: PushMetricsProvider
+    # KEDA's metrics server and the manager that runs it outside the election (with the
+    # keda-operator only).
+    keda_metrics: KedaMetricsServer | None = None
+    keda_metrics_manager: ControllerManager | None = None
 
 
-def build_manager(api: HttpApi, clock: Clock, options: ManagerOptions) -> ManagerParts:
-    """The controller manager with ``options.controllers`` registered on it."""
+def build_manager(
+    api: HttpApi,
+    clock: Clock,
+    options: ManagerOptions,
+    *,
+    leading: Callable[[], bool] = lambda: True,
+) -> ManagerParts:
+    """The controller manager with ``options.controllers`` registered on it; ``leading``
+    says whether this replica leads (for the push provider's guard)."""
     supervisor = Supervisor(clock)
     queue_metrics = WorkQueueMetrics(clock)
     registry = CollectorRegistry(auto_describe=False)
     registry.register(queue_metrics)
     registry.register(supervisor)
     push = PushMetricsProvider(clock)
-    routes = ExternalMetricsRouter(push)
+    routes = ExternalMetricsRouter(LeaderOnlyProvider(push, leading))
+    metrics = RestMetricsClient(api)
     context = ControllerContext(
         api,
         clock,
-        metrics=RestMetricsClient(api),
+        metrics=metrics,
         hpa_config=options.hpa_config,
         hpa_sync_period=options.hpa_sync_period,
         cronhpa_zone=options.cronhpa_zone,
@@ -105,12 +126,35 @@ def build_manager(api: HttpApi, clock: Clock, options: ManagerOptions) -> Manage
         queue_metrics=queue_metrics,
         shutdown_grace=options.shutdown_grace_period,
     )
+    operator: ScaledObjectController | None = None
     for controller in build_controllers(context, options.controllers):
         manager.register(controller)
         # Exactly the HPA's upstream-named metrics (the PHPA controller reuses its class).
         if type(controller) is HorizontalPodAutoscalerController:
             registry.register(controller.monitor)
-    return ManagerParts(manager, supervisor, registry, routes, push)
+        if isinstance(controller, ScaledObjectController):
+            operator = controller
+    if operator is None:
+        return ManagerParts(manager, supervisor, registry, routes, push)
+    server = KedaMetricsServer(
+        api,
+        clock,
+        external=routes.fallback,
+        pod_metrics=metrics if isinstance(metrics, PodMetricsReader) else None,
+    )
+    # Its own supervisor: its informers share names with the operator's.
+    serving_manager = ControllerManager(
+        api,
+        clock,
+        workers=options.workers,
+        supervisor=Supervisor(clock),
+        queue_metrics=queue_metrics,
+    )
+    serving_manager.register(server)
+    # The leader's scale loops first (their cached readings serve useCachedMetrics).
+    source = FirstSource([operator.handler, server.handler])
+    routes.route(SCALED_OBJECT_LABEL, KedaMetricsAdapter(source, clock))
+    return ManagerParts(manager, supervisor, registry, routes, push, server, serving_manager)
 
 
 def _default_elector(options: ManagerOptions) -> MakeElector:
@@ -131,11 +175,15 @@ async def run_controller_manager(
 ) -> int:
     """Run until ``stop`` is set (0) or leadership is lost (1); see the module docstring."""
     clock = clock if clock is not None else SystemClock()
-    parts = build_manager(api, clock, options)
-    manager = parts.manager
     elector: Elector | None = None
     if options.leader_elect:
         elector = (elector_factory or _default_elector(options))(api, clock)
+
+    def leading() -> bool:
+        return elector is None or elector.is_leader
+
+    parts = build_manager(api, clock, options, leading=leading)
+    manager = parts.manager
     synced = asyncio.Event()
     liveness: list[HealthCheck] = []
     if elector is not None:
@@ -151,13 +199,19 @@ async def run_controller_manager(
         )
         parts.registry.register(LeaderElectionMetrics(settings.lease_name, elected))
 
-    def leading() -> bool:
-        return elector is None or elector.is_leader
-
-    readiness = sync_check(synced.is_set, leading)
+    readiness = [sync_check(synced.is_set, leading)]
+    background: list[asyncio.Task[None]] = []
+    serving_manager = parts.keda_metrics_manager
+    if serving_manager is not None:
+        served = asyncio.Event()
+        readiness.append(_keda_metrics_check(served))
+        background.append(asyncio.create_task(serving_manager.run()))
+        background.append(asyncio.create_task(_set_when(serving_manager.wait_started(), served)))
+    checks = parts.supervisor.checks
+    extra = serving_manager.supervisor if serving_manager is not None else None
     sources = HealthSources(
         liveness=liveness,
-        readiness=lambda: [readiness, *parts.supervisor.checks()],
+        readiness=lambda: [*readiness, *checks(), *_renamed(extra)],
         metrics=parts.registry,
     )
     servers: list[ServedApp] = []
@@ -179,11 +233,15 @@ async def run_controller_manager(
     try:
         return await _run(manager, elector, stop, synced, options, announce)
     finally:
+        if serving_manager is not None:
+            serving_manager.stop()
         for server in servers:
             server.stop()
-        for task in tasks:
+        for task in [*tasks, *background]:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await asyncio.wait_for(task, timeout=5)
+        if parts.keda_metrics is not None:
+            await parts.keda_metrics.close()
         parts.push.close()
 
 
@@ -233,6 +291,29 @@ async def _run(
         main.cancel()  # a follower (or a stuck release): the elector releases as it can
         with contextlib.suppress(asyncio.CancelledError):
             await main
+
+
+def _renamed(supervisor: Supervisor | None) -> list[HealthCheck]:
+    """The metrics server's supervised checks, its informers' renamed apart from the
+    operator's (both watch the same kinds)."""
+    if supervisor is None:
+        return []
+    return [
+        HealthCheck(f"keda-metrics-apiserver-{c.name}", c.check)
+        if c.name.startswith("informer/")
+        else c
+        for c in supervisor.checks()
+    ]
+
+
+def _keda_metrics_check(served: asyncio.Event) -> HealthCheck:
+    """``/readyz``'s ``keda-metrics-apiserver-sync``: every replica answers KEDA's metrics,
+    so none is ready before its ScaledObjects are listed."""
+
+    def check() -> str | None:
+        return None if served.is_set() else "keda metrics server caches not synced yet"
+
+    return HealthCheck("keda-metrics-apiserver-sync", check)
 
 
 async def _set_when(awaitable: Awaitable[None], event: asyncio.Event) -> None:

@@ -46,13 +46,13 @@ from podscale.controllers.keda import decisions, pause
 from podscale.controllers.keda import events as ev
 from podscale.controllers.keda import status as so_status
 from podscale.controllers.keda.adapter import KedaMetricsAdapter
-from podscale.controllers.keda.formula import Formula, FormulaError, compile_formula
+from podscale.controllers.keda.formula import Formula, FormulaError
 from podscale.controllers.keda.generated import GeneratedHpaError, generated_hpa, hpa_update
 from podscale.controllers.keda.handler import ScaleHandler
 from podscale.controllers.keda.kind import COMPONENT, CRD_NAME, SCALED_OBJECT
+from podscale.controllers.keda.metrics_server import trigger_specs
 from podscale.controllers.keda.scalers.base import PodMetricsReader, ScalerEnv
 from podscale.controllers.keda.target import ScaleTargetClient, TargetError
-from podscale.controllers.keda.triggers.registry import parse_trigger
 from podscale.controllers.keda.triggers.spec import TriggerError, TriggerSpec
 from podscale.controllers.keda.types import ScaledObject, ScaledObjectError, parse_scaled_object
 from podscale.controllers.keda.validation import admission_error, denial
@@ -264,27 +264,12 @@ class ScaledObjectController:
         return status
 
     def _triggers(self, so: ScaledObject) -> tuple[tuple[TriggerSpec, ...], Formula | None]:
-        specs: list[TriggerSpec] = []
-        for index, trigger in enumerate(so.triggers):
-            raw: JSON = {
-                "type": trigger.type,
-                "name": trigger.name,
-                "metricType": trigger.metric_type,
-                "useCachedMetrics": trigger.use_cached_metrics,
-                "metadata": dict(trigger.metadata),
-            }
-            try:
-                specs.append(parse_trigger(index, raw, namespace=so.namespace))
-            except TriggerError as err:
-                raise _CheckFailed(so_status.HPA_FAILED_MESSAGE, str(err)) from None
-        mods = so.advanced.scaling_modifiers
-        if not mods.in_use:
-            return tuple(specs), None
         try:
-            formula = compile_formula(mods.formula, [s.name for s in specs if s.name])
+            return trigger_specs(so)
+        except TriggerError as err:
+            raise _CheckFailed(so_status.HPA_FAILED_MESSAGE, str(err)) from None
         except FormulaError as err:
             raise _CheckFailed(_NOT_ADMITTED, str(err)) from None
-        return tuple(specs), formula
 
     async def _ensure_hpa(self, obj: JSON, so: ScaledObject, specs: Sequence[TriggerSpec]) -> str:
         try:
