@@ -4,10 +4,12 @@ kube-controller-manager's ``Run`` in asyncio. ``build_manager`` makes, over one 
 (``config.open_api``: the kubeconfig or the pod's service account, ``--kube-api-qps``/
 ``--kube-api-burst``), the ``ControllerContext`` the registry builds controllers from: the
 HPA controllers read the cluster's metrics APIs through ``RestMetricsClient`` (the URLs
-upstream's HPA requests), KEDA's operator routes its reads into an
+upstream's HPA requests) except the external reads KEDA's operator answers itself
+(``metrics.ClusterMetricsClient``), KEDA's operator routes its reads into an
 ``ExternalMetricsRouter`` whose fallback is a push provider the EHPA controller writes its
-predictions to (``adapter`` serves both), and the chosen controllers register on one
-``ControllerManager`` whose work queues report client-go's metrics.
+predictions to (``adapter`` serves both) and reads its ``podscale-push`` triggers from the
+cluster's external metrics API (``metrics.RestExternalMetrics``), and the chosen
+controllers register on one ``ControllerManager`` whose work queues report client-go's metrics.
 
 ``run_controller_manager`` then serves ``health`` (``/healthz``, ``/readyz``, ``/metrics``)
 and the adapter, and runs the manager:
@@ -48,6 +50,7 @@ from podscale.controllermanager.health import (
     leader_election_check,
     sync_check,
 )
+from podscale.controllermanager.metrics import ClusterMetricsClient, RestExternalMetrics
 from podscale.controllermanager.options import ManagerOptions
 from podscale.controllermanager.serving import Listener, ServedApp, serve_app
 from podscale.controllers.hpa import HorizontalPodAutoscalerController
@@ -90,12 +93,13 @@ def build_manager(api: HttpApi, clock: Clock, options: ManagerOptions) -> Manage
     context = ControllerContext(
         api,
         clock,
-        metrics=RestMetricsClient(api),
+        metrics=ClusterMetricsClient(RestMetricsClient(api), routes),
         hpa_config=options.hpa_config,
         hpa_sync_period=options.hpa_sync_period,
         cronhpa_zone=options.cronhpa_zone,
         external_metrics_writer=push,
         external_metrics_routes=routes,
+        external_metrics_source=RestExternalMetrics(api),
     )
     manager = ControllerManager(
         api,
@@ -113,9 +117,9 @@ def build_manager(api: HttpApi, clock: Clock, options: ManagerOptions) -> Manage
     return ManagerParts(manager, supervisor, registry, routes, push)
 
 
-def _default_elector(options: ManagerOptions) -> MakeElector:
+def _default_elector(options: ManagerOptions, identity: str) -> MakeElector:
     def make(api: HttpApi, clock: Clock) -> Elector:
-        return make_elector(api, clock, options.election, default_identity())
+        return make_elector(api, clock, options.election, identity)
 
     return make
 
@@ -128,14 +132,18 @@ async def run_controller_manager(
     clock: Clock | None = None,
     announce: Callable[[str], None] = _LOG.info,
     elector_factory: MakeElector | None = None,
+    identity: str | None = None,
 ) -> int:
-    """Run until ``stop`` is set (0) or leadership is lost (1); see the module docstring."""
+    """Run until ``stop`` is set (0) or leadership is lost (1); see the module docstring.
+    ``identity`` is the Lease holder's name (None: a fresh ``default_identity``)."""
     clock = clock if clock is not None else SystemClock()
     parts = build_manager(api, clock, options)
     manager = parts.manager
     elector: Elector | None = None
     if options.leader_elect:
-        elector = (elector_factory or _default_elector(options))(api, clock)
+        identity = identity if identity is not None else default_identity()
+        announce(f"leader election identity {identity}")
+        elector = (elector_factory or _default_elector(options, identity))(api, clock)
     synced = asyncio.Event()
     liveness: list[HealthCheck] = []
     if elector is not None:
