@@ -32,7 +32,7 @@ from podscale.cli.up_flags import (
     hpa_settings,
 )
 from podscale.controllermanager.config import ConfigError, load_config, open_api
-from podscale.controllermanager.election import ElectionSettings
+from podscale.controllermanager.election import ElectionSettings, default_identity, user_agent
 from podscale.controllermanager.options import ManagerOptions, enabled_controllers
 from podscale.controllermanager.run import run_controller_manager
 
@@ -228,7 +228,13 @@ async def _main(options: ManagerOptions) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    async with open_api(config, qps=options.kube_api_qps, burst=options.kube_api_burst) as api:
+    identity = default_identity()
+    async with open_api(
+        config,
+        qps=options.kube_api_qps,
+        burst=options.kube_api_burst,
+        user_agent=user_agent(identity),
+    ) as api:
         return await run_controller_manager(
-            api, options, stop, announce=lambda line: click.echo(line)
+            api, options, stop, announce=lambda line: click.echo(line), identity=identity
         )

@@ -97,13 +97,16 @@ class HttpApi:
         max_retries: int = DEFAULT_MAX_RETRIES,
         now: Callable[[], float] = _loop_time,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        user_agent: str = "podscale",
     ) -> None:
         """``transport`` replaces the network (e.g. ``httpx.ASGITransport(app)`` in-process).
 
         ``qps``/``burst`` as ``rest.Config``'s (None or 0: 5 and 10; ``qps < 0``: no
         throttling); ``discovery_limits`` gives discovery reads a bucket of their own
         (kubectl's 50/300), else they share the client's. ``now`` (monotonic seconds) and
-        ``sleep`` are where the throttle and the retries read time and wait."""
+        ``sleep`` are where the throttle and the retries read time and wait. ``user_agent``
+        is sent on every request (the API server's audit log records it, so a program with
+        several clients names each, as client-go's ``rest.Config.UserAgent``)."""
         limits = resolve_limits(qps, burst)
         self._throttle = None if limits is None else TokenBucket(limits, now=now, sleep=sleep)
         self._discovery_throttle = (
@@ -115,7 +118,7 @@ class HttpApi:
             raise ValueError("max_retries must not be negative")
         self._max_retries = max_retries
         self._sleep = sleep
-        headers = {"Accept": "application/json", "User-Agent": "podscale"}
+        headers = {"Accept": "application/json", "User-Agent": user_agent}
         if connection.authorization:
             headers["Authorization"] = connection.authorization
         self._extensions = tls_extensions(connection)

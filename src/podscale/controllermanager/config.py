@@ -157,12 +157,16 @@ class TokenFileAuth(httpx.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-def open_api(config: ClusterConfig, *, qps: float, burst: int) -> HttpApi:
+def open_api(
+    config: ClusterConfig, *, qps: float, burst: int, user_agent: str = "podscale"
+) -> HttpApi:
     """The ``HttpApi`` of ``config`` with client-go's client-side rate limit
     (``--kube-api-qps``/``--kube-api-burst``, kube-controller-manager's 20/30 by default;
-    a negative qps turns it off, as client-go's)."""
+    a negative qps turns it off, as client-go's), sending ``user_agent``."""
     transport: httpx.AsyncBaseTransport | None = None
     if config.token_file is not None:
         inner = httpx.AsyncHTTPTransport(verify=ssl_verify(config.connection))
         transport = TokenFileAuth(inner, config.token_file)
-    return HttpApi(config.connection, transport=transport, qps=qps, burst=burst)
+    return HttpApi(
+        config.connection, transport=transport, qps=qps, burst=burst, user_agent=user_agent
+    )

@@ -8,7 +8,10 @@ states that; ``make_elector`` builds one from ``ElectionSettings`` (the
 ``--leader-elect-*`` flags) over ``podscale.client.leaderelection.LeaderElector``.
 
 The identity is kube-controller-manager's: the host name, ``_`` and a random UUID, so two
-processes on one host never share it.
+processes on one host never share it. ``user_agent`` names the process by it in every
+request it sends, so the API server's audit log tells which replica wrote what (client-go
+sends ``kube-controller-manager/<version> (<os>/<arch>) kubernetes/<commit>``; podscale has
+no commit to name, and names the identity instead).
 """
 
 from __future__ import annotations
@@ -20,11 +23,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from podscale import __version__
 from podscale.client.leaderelection import LeaderElectionConfig, LeaderElector
 from podscale.controllers.runtime_api import ControllerApi
 from podscale.store.interface import Clock
 
-__all__ = ["ElectionSettings", "Elector", "default_identity", "make_elector"]
+__all__ = ["ElectionSettings", "Elector", "default_identity", "make_elector", "user_agent"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +57,12 @@ class Elector(Protocol):
 def default_identity() -> str:
     """kube-controller-manager's lock identity: ``<hostname>_<uuid>``."""
     return f"{socket.gethostname()}_{uuid.uuid4()}"
+
+
+def user_agent(identity: str) -> str:
+    """The controller manager's ``User-Agent``: ``podscale-controller-manager/<version>
+    (<identity>)``."""
+    return f"podscale-controller-manager/{__version__} ({identity})"
 
 
 def make_elector(

@@ -125,7 +125,8 @@ CONTROLLER_RULES: Final[Mapping[str, tuple[Rule, ...]]] = {
     # status; creates, updates and deletes the generated HPA (owned with
     # blockOwnerDeletion); its scalers list pods and PodMetrics; it reads the target's pod
     # template (KEDA's own role grants ``get`` on every resource, ``*``/``*``: ours names
-    # the workload kinds, and any other target reads as having no containers).
+    # the workload kinds, and any other target reads as having no containers); its
+    # podscale-push scaler reads the cluster's external metrics.
     "keda-operator": (
         _CRDS,
         Rule("keda.sh", ("scaledobjects",), ("get", "list", "watch", "patch")),
@@ -136,6 +137,7 @@ CONTROLLER_RULES: Final[Mapping[str, tuple[Rule, ...]]] = {
         Rule("apps", ("deployments", "statefulsets"), ("get",)),
         Rule("", ("pods",), ("list",)),
         Rule("metrics.k8s.io", ("pods",), ("list",)),
+        Rule("external.metrics.k8s.io", ("*",), ("get",)),
         _EVENTS,
     ),
     # controllers.usagehistory: the autoscalers' informers (HPA, PHPA, EHPA), each target's

@@ -4,11 +4,13 @@ kube-controller-manager's ``Run`` in asyncio. ``build_manager`` makes, over one 
 (``config.open_api``: the kubeconfig or the pod's service account, ``--kube-api-qps``/
 ``--kube-api-burst``), the ``ControllerContext`` the registry builds controllers from: the
 HPA controllers read the cluster's metrics APIs through ``RestMetricsClient`` (the URLs
-upstream's HPA requests), KEDA's operator routes its reads into an
+upstream's HPA requests) except the external reads KEDA's operator answers itself
+(``metrics.ClusterMetricsClient``), KEDA's operator routes its reads into an
 ``ExternalMetricsRouter`` whose fallback is a push provider the EHPA controller writes its
-predictions to (``adapter`` serves both), and the chosen controllers register on one
-``ControllerManager`` whose work queues report client-go's metrics. With KEDA's operator
-among them, a second manager runs KEDA's metrics server
+predictions to (``adapter`` serves both) and reads its ``podscale-push`` triggers from the
+cluster's external metrics API (``metrics.RestExternalMetrics``), and the chosen
+controllers register on one ``ControllerManager`` whose work queues report client-go's
+metrics. With KEDA's operator among them, a second manager runs KEDA's metrics server
 (``controllers.keda.metrics_server``) whatever the election says, so every replica's
 adapter answers the generated HPAs' reads; the push provider answers only while leading
 (``adapter.LeaderOnlyProvider``), as only the leader's EHPA controller fills it.
@@ -53,6 +55,7 @@ from podscale.controllermanager.health import (
     leader_election_check,
     sync_check,
 )
+from podscale.controllermanager.metrics import ClusterMetricsClient, RestExternalMetrics
 from podscale.controllermanager.options import ManagerOptions
 from podscale.controllermanager.serving import Listener, ServedApp, serve_app
 from podscale.controllers.hpa import HorizontalPodAutoscalerController
@@ -111,12 +114,13 @@ def build_manager(
     context = ControllerContext(
         api,
         clock,
-        metrics=metrics,
+        metrics=ClusterMetricsClient(metrics, routes),
         hpa_config=options.hpa_config,
         hpa_sync_period=options.hpa_sync_period,
         cronhpa_zone=options.cronhpa_zone,
         external_metrics_writer=push,
         external_metrics_routes=routes,
+        external_metrics_source=RestExternalMetrics(api),
     )
     manager = ControllerManager(
         api,
@@ -139,7 +143,7 @@ def build_manager(
     server = KedaMetricsServer(
         api,
         clock,
-        external=routes.fallback,
+        external=context.external_metrics_source,
         pod_metrics=metrics if isinstance(metrics, PodMetricsReader) else None,
     )
     # Its own supervisor: its informers share names with the operator's.
@@ -157,9 +161,9 @@ def build_manager(
     return ManagerParts(manager, supervisor, registry, routes, push, server, serving_manager)
 
 
-def _default_elector(options: ManagerOptions) -> MakeElector:
+def _default_elector(options: ManagerOptions, identity: str) -> MakeElector:
     def make(api: HttpApi, clock: Clock) -> Elector:
-        return make_elector(api, clock, options.election, default_identity())
+        return make_elector(api, clock, options.election, identity)
 
     return make
 
@@ -172,12 +176,16 @@ async def run_controller_manager(
     clock: Clock | None = None,
     announce: Callable[[str], None] = _LOG.info,
     elector_factory: MakeElector | None = None,
+    identity: str | None = None,
 ) -> int:
-    """Run until ``stop`` is set (0) or leadership is lost (1); see the module docstring."""
+    """Run until ``stop`` is set (0) or leadership is lost (1); see the module docstring.
+    ``identity`` is the Lease holder's name (None: a fresh ``default_identity``)."""
     clock = clock if clock is not None else SystemClock()
     elector: Elector | None = None
     if options.leader_elect:
-        elector = (elector_factory or _default_elector(options))(api, clock)
+        identity = identity if identity is not None else default_identity()
+        announce(f"leader election identity {identity}")
+        elector = (elector_factory or _default_elector(options, identity))(api, clock)
 
     def leading() -> bool:
         return elector is None or elector.is_leader

@@ -21,7 +21,7 @@ from datetime import timedelta
 from typing import Final
 from zoneinfo import ZoneInfo
 
-from podscale.apiserver.metricsapis.providers import ExternalMetricsWriter
+from podscale.apiserver.metricsapis.providers import ExternalMetricsProvider, ExternalMetricsWriter
 from podscale.apiserver.metricsapis.router import ExternalMetricsRouter
 from podscale.controllers.cronhpa.controller import CronHorizontalPodAutoscalerController
 from podscale.controllers.deployment.controller import DeploymentController
@@ -82,6 +82,9 @@ class ControllerContext:
     # The plane's external.metrics.k8s.io router, where a controller that serves external
     # metrics itself (KEDA's metrics server) routes the reads of its selector label.
     external_metrics_routes: ExternalMetricsRouter | None = None
+    # Where KEDA's podscale-push scaler reads its metric; None: the routes' fallback (the
+    # plane's push provider). A controller manager on a cluster reads the cluster's API.
+    external_metrics_source: ExternalMetricsProvider | None = None
 
 
 Factory = Callable[[ControllerContext], Controller]
@@ -189,6 +192,7 @@ _SPECS: Final[tuple[ControllerSpec, ...]] = (
             c.api,
             c.clock,
             routes=c.external_metrics_routes,
+            external=c.external_metrics_source,
             pod_metrics=c.metrics if isinstance(c.metrics, PodMetricsReader) else None,
         ),
     ),
