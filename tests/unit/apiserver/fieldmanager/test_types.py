@@ -117,7 +117,7 @@ def test_recursive_type_is_cut_to_untyped() -> None:
 
 
 def test_resolve_schema_shares_and_cuts() -> None:
-    table = {
+    table: dict[str, dict[str, Any]] = {
         "A": {"type": "object", "properties": {"self": {"$ref": "#/components/schemas/A"}}},
         "B": {
             "type": "object",
