@@ -19,6 +19,7 @@ __all__ = [
     "apps",
     "array",
     "atomic_array",
+    "atomic_struct",
     "autoscaling_v1",
     "autoscaling_v2",
     "boolean",
@@ -205,3 +206,13 @@ def list_kind(
         required=("items",),
         gvk=gvk,
     )
+
+
+def atomic_struct(schema: Schema) -> Schema:
+    """Marks a struct ``x-kubernetes-map-type: atomic`` (upstream's ``+structType=atomic``).
+
+    Server-side apply then owns and replaces it as one value: a reference such as a key
+    selector is meaningful only whole, so two managers never own halves of it.
+    """
+    schema["x-kubernetes-map-type"] = "atomic"
+    return schema

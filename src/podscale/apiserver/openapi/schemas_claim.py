@@ -10,6 +10,7 @@ from __future__ import annotations
 from podscale.apiserver.openapi.dsl import (
     Schema,
     atomic_array,
+    atomic_struct,
     core,
     map_of,
     merge_list,
@@ -23,6 +24,11 @@ from podscale.apiserver.openapi.schemas_meta import QUANTITY
 from podscale.apiserver.openapi.schemas_pod_status import condition
 
 __all__ = ["claim_schemas"]
+
+
+def _granular(schema: Schema) -> Schema:
+    schema["x-kubernetes-map-type"] = "granular"
+    return schema
 
 
 def claim_schemas() -> dict[str, Schema]:
@@ -62,7 +68,10 @@ def claim_schemas() -> dict[str, Schema]:
                 "accessModes": atomic_array(string(), "Access modes of the bound volume."),
                 "capacity": map_of(ref(QUANTITY), "Capacity of the bound volume."),
                 "allocatedResources": map_of(ref(QUANTITY), "Resources allocated to the claim."),
-                "allocatedResourceStatuses": string_map("State of each resource being resized."),
+                # upstream marks this map +mapType=granular (each resource's state its own field)
+                "allocatedResourceStatuses": _granular(
+                    string_map("State of each resource being resized.")
+                ),
                 "conditions": merge_list(
                     core("PersistentVolumeClaimCondition"), "Claim conditions.", key="type"
                 ),
@@ -90,14 +99,16 @@ def claim_schemas() -> dict[str, Schema]:
                 "requests": map_of(ref(QUANTITY), "Minimum storage requested."),
             },
         ),
-        core("TypedLocalObjectReference"): struct(
-            "A typed reference to an object in the same namespace.",
-            {
-                "apiGroup": string("API group of the referent."),
-                "kind": string("Kind of the referent."),
-                "name": string("Name of the referent."),
-            },
-            required=("kind", "name"),
+        core("TypedLocalObjectReference"): atomic_struct(
+            struct(
+                "A typed reference to an object in the same namespace.",
+                {
+                    "apiGroup": string("API group of the referent."),
+                    "kind": string("Kind of the referent."),
+                    "name": string("Name of the referent."),
+                },
+                required=("kind", "name"),
+            )
         ),
         core("TypedObjectReference"): struct(
             "A typed reference to an object, possibly in another namespace.",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from podscale.apiserver.openapi.dsl import (
     Schema,
     array,
+    atomic_struct,
     boolean,
     core,
     integer,
@@ -97,14 +98,16 @@ def _ephemeral_container() -> Schema:
 
 
 def _key_selector(what: str) -> Schema:
-    return struct(
-        f"Selects a key of a {what}.",
-        {
-            "name": string(f"Name of the {what}."),
-            "key": string("The key to select."),
-            "optional": boolean(f"Whether the {what} or its key may be missing."),
-        },
-        required=("key",),
+    return atomic_struct(
+        struct(
+            f"Selects a key of a {what}.",
+            {
+                "name": string(f"Name of the {what}."),
+                "key": string("The key to select."),
+                "optional": boolean(f"Whether the {what} or its key may be missing."),
+            },
+            required=("key",),
+        )
     )
 
 
@@ -131,34 +134,40 @@ def _env_schemas() -> dict[str, Schema]:
                 "fileKeyRef": ref(core("FileKeySelector"), "A key of an env file in a volume."),
             },
         ),
-        core("ObjectFieldSelector"): struct(
-            "Selects a field of the pod, e.g. metadata.name or status.podIP.",
-            {
-                "apiVersion": string("Version the field path is written in (default v1)."),
-                "fieldPath": string("Path of the field."),
-            },
-            required=("fieldPath",),
+        core("ObjectFieldSelector"): atomic_struct(
+            struct(
+                "Selects a field of the pod, e.g. metadata.name or status.podIP.",
+                {
+                    "apiVersion": string("Version the field path is written in (default v1)."),
+                    "fieldPath": string("Path of the field."),
+                },
+                required=("fieldPath",),
+            )
         ),
-        core("ResourceFieldSelector"): struct(
-            "Selects a container resource, e.g. limits.cpu.",
-            {
-                "containerName": string("Container name; required for volumes."),
-                "resource": string("The resource to select."),
-                "divisor": ref(QUANTITY, "Unit the value is expressed in (default 1)."),
-            },
-            required=("resource",),
+        core("ResourceFieldSelector"): atomic_struct(
+            struct(
+                "Selects a container resource, e.g. limits.cpu.",
+                {
+                    "containerName": string("Container name; required for volumes."),
+                    "resource": string("The resource to select."),
+                    "divisor": ref(QUANTITY, "Unit the value is expressed in (default 1)."),
+                },
+                required=("resource",),
+            )
         ),
         core("ConfigMapKeySelector"): _key_selector("ConfigMap"),
         core("SecretKeySelector"): _key_selector("Secret"),
-        core("FileKeySelector"): struct(
-            "Selects a key of an env file stored in a volume.",
-            {
-                "volumeName": string("Name of the volume holding the file."),
-                "path": string("Path of the file inside the volume."),
-                "key": string("The key to select."),
-                "optional": boolean("Whether the file or key may be missing."),
-            },
-            required=("volumeName", "path", "key"),
+        core("FileKeySelector"): atomic_struct(
+            struct(
+                "Selects a key of an env file stored in a volume.",
+                {
+                    "volumeName": string("Name of the volume holding the file."),
+                    "path": string("Path of the file inside the volume."),
+                    "key": string("The key to select."),
+                    "optional": boolean("Whether the file or key may be missing."),
+                },
+                required=("volumeName", "path", "key"),
+            )
         ),
         core("EnvFromSource"): struct(
             "Imports every key of a ConfigMap or Secret as environment variables.",

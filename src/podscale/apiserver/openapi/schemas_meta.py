@@ -13,6 +13,7 @@ from typing import Final
 from podscale.apiserver.openapi.dsl import (
     Schema,
     array,
+    atomic_struct,
     boolean,
     integer,
     map_of,
@@ -109,19 +110,21 @@ def meta_schemas() -> dict[str, Schema]:
                 ),
             },
         ),
-        meta("OwnerReference"): struct(
-            "A reference to an owning object in the same namespace.",
-            {
-                "apiVersion": string("API version of the owner."),
-                "kind": string("Kind of the owner."),
-                "name": string("Name of the owner."),
-                "uid": string("UID of the owner."),
-                "controller": boolean("True if the owner is the managing controller."),
-                "blockOwnerDeletion": boolean(
-                    "If true, foreground deletion of the owner waits for this object."
-                ),
-            },
-            required=("apiVersion", "kind", "name", "uid"),
+        meta("OwnerReference"): atomic_struct(
+            struct(
+                "A reference to an owning object in the same namespace.",
+                {
+                    "apiVersion": string("API version of the owner."),
+                    "kind": string("Kind of the owner."),
+                    "name": string("Name of the owner."),
+                    "uid": string("UID of the owner."),
+                    "controller": boolean("True if the owner is the managing controller."),
+                    "blockOwnerDeletion": boolean(
+                        "If true, foreground deletion of the owner waits for this object."
+                    ),
+                },
+                required=("apiVersion", "kind", "name", "uid"),
+            )
         ),
         meta("ManagedFieldsEntry"): struct(
             "The set of fields a workflow (manager) owns, at one API version.",

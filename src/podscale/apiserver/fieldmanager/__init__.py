@@ -1,0 +1,1 @@
+"""Server-side apply: field ownership (managedFields) and schema-driven merges of objects."""
