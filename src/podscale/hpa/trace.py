@@ -18,6 +18,7 @@ from typing import Any, Final, NamedTuple
 
 from podscale.api.timestamps import parse_time
 from podscale.hpa.conditions import format_time
+from podscale.hpa.contest import ContestTrace, ReplicasWrite
 from podscale.hpa.types import CalculationTrace, Recommendation
 
 __all__ = [
@@ -114,6 +115,9 @@ class DecisionTrace(NamedTuple):
     proactive_replicas: int | None = None
     window: str | None = None
     decided_by: str = ""
+    # Beyond every autoscaler: another manager writing the target's spec.replicas inside
+    # the fight window (``podscale.hpa.contest_verdict``); None when nobody did.
+    contest: ContestTrace | None = None
 
 
 # How ``_plain`` converts a value, by its class (every test below depends on the class
@@ -262,11 +266,35 @@ def _limit(doc: Mapping[str, Any]) -> LimitTrace:
     )
 
 
+def _write(doc: Mapping[str, Any]) -> ReplicasWrite:
+    return ReplicasWrite(
+        manager=str(doc["manager"]),
+        operation=str(doc["operation"]),
+        subresource=str(doc["subresource"]),
+        time=str(doc["time"]),
+        replicas=int(doc["replicas"]),
+        replaced=_optional_int(doc.get("replaced")),
+        contested=bool(doc.get("contested", True)),
+    )
+
+
+def _contest(doc: Mapping[str, Any]) -> ContestTrace:
+    return ContestTrace(
+        reason=str(doc["reason"]),
+        message=str(doc["message"]),
+        manager=str(doc["manager"]),
+        writes_in_window=int(doc["writes_in_window"]),
+        last=_write(doc["last"]),
+        observed=bool(doc.get("observed", False)),
+    )
+
+
 def _decision(doc: Mapping[str, Any]) -> DecisionTrace:
-    tolerances, stabilization, limit = (
+    tolerances, stabilization, limit, contest = (
         doc.get("tolerances"),
         doc.get("stabilization"),
         doc.get("limit"),
+        doc.get("contest"),
     )
     return DecisionTrace(
         hpa=str(doc["hpa"]),
@@ -291,6 +319,7 @@ def _decision(doc: Mapping[str, Any]) -> DecisionTrace:
         proactive_replicas=_optional_int(doc.get("proactive_replicas")),
         window=_optional_str(doc.get("window")),
         decided_by=str(doc.get("decided_by", "")),
+        contest=None if contest is None else _contest(contest),
     )
 
 
@@ -412,6 +441,8 @@ def render_trace(trace: DecisionTrace) -> str:
     if trace.limit is not None:
         out.extend(f"  {line}" for line in _render_limit(trace.limit))
     out.extend(f"  note: {note}" for note in trace.notes)
+    if trace.contest is not None:
+        out.append(f"  replicas contested ({trace.contest.reason}): {trace.contest.message}")
     # Only a predictive decision names its winner: an HPA's explanation reads as before.
     predictive = trace.proactive_replicas is not None or trace.window is not None
     decided = f" (decided by {trace.decided_by})" if predictive and trace.decided_by else ""

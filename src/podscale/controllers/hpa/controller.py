@@ -17,6 +17,12 @@ time in tests and simulations):
   ``horizontal-pod-autoscaler``), write the status through ``status`` only when it
   changed, and keep history and the last trace in the state store (``history_store``).
 - Observability: upstream's reconciliation and metric computation metrics (``monitor``).
+- Beyond upstream, replicas fights: when the replicas read through ``/scale`` moved away
+  from what was accounted for, the target object's ``managedFields`` name the manager that
+  wrote them (``contest_target``, ``podscale.hpa.contest``); the verdict goes into the
+  decision as podscale's ``ReplicasContested`` condition, a Warning event and the trace's
+  ``contest`` (``podscale.hpa.contest_verdict``). ``field_manager`` is the manager this
+  controller's own ``/scale`` writes carry.
 
 Beyond upstream, given a ``StateStore`` (``ControllerContext.history``) the engine's history
 survives a controller restart: it is stored under the HPA's uid, read at the first sync
@@ -44,6 +50,7 @@ from podscale.client.cache import Lister, object_key
 from podscale.client.http import ApiError
 from podscale.client.informer import EventHandler, Informer
 from podscale.client.workqueue import WorkQueue
+from podscale.controllers.hpa.contest_target import UNREADABLE, ContestMemory, read_owners
 from podscale.controllers.hpa.history_store import (
     HISTORY_STATE,
     LAST_DECISION_STATE,
@@ -75,6 +82,17 @@ from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
 from podscale.history import StateStore
 from podscale.hpa import Config, Decision, History, decide
+from podscale.hpa.contest import (
+    AUTOSCALER_MANAGER,
+    REPLICAS_WRITES_STATE,
+    ContestState,
+    ReplicasWrite,
+    needs_owners,
+    observe,
+    record_own_write,
+    settle,
+)
+from podscale.hpa.contest_verdict import apply_contest, disagrees
 from podscale.hpa.scale_failures import apply_rescale_failure, scale_unavailable
 from podscale.hpa.trace import DecisionTrace
 from podscale.store.interface import Clock
@@ -108,6 +126,9 @@ class HorizontalPodAutoscalerController:
     informer_kinds: Sequence[KindInfo] = (HPA, POD)
     # The kind of the synced objects: their status and annotation writes go there.
     autoscaler_kind: KindInfo = HPA
+    # The manager this controller's /scale writes are recorded under (kube-controller-
+    # manager's user-agent prefix, as the embedded plane's controllers write).
+    field_manager: str = AUTOSCALER_MANAGER
 
     def __init__(
         self,
@@ -143,6 +164,8 @@ class HorizontalPodAutoscalerController:
         self._stored_traces: dict[str, DecisionTrace] = {}
         # Per HPA: the inputs its metric queries were last recorded from, and those queries.
         self._queries: dict[str, tuple[bytes, list[MetricQuery]]] = {}
+        # Per key: who else wrote the target's replicas (podscale.hpa.contest).
+        self._contests = ContestMemory(history)
         self._queue: WorkQueue[str] | None = None
         self._hpa_lister: Lister | None = None
         self._pod_lister: Lister | None = None
@@ -206,6 +229,7 @@ class HorizontalPodAutoscalerController:
             self._due.pop(key, None)
             self._stored_traces.pop(key, None)
             self._queries.pop(key, None)
+            self._contests.forget(key)
             self._selectors.remove(namespace, key)
             return
         started = self._timer()
@@ -235,6 +259,7 @@ class HorizontalPodAutoscalerController:
             self._stored_traces.pop(key, None)
         self._loaded[key] = uid
         self._stored[key] = {}
+        self._contests.load(key, None)
         if self._state is None or not uid:
             return hpa
         stored = {
@@ -242,6 +267,7 @@ class HorizontalPodAutoscalerController:
             for name in (HISTORY_STATE, LAST_DECISION_STATE)
             if (document := self._state.get_state(uid, name)) is not None
         }
+        self._contests.load(key, self._state.get_state(uid, REPLICAS_WRITES_STATE))
         legacy, present = legacy_state(hpa)
         for name, document in legacy.items():
             if name not in stored:
@@ -293,6 +319,9 @@ class HorizontalPodAutoscalerController:
             decision = scale_unavailable(hpa, error=err.message, history=history, now=now)
             await self._publish(hpa, decision, history, now)
             return ACTION_NONE, ERROR_SPEC if err.spec else ERROR_INTERNAL
+        contest, observed = await self._observe_replicas(
+            key, scale, target_kind, namespace, ref, now
+        )
         pods, controlling = self._target_pods(key, namespace, scale)
         inputs = orjson.dumps(
             [hpa.get("spec"), scale.get("spec"), scale.get("status"), controlling],
@@ -314,6 +343,10 @@ class HorizontalPodAutoscalerController:
             if fresh or not recorded.missed:
                 break
             queries = None  # the remembered questions were not all of them: record again
+        if observed is not None:
+            contest, observed = settle(contest, observed, contested=disagrees(decision))
+        target = f"{ref.get('kind') or ''}/{ref.get('name') or ''}"
+        decision = apply_contest(decision, contest, target=target, now=now, observed=observed)
         action = ACTION_NONE
         if decision.rescale:
             body = copy_json(scale)
@@ -325,6 +358,8 @@ class HorizontalPodAutoscalerController:
             else:
                 up = decision.desired_replicas > decision.current_replicas
                 action = ACTION_SCALE_UP if up else ACTION_SCALE_DOWN
+                contest = record_own_write(contest, decision.desired_replicas, now)
+        self._contests.put(key, str(_meta(hpa).get("uid") or ""), contest)
         self._histories[key] = decision.history
         self._observe_metrics(hpa, decision, recorded)
         status_written = await self._publish(hpa, decision, decision.history, now)
@@ -335,6 +370,32 @@ class HorizontalPodAutoscalerController:
             )
             return action, ERROR_SPEC if spec_error else ERROR_INTERNAL
         return action, ERROR_NONE if status_written else ERROR_INTERNAL
+
+    async def _observe_replicas(
+        self,
+        key: str,
+        scale: JSON,
+        info: KindInfo,
+        namespace: str,
+        ref: Mapping[str, Any],
+        now: datetime,
+    ) -> tuple[ContestState, ReplicasWrite | None]:
+        """The contest state after reading ``scale``, and the foreign write seen, if any."""
+        state = self._contests.get(key)
+        replicas = int((scale.get("spec") or {}).get("replicas") or 0)
+        managed: list[Any] | None = None
+        if needs_owners(state, replicas):
+            owners = await read_owners(self._api, info, namespace, str(ref.get("name") or ""))
+            if owners is UNREADABLE:
+                return state, None  # look again at the next sync
+            managed = owners if isinstance(owners, list) else None
+        return observe(
+            state,
+            replicas=replicas,
+            managed_fields=managed,
+            now=now,
+            own_manager=self.field_manager,
+        )
 
     def _decide(
         self,

@@ -1,0 +1,107 @@
+"""Reading and remembering who writes an HPA target's ``spec.replicas`` (the shell side).
+
+The pure side is ``podscale.hpa.contest`` (observing writes) and
+``podscale.hpa.contest_verdict`` (condition, event, trace). This module does the I/O the
+HPA controller (``controller``) needs for them:
+
+- ``read_owners``: the target object itself, read through the mapping that served its
+  ``/scale`` (a Scale carries no ``managedFields``), only when ``contest.needs_owners``
+  says the replicas moved unaccounted; its ``metadata.managedFields`` (None when absent).
+  A failed read is ``UNREADABLE``: the observation waits for the next sync rather than
+  blame an unknown writer.
+- ``ContestMemory``: each HPA's ``ContestState``, loaded from and written to the state
+  store's ``REPLICAS_WRITES_STATE`` document when the autoscaler's own last write or the
+  observed writes changed. A change of the expected value alone (the first sight of the
+  target, a move to or from 0) is not stored: a restarted controller takes the value it
+  reads as expected, so a quiet HPA is never written.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any, Final
+
+from podscale.api.kinds import KindInfo
+from podscale.client.http import ApiError
+from podscale.controllers.runtime_api import ControllerApi
+from podscale.history import StateStore
+from podscale.hpa.contest import (
+    REPLICAS_WRITES_STATE,
+    ContestState,
+    contest_from_dict,
+    contest_to_dict,
+)
+
+__all__ = ["UNREADABLE", "ContestMemory", "read_owners"]
+
+_LOG = logging.getLogger(__name__)
+JSON = dict[str, Any]
+
+
+class _Unreadable:
+    def __repr__(self) -> str:
+        return "UNREADABLE"
+
+
+UNREADABLE: Final = _Unreadable()
+
+
+async def read_owners(
+    api: ControllerApi, info: KindInfo, namespace: str, name: str
+) -> list[Any] | _Unreadable | None:
+    """The target's ``metadata.managedFields`` (None: it carries none), or ``UNREADABLE``."""
+    try:
+        target = await api.get(info, namespace, name)
+    except ApiError as err:
+        _LOG.info(
+            "could not read %s %s/%s for its managedFields: %s", info.kind, namespace, name, err
+        )
+        return UNREADABLE
+    managed = (target.get("metadata") or {}).get("managedFields")
+    return list(managed) if isinstance(managed, list) else None
+
+
+def _signature(document: Mapping[str, Any] | None) -> Any:
+    if document is None:
+        return contest_to_dict(ContestState())
+    return {**document, "expectedReplicas": None}
+
+
+class ContestMemory:
+    """Each HPA's ``ContestState`` by key, backed by a ``StateStore`` when given."""
+
+    def __init__(self, store: StateStore | None) -> None:
+        self._store = store
+        self._states: dict[str, ContestState] = {}
+        self._stored: dict[str, JSON] = {}
+
+    def load(self, key: str, document: Mapping[str, Any] | None) -> None:
+        """Start ``key`` from its stored document (an HPA's first sync, or re-created)."""
+        self._states[key] = contest_from_dict(document)
+        if isinstance(document, Mapping):
+            self._stored[key] = dict(document)
+        else:
+            self._stored.pop(key, None)
+
+    def get(self, key: str) -> ContestState:
+        return self._states.get(key) or ContestState()
+
+    def forget(self, key: str) -> None:
+        self._states.pop(key, None)
+        self._stored.pop(key, None)
+
+    def put(self, key: str, uid: str, state: ContestState) -> None:
+        """Keep ``state``; store it when its document changed."""
+        self._states[key] = state
+        if self._store is None or not uid:
+            return
+        document = contest_to_dict(state)
+        if _signature(self._stored.get(key)) == _signature(document):
+            return
+        try:
+            self._store.put_state(uid, REPLICAS_WRITES_STATE, document)
+        except Exception:  # a store failure must not stop scaling; retried on change
+            _LOG.exception("could not store the replicas writes of %s", key)
+            return
+        self._stored[key] = document
