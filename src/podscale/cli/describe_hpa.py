@@ -5,7 +5,8 @@ Name, labels, reference, one ``( current / target )`` row per metric (``resource
 replica bounds, the behavior when set, ``<Kind> pods:  N current / M desired``, conditions
 and events: the layout of kubectl's ``describeHorizontalPodAutoscalerV2``. Then, beyond
 kubectl, the ``Last decision:`` and ``Stored history:`` sections when the HPA controller
-stored them (``podscale.cli.describe_annotations``): everything before them is kubectl's
+stored them (``podscale.cli.describe_annotations``) and the ``Replicas writes:`` by other
+managers (``podscale.cli.describe_replicas_writes``): everything before them is kubectl's
 output byte for byte. Pure: the caller (``podscale.cli.describe``) fetches the HPA, its
 events and its state documents and passes ``now``.
 """
@@ -22,7 +23,9 @@ from podscale.cli.describe_annotations import (
     describe_stored_history,
     write_annotations,
 )
+from podscale.cli.describe_replicas_writes import describe_replicas_writes
 from podscale.cli.describe_text import SKIPPED_ANNOTATIONS, DescribeWriter, format_timestamp
+from podscale.hpa.contest import REPLICAS_WRITES_STATE
 from podscale.hpa.trace import LAST_DECISION_STATE
 
 __all__ = ["describe_hpa"]
@@ -176,4 +179,5 @@ def describe_hpa(
         out.render()
         + describe_last_decision(documents.get(LAST_DECISION_STATE))
         + describe_stored_history(documents.get("hpa/history"))
+        + describe_replicas_writes(documents.get(REPLICAS_WRITES_STATE))
     )
