@@ -54,6 +54,11 @@ _CRDS: Final = Rule("apiextensions.k8s.io", ("customresourcedefinitions",), _LIS
 # HPA role has this very rule.
 _SCALE: Final = Rule("*", ("*/scale",), ("get", "update"))
 _HPA: Final = "horizontalpodautoscalers"
+# Beyond upstream's role: the HPA controllers read a target whose replicas someone else
+# changed, for its managedFields (``controllers.hpa.contest_target``). Only the built-in
+# workloads: a target of another kind is reported with an unknown writer instead (a
+# wildcard ``get`` would reach Secrets).
+_TARGETS: Final = Rule("apps", ("deployments", "replicasets", "statefulsets"), ("get",))
 # The metrics APIs, as upstream's HPA role grants them (``metrics_rest.RestMetricsClient``).
 _METRICS: Final = (
     Rule("metrics.k8s.io", ("pods",), ("list",)),
@@ -70,6 +75,7 @@ CONTROLLER_RULES: Final[Mapping[str, tuple[Rule, ...]]] = {
         Rule("autoscaling", (_HPA,), ("get", "list", "watch", "patch")),
         Rule("autoscaling", (f"{_HPA}/status",), ("update",)),
         _SCALE,
+        _TARGETS,
         Rule("", ("pods",), _LIST_WATCH),
         *_METRICS,
         _EVENTS,
@@ -86,6 +92,7 @@ CONTROLLER_RULES: Final[Mapping[str, tuple[Rule, ...]]] = {
             "autoscaling.podscale.dev", ("predictivehorizontalpodautoscalers/status",), ("update",)
         ),
         _SCALE,
+        _TARGETS,
         Rule("", ("pods",), _LIST_WATCH),
         *_METRICS,
         _EVENTS,

@@ -65,7 +65,7 @@ MAX_WRITES: Final = 10
 class ReplicasWrite(NamedTuple):
     """One write of ``spec.replicas`` by someone other than the autoscaler."""
 
-    manager: str  # "" when the target carries no managedFields: an unknown writer
+    manager: str  # "" when no managedFields entry of the target names one: unknown
     operation: str  # "Apply" or "Update" ("" when unknown)
     subresource: str  # "" (the object itself) or "scale"
     time: str  # the managedFields entry's time, else when the autoscaler saw it (RFC 3339)

@@ -58,7 +58,7 @@ TRANSFER_DOCS: Final = (
 
 def _writer(write: ReplicasWrite) -> str:
     if not write.manager:
-        return "an unknown writer (the target carries no managedFields)"
+        return "an unknown writer (no managedFields entry of the target names one)"
     via = " through /scale" if write.subresource == SCALE_SUBRESOURCE else ""
     operation = f" ({write.operation}{via})" if write.operation else ""
     return f'manager "{write.manager}"{operation}'

@@ -84,7 +84,7 @@ def write(
             REASON_FIGHT_LOOP,
             "",
             2,
-            ("an unknown writer (the target carries no managedFields)",),
+            ("an unknown writer (no managedFields entry of the target names one)",),
         ),
     ],
     ids=[

@@ -7,8 +7,10 @@ HPA controller (``controller``) needs for them:
 - ``read_owners``: the target object itself, read through the mapping that served its
   ``/scale`` (a Scale carries no ``managedFields``), only when ``contest.needs_owners``
   says the replicas moved unaccounted; its ``metadata.managedFields`` (None when absent).
-  A failed read is ``UNREADABLE``: the observation waits for the next sync rather than
-  blame an unknown writer.
+  A target the controller may not read (403: the RBAC role grants ``get`` on the built-in
+  workloads only, ``controllermanager.rbac``) or that does not serve a plain read counts
+  as carrying none: the write is reported by an unknown writer, once. Any other failure is
+  ``UNREADABLE``: the observation waits for the next sync.
 - ``ContestMemory``: each HPA's ``ContestState``, loaded from and written to the state
   store's ``REPLICAS_WRITES_STATE`` document when the autoscaler's own last write or the
   observed writes changed. A change of the expected value alone (the first sight of the
@@ -45,6 +47,8 @@ class _Unreadable:
 
 
 UNREADABLE: Final = _Unreadable()
+# Answers that will not change at the next sync: forbidden, not found, not allowed.
+_NO_OWNERS: Final = frozenset({403, 404, 405})
 
 
 async def read_owners(
@@ -57,7 +61,7 @@ async def read_owners(
         _LOG.info(
             "could not read %s %s/%s for its managedFields: %s", info.kind, namespace, name, err
         )
-        return UNREADABLE
+        return None if err.status in _NO_OWNERS else UNREADABLE
     managed = (target.get("metadata") or {}).get("managedFields")
     return list(managed) if isinstance(managed, list) else None
 
