@@ -11,6 +11,8 @@ events) travels in ``History``. Modules, bottom up:
 - ``conditions``: condition reasons and messages; ``decide``: the whole sync
   (``combine``, ``normalize_step``, ``sync``, ``status``); ``scale_failures``.
 - ``trace``: the decision trace; ``static_source`` and ``scenario``: fixed inputs.
+- ``contest`` / ``contest_verdict``: who else writes the target's replicas, and podscale's
+  ``ReplicasContested`` condition, event and trace entry about it.
 """
 
 from podscale.hpa.calculator import calculate_replicas

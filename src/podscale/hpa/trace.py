@@ -3,7 +3,8 @@
 Upstream explains a decision only through conditions, events and verbose logs. podscale
 records every step of every decision: each metric's proposal with the pods set aside and
 the ratios before and after rebalancing (``CalculationTrace``), what stabilization chose
-from which recommendations, which policy limited the change, and the min/max clamp.
+from which recommendations, which policy limited the change, the min/max clamp, and
+(set by the controller, ``contest_verdict``) another manager writing the target's replicas.
 ``trace_to_dict`` gives JSON-ready data and ``trace_from_dict`` reads it back (the HPA
 controller stores the last trace on the HPA; ``podscale describe hpa`` renders it);
 ``render_trace`` the text that ``podscale explain-scale`` prints.

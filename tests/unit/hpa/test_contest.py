@@ -217,3 +217,15 @@ def test_state_document_round_trips(state: ContestState) -> None:
 )
 def test_unreadable_documents_start_afresh(document: Any) -> None:
     assert contest_from_dict(document) == ContestState()
+
+
+@given(st.lists(st.integers(1, 50), min_size=1, max_size=20), st.integers(1, 50))
+def test_the_autoscalers_own_writes_are_never_observed(own: list[int], first: int) -> None:
+    state, _ = observe(ContestState(), replicas=first, managed_fields=None, now=NOW)
+    for step, replicas in enumerate(own):
+        at = NOW + timedelta(seconds=15 * step)
+        state = record_own_write(state, replicas, at)
+        managed = [HPA_SCALE, DEPLOY_STATUS]
+        state, write = observe(state, replicas=replicas, managed_fields=managed, now=at)
+        assert write is None
+    assert state.writes == ()

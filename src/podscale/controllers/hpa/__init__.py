@@ -5,7 +5,9 @@ Modules: ``controller`` (the shell around ``podscale.hpa.decide``), ``metrics_cl
 implementations) over ``metrics_values`` (API answers to engine values), ``prefetch``
 (asking the client what a decision needs), ``scale_target`` (``scaleTargetRef`` and
 ``/scale``), ``selector_index`` (``AmbiguousSelector``), ``history_store`` (history and last
-decision as state documents) and ``monitor`` (upstream's controller metrics as Prometheus text).
+decision as state documents), ``contest_target`` (the target's managedFields and the
+replicas writes of other managers) and ``monitor`` (upstream's controller metrics as
+Prometheus text).
 """
 
 from __future__ import annotations
