@@ -35,7 +35,7 @@ from podscale.apiserver.fieldmanager.fieldpath import FieldSet, Path, PathElemen
 from podscale.apiserver.fieldmanager.managed import (
     ManagedEntry,
     decode_managed_fields,
-    encode_managed_fields,
+    sort_entries,
 )
 from podscale.apiserver.fieldmanager.managers import manager_name
 from podscale.apiserver.fieldmanager.merge import update as update_entries
@@ -65,7 +65,8 @@ SCALE_REPLICAS: Final[Path] = (PathElement.field("spec"), PathElement.field("rep
 
 _types: dict[int, tuple[Any, TypeInfo]] = {}
 _decoded: dict[bytes, tuple[ManagedEntry, ...]] = {}
-_encoded: dict[tuple[ManagedEntry, ...], bytes] = {}
+_entry_json: dict[ManagedEntry, bytes] = {}
+_fields_json: dict[FieldSet, bytes] = {}
 _last_failure: list[datetime] = []
 
 
@@ -111,20 +112,45 @@ def decode_entries(raw: Any) -> list[ManagedEntry]:
     return list(found)
 
 
+def _entry_bytes(entry: ManagedEntry) -> bytes:
+    """One entry's JSON as ``managed.encode_managed_fields`` writes it (same keys, same
+    order), memoized: most entries of a written object are the ones it had."""
+    found = _entry_json.get(entry)
+    if found is None:
+        fields = _fields_json.get(entry.fields)
+        if fields is None:
+            fields = orjson.dumps(entry.fields.to_fields_v1())
+            _fields_json[entry.fields] = fields
+        doc: JSON = {"manager": entry.manager, "operation": entry.operation}
+        if entry.api_version:
+            doc["apiVersion"] = entry.api_version
+        if entry.time:
+            doc["time"] = entry.time
+        doc["fieldsType"] = "FieldsV1"
+        doc["fieldsV1"] = orjson.Fragment(fields)
+        if entry.subresource:
+            doc["subresource"] = entry.subresource
+        found = orjson.dumps(doc)
+        if len(_entry_json) > _MEMO_LIMIT:
+            _entry_json.clear()
+            _fields_json.clear()
+        _entry_json[entry] = found
+    return found
+
+
 def store_entries(meta: JSON, entries: Sequence[ManagedEntry]) -> None:
-    """Set ``meta``'s managedFields to ``entries`` as the API server stores them (none: the
-    key goes, as Go's omitempty)."""
-    key = tuple(entries)
-    encoded = _encoded.get(key)
-    if encoded is None:
-        encoded = orjson.dumps(encode_managed_fields(entries))
-        if len(_encoded) > _MEMO_LIMIT:
-            _encoded.clear()
-        _encoded[key] = encoded
-    if len(encoded) > 2:  # not "[]"
-        meta["managedFields"] = orjson.loads(encoded)
-    else:
+    """Set ``meta``'s managedFields to ``entries`` as the API server stores them
+    (``managed.encode_managed_fields``; none: the key goes, as Go's omitempty)."""
+    kept = tuple(sort_entries(e for e in entries if not e.fields.empty()))
+    if not kept:
         meta.pop("managedFields", None)
+        return
+    encoded = b"[" + b",".join(_entry_bytes(e) for e in kept) + b"]"
+    # The next write of this object decodes exactly these bytes: it finds them here.
+    if len(_decoded) > _MEMO_LIMIT:
+        _decoded.clear()
+    _decoded[encoded] = kept
+    meta["managedFields"] = orjson.loads(encoded)
 
 
 def _is_reset(raw: Any) -> bool:
