@@ -18,7 +18,8 @@ import asyncio
 import builtins
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from dataclasses import replace
+from typing import Any, Final, TypeVar
 
 import orjson
 from starlette.applications import Starlette
@@ -34,6 +35,7 @@ from podscale.apiserver.customresources.definitions import (
 )
 from podscale.apiserver.customresources.lifecycle import custom_kinds, settle
 from podscale.apiserver.customresources.serving import missing_subresource
+from podscale.apiserver.operations import apply as operations_apply
 from podscale.apiserver.operations import (
     binding as operations_binding,
 )
@@ -110,25 +112,49 @@ _CREATES: Mapping[str, tuple[str, _Writer]] = {
     "binding": ("create", operations_binding.create_binding),
 }
 _PATCHES: Mapping[str, tuple[str, _Writer]] = {
-    "": ("patch", operations.patch_object),
-    "scale": ("patch", operations_subresources.patch_scale),
-    "status": ("patch", operations_subresources.patch_status),
+    "": ("patch", operations_apply.patch_object),
+    "scale": ("patch", operations_apply.patch_scale),
+    "status": ("patch", operations_apply.patch_status),
 }
 
 
-def _write_options(dry_run: bool, field_validation: str | None) -> admission.WriteOptions:
+# The manager an InProcessApi writes as unless told otherwise (the embedded plane's
+# controllers are ``kube-controller-manager``, as upstream's share that User-Agent prefix).
+DEFAULT_FIELD_MANAGER: Final = "podscale"
+CONTROLLER_MANAGER: Final = "kube-controller-manager"
+
+
+def _write_options(
+    dry_run: bool, field_validation: str | None, field_manager: str, force: bool | None = None
+) -> admission.WriteOptions:
     if not dry_run and field_validation is None:
-        return _DEFAULT_OPTIONS
-    mode = field_validation or _DEFAULT_OPTIONS.field_validation
-    return _call(lambda: admission.parse_write_options(["All"] if dry_run else [], mode))
+        options = _DEFAULT_OPTIONS
+    else:
+        mode = field_validation or _DEFAULT_OPTIONS.field_validation
+        options = _call(lambda: admission.parse_write_options(["All"] if dry_run else [], mode))
+    return replace(
+        options,
+        field_manager=field_manager,
+        force=None if force is None else ("true" if force else "false"),
+    )
 
 
 class InProcessApi:
     """``HttpApi``'s client interface over a ``ServerState`` (``create_app`` makes one too:
     ``InProcessApi.for_app(app)`` shares a running server's store and settings)."""
 
-    def __init__(self, state: ServerState) -> None:
+    def __init__(self, state: ServerState, *, field_manager: str = DEFAULT_FIELD_MANAGER) -> None:
         self._state = state
+        self._field_manager = field_manager
+
+    def with_field_manager(self, field_manager: str) -> InProcessApi:
+        """The same API (same server state) writing as ``field_manager`` by default."""
+        return InProcessApi(self._state, field_manager=field_manager)
+
+    @property
+    def field_manager(self) -> str:
+        """The manager writes are recorded under when a call names none."""
+        return self._field_manager
 
     @classmethod
     def for_store(
@@ -308,13 +334,14 @@ class InProcessApi:
         subresource: str | None = None,
         dry_run: bool = False,
         field_validation: str | None = None,
+        field_manager: str | None = None,
     ) -> JSON:
         """POST: a new object, or (``subresource="binding"``) a Binding to the pod that
         ``obj``'s ``metadata.name`` names, as ``HttpApi`` builds the path from it; the reply
         is then the server's Success ``Status``."""
         state = self._state
         kind = self._served(kind)
-        options = _write_options(dry_run, field_validation)
+        options = _write_options(dry_run, field_validation, field_manager or self._field_manager)
         if subresource is not None:
             name = str((obj.get("metadata") or {}).get("name") or "")
             return self._write(
@@ -342,9 +369,10 @@ class InProcessApi:
         *,
         dry_run: bool = False,
         field_validation: str | None = None,
+        field_manager: str | None = None,
     ) -> JSON:
         """PUT: the name comes from ``obj`` (as ``HttpApi`` builds the path from it)."""
-        options = _write_options(dry_run, field_validation)
+        options = _write_options(dry_run, field_validation, field_manager or self._field_manager)
         name = str(obj["metadata"]["name"])
         return self._write(_UPDATES, kind, namespace, name, subresource, copy_json(obj), options)
 
@@ -359,9 +387,13 @@ class InProcessApi:
         subresource: str | None = None,
         dry_run: bool = False,
         field_validation: str | None = None,
+        field_manager: str | None = None,
+        force: bool | None = None,
     ) -> JSON:
-        """The patch formats work on the patch document's bytes, so it is encoded once."""
-        options = _write_options(dry_run, field_validation)
+        """The patch formats work on the patch document's bytes, so it is encoded once
+        (``application/apply-patch+yaml``: server-side apply of ``patch``, with ``force``)."""
+        manager = field_manager or self._field_manager
+        options = _write_options(dry_run, field_validation, manager, force)
         encoded = EncodedBody(orjson.dumps(patch), content_type)
         return self._write(_PATCHES, kind, namespace, name, subresource, encoded, options)
 

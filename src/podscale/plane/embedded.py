@@ -48,7 +48,7 @@ from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.apiserver.metricsapis.providers import CustomMetricsProvider, ExternalMetricsProvider
 from podscale.apiserver.metricsapis.router import ExternalMetricsRouter
 from podscale.apiserver.registry.event_ttl import expire_events
-from podscale.client.inprocess import InProcessApi
+from podscale.client.inprocess import CONTROLLER_MANAGER, InProcessApi
 from podscale.client.supervisor import Supervisor
 from podscale.controllers.hpa import (
     DEFAULT_SYNC_PERIOD,
@@ -211,8 +211,10 @@ class EmbeddedControlPlane:
         self.supervisor = Supervisor(clock)
         self.api.state.readiness_sources.append(self.supervisor.checks)
         self.api.state.metrics_registry.register(self.supervisor)
+        # The controllers write as upstream's do: kube-controller-manager (field manager).
+        controller_api = self.api.with_field_manager(CONTROLLER_MANAGER)
         self.manager = ControllerManager(
-            self.api, clock, workers=workers, resync=resync, supervisor=self.supervisor
+            controller_api, clock, workers=workers, resync=resync, supervisor=self.supervisor
         )
         # external.metrics.k8s.io goes through a router: controllers that serve external
         # metrics themselves (KEDA's metrics server) route their reads; every other read
@@ -225,7 +227,7 @@ class EmbeddedControlPlane:
             )
         self.external_routes = ExternalMetricsRouter(fallback)
         context = ControllerContext(
-            self.api,
+            controller_api,
             clock,
             controller_rng,
             InProcessMetricsClient(self.api.state),

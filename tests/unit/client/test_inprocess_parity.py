@@ -207,6 +207,8 @@ def _replay() -> list[tuple[str, tuple[int, Any], tuple[int, Any]]]:
     http_store, local_store = _store(), _store()
     clock = FakeClock(datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
     client = TestClient(create_app(http_store, clock=clock), raise_server_exceptions=False)
+    # Both sides write as the same field manager, so their managedFields agree too.
+    client.headers["user-agent"] = "podscale/test"
     api = InProcessApi.for_store(local_store, clock)
 
     async def local_all() -> list[tuple[int, Any]]:

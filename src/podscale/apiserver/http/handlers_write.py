@@ -17,6 +17,7 @@ from starlette.responses import Response
 
 from podscale.api.kinds import KindInfo
 from podscale.apiserver.http.limits import read_body
+from podscale.apiserver.operations import apply as operations_apply
 from podscale.apiserver.operations import binding as operations_binding
 from podscale.apiserver.operations import verbs as operations
 from podscale.apiserver.operations.types import EncodedBody, Written
@@ -83,7 +84,8 @@ async def write_named(
     options = admission.write_options(request)
     body = await encoded_body(request)
     written = write(state, info, target.namespace, target.name or "", body, options)
-    return respond(written, status_code)
+    # A server-side apply that created its object answers 201, as a POST.
+    return respond(written, 201 if written.created else status_code)
 
 
 async def update_object(
@@ -95,7 +97,7 @@ async def update_object(
 async def patch_object(
     state: ServerState, request: Request, info: KindInfo, target: Target
 ) -> Response:
-    return await write_named(operations.patch_object, state, request, info, target)
+    return await write_named(operations_apply.patch_object, state, request, info, target)
 
 
 async def create_binding(

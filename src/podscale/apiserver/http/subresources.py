@@ -16,6 +16,7 @@ from starlette.responses import Response
 
 from podscale.api.kinds import KindInfo
 from podscale.apiserver.http.handlers_write import NamedWrite, write_named
+from podscale.apiserver.operations import apply as operations_apply
 from podscale.apiserver.operations import (
     namespace as operations_namespace,
 )
@@ -61,7 +62,7 @@ async def handle_status(
     return await _read_or_write(
         operations.get_object,
         status.update_status,
-        status.patch_status,
+        operations_apply.patch_status,
         state,
         request,
         info,
@@ -72,7 +73,7 @@ async def handle_status(
 async def handle_scale(
     state: ServerState, request: Request, info: KindInfo, target: Target
 ) -> Response:
-    update, patch = operations_subresources.update_scale, operations_subresources.patch_scale
+    update, patch = operations_subresources.update_scale, operations_apply.patch_scale
     return await _read_or_write(
         operations_subresources.get_scale, update, patch, state, request, info, target
     )

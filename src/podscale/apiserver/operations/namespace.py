@@ -26,6 +26,7 @@ from typing import Any
 
 from podscale.api.kinds import KindInfo
 from podscale.apiserver.errors import from_store_error
+from podscale.apiserver.operations import field_owners
 from podscale.apiserver.operations.types import (
     Deleted,
     DeleteOptions,
@@ -113,6 +114,8 @@ def update_finalize(
     obj = admission.default_and_validate(
         obj, info, old=old, subresource="finalize", feature_gates=state.feature_gates
     )
+    manager = field_owners.writer(options)
+    field_owners.record_update(state, info, old, obj, manager, subresource="finalize")
     if options.dry_run:
         return Written(obj, warnings)
     try:

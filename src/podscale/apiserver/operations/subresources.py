@@ -25,8 +25,14 @@ from podscale.apiserver.customresources.definitions import CustomKind
 from podscale.apiserver.customresources.scale import ScaleError, scale_from, set_spec_replicas
 from podscale.apiserver.errors import ApiError, bad_request, from_store_error
 from podscale.apiserver.openapi.types import type_mismatches
+from podscale.apiserver.operations import field_owners
 from podscale.apiserver.operations.types import EncodedBody, Payload, Written, decode_object_payload
-from podscale.apiserver.operations.verbs import check_namespace, check_object_name, get_object
+from podscale.apiserver.operations.verbs import (
+    check_namespace,
+    check_object_name,
+    check_write_options,
+    get_object,
+)
 from podscale.apiserver.registry import admission, namespace_lifecycle, strategy
 from podscale.apiserver.resources import storage_resource, to_served, to_storage
 from podscale.apiserver.state import ServerState
@@ -37,8 +43,11 @@ __all__ = [
     "patch_scale",
     "patch_status",
     "scale_of",
+    "scale_view",
     "update_scale",
     "update_status",
+    "write_scale",
+    "write_status",
 ]
 
 JSON = dict[str, Any]
@@ -52,7 +61,7 @@ def _save(state: ServerState, info: KindInfo, obj: JSON, name: str) -> JSON:
         raise from_store_error(err, resource, name) from None
 
 
-def _write_status(
+def write_status(
     state: ServerState,
     info: KindInfo,
     namespace: str | None,
@@ -62,7 +71,10 @@ def _write_status(
     options: admission.WriteOptions,
     *,
     patched: bool,
+    applied: bool = False,
 ) -> Written:
+    """Admit and write a status write; ``applied`` when server-side apply set the
+    managedFields already."""
     admission.check_type(obj, info)
     check_object_name(obj, name)
     check_namespace(obj, info, namespace)
@@ -74,6 +86,9 @@ def _write_status(
     obj = admission.default_and_validate(
         obj, info, old=old, subresource="status", feature_gates=state.feature_gates
     )
+    if not applied:
+        manager = field_owners.writer(options)
+        field_owners.record_update(state, info, old, obj, manager, subresource="status")
     saved = obj if options.dry_run else _save(state, info, obj, name)
     return Written(saved, warnings)
 
@@ -86,9 +101,10 @@ def update_status(
     body: Payload,
     options: admission.WriteOptions,
 ) -> Written:
+    check_write_options(options, "UpdateOptions")
     old = get_object(state, info, namespace, name)
     obj = decode_object_payload(body, info.api_version, info.kind)
-    return _write_status(state, info, namespace, name, old, obj, options, patched=False)
+    return write_status(state, info, namespace, name, old, obj, options, patched=False)
 
 
 def patch_status(
@@ -99,6 +115,7 @@ def patch_status(
     patch: EncodedBody,
     options: admission.WriteOptions,
 ) -> Written:
+    check_write_options(options, "PatchOptions", patch=True)
     old = get_object(state, info, namespace, name)
     obj = extensions.apply_patch(
         patch.media_type,
@@ -107,7 +124,7 @@ def patch_status(
         kind=info.kind,
         api_version=info.api_version,
     )
-    return _write_status(state, info, namespace, name, old, obj, options, patched=True)
+    return write_status(state, info, namespace, name, old, obj, options, patched=True)
 
 
 def scale_of(parent: JSON) -> JSON:
@@ -132,7 +149,7 @@ def scale_of(parent: JSON) -> JSON:
     }
 
 
-def _scale_view(info: KindInfo, parent: JSON) -> JSON:
+def scale_view(info: KindInfo, parent: JSON) -> JSON:
     """The Scale of ``parent``: a custom kind's from its CRD's scale paths."""
     if isinstance(info, CustomKind) and info.scale is not None:
         try:
@@ -143,17 +160,21 @@ def _scale_view(info: KindInfo, parent: JSON) -> JSON:
 
 
 def get_scale(state: ServerState, info: KindInfo, namespace: str | None, name: str) -> JSON:
-    return _scale_view(info, get_object(state, info, namespace, name))
+    return scale_view(info, get_object(state, info, namespace, name))
 
 
-def _write_scale(
+def write_scale(
     state: ServerState,
     info: KindInfo,
     name: str,
     parent: JSON,
     scale: JSON,
     options: admission.WriteOptions,
+    *,
+    parent_entries: list[Any] | None = None,
 ) -> Written:
+    """Write a Scale's replicas to ``parent``; ``parent_entries`` are the parent's
+    managedFields when server-side apply computed them (else the write records itself)."""
     api_version = scale.get("apiVersion") or "autoscaling/v1"
     kind = scale.get("kind") or "Scale"
     if (api_version, kind) != ("autoscaling/v1", "Scale"):
@@ -174,6 +195,7 @@ def _write_scale(
         raise ApiError(invalid_status("Scale", "autoscaling", name, errors))
     replicas = (scale.get("spec") or {}).get("replicas", 0)
     old_parent = copy_json(parent)
+    old_scale = scale_view(info, old_parent)
     # The parent is this call's own fresh read: changing it in place is safe.
     if isinstance(info, CustomKind) and info.scale is not None:
         # A custom resource's scale write is an update of it: schema, rules, generation.
@@ -184,13 +206,20 @@ def _write_scale(
     else:
         parent.setdefault("spec", {})["replicas"] = replicas
         strategy.update_generation(parent, old_parent)
+    if parent_entries is None:
+        manager = field_owners.writer(options)
+        field_owners.record_scale(state, info, old_parent, parent, old_scale, scale, manager)
+    elif parent_entries:
+        parent["metadata"]["managedFields"] = parent_entries
+    else:
+        parent["metadata"].pop("managedFields", None)
     requested_rv = scale["metadata"].get("resourceVersion") or ""
     # The Scale's resourceVersion is the parent's: a stale one must fail like a stale PUT.
     if requested_rv:
         parent["metadata"]["resourceVersion"] = requested_rv
     if options.dry_run:
-        return Written(_scale_view(info, parent))
-    return Written(_scale_view(info, _save(state, info, parent, name)))
+        return Written(scale_view(info, parent))
+    return Written(scale_view(info, _save(state, info, parent, name)))
 
 
 def _go_type(value: Any) -> str:
@@ -240,8 +269,9 @@ def update_scale(
     options: admission.WriteOptions,
 ) -> Written:
     parent = get_object(state, info, namespace, name)
+    check_write_options(options, "UpdateOptions")
     scale = decode_object_payload(body, "autoscaling/v1", "Scale")
-    return _write_scale(state, info, name, parent, scale, options)
+    return write_scale(state, info, name, parent, scale, options)
 
 
 def patch_scale(
@@ -252,12 +282,13 @@ def patch_scale(
     patch: EncodedBody,
     options: admission.WriteOptions,
 ) -> Written:
+    check_write_options(options, "PatchOptions", patch=True)
     parent = get_object(state, info, namespace, name)
     scale = extensions.apply_patch(
         patch.media_type,
-        _scale_view(info, parent),
+        scale_view(info, parent),
         patch.data,
         kind="Scale",
         api_version="autoscaling/v1",
     )
-    return _write_scale(state, info, name, parent, scale, options)
+    return write_scale(state, info, name, parent, scale, options)

@@ -82,6 +82,8 @@ class Written:
 
     object: JSON
     warnings: list[str] = field(default_factory=list)
+    # A PATCH that created the object (server-side apply of an absent one) answers 201.
+    created: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,8 @@ from podscale.api.field_errors import required
 from podscale.api.kinds import KindInfo
 from podscale.api.warnings import warnings_for
 from podscale.apiserver.errors import ApiError, bad_request, from_store_error, method_not_allowed
-from podscale.apiserver.operations import list_options
+from podscale.apiserver.fieldmanager import managers
+from podscale.apiserver.operations import field_owners, list_options
 from podscale.apiserver.operations.selectors import build_predicate
 from podscale.apiserver.operations.types import (
     EncodedBody,
@@ -43,11 +44,13 @@ from podscale.store.interface import ConflictError, StoreError
 __all__ = [
     "check_namespace",
     "check_object_name",
+    "check_write_options",
     "create_object",
     "get_object",
     "list_body",
     "list_fresh_page",
     "list_page",
+    "patch_loop",
     "patch_object",
     "require_verb",
     "update_object",
@@ -245,7 +248,13 @@ def create_object(
     namespace: str | None,
     body: Payload,
     options: admission.WriteOptions,
+    *,
+    applied: bool = False,
 ) -> Written:
+    """POST: a new object; ``applied`` when server-side apply made it (``operations.apply``
+    recorded its managedFields already)."""
+    if not applied:
+        check_write_options(options, "CreateOptions")
     obj = decode_object_payload(body, info.api_version, info.kind)
     admission.check_type(obj, info)
     check_namespace(obj, info, namespace)
@@ -267,6 +276,8 @@ def create_object(
         error = required("metadata.name", "name or generateName is required")
         raise ApiError(invalid_status(info.kind, info.group, "", [error]))
     _run_hooks(state, info, obj, None, options)
+    if not applied:
+        field_owners.record_update(state, info, None, obj, field_owners.writer(options))
     resource = storage_resource(info)
 
     def create(ready: JSON) -> JSON:
@@ -301,7 +312,13 @@ def _run_hooks(
 
 
 def _admit_update(
-    state: ServerState, obj: JSON, old: JSON, info: KindInfo, options: admission.WriteOptions
+    state: ServerState,
+    obj: JSON,
+    old: JSON,
+    info: KindInfo,
+    options: admission.WriteOptions,
+    *,
+    applied: bool = False,
 ) -> tuple[JSON, list[str]]:
     warnings = admission.check_unknown_fields(obj, options, info)
     name = str(old["metadata"].get("name", ""))
@@ -309,7 +326,23 @@ def _admit_update(
     strategy.prepare_for_update(obj, old)
     admitted = admission.default_and_validate(obj, info, old=old, feature_gates=state.feature_gates)
     _run_hooks(state, info, admitted, old, options)
+    if not applied:
+        field_owners.record_update(state, info, old, admitted, field_owners.writer(options))
     return admitted, warnings + warnings_for(admitted, old)
+
+
+def check_write_options(options: admission.WriteOptions, kind: str, *, patch: bool = False) -> None:
+    """The 422 for a bad ``fieldManager`` (or ``force`` on a non-apply patch), as
+    upstream's ``Validate{Create,Update,Patch}Options``."""
+    if patch:
+        query = {"fieldManager": options.field_manager}
+        if options.force is not None:
+            query["force"] = options.force
+        errors = managers.patch_options_errors(query, apply=False)
+    else:
+        errors = managers.field_manager_errors(options.field_manager, apply=False)
+    if errors:
+        raise managers.options_invalid(kind, errors)
 
 
 def _write_update(
@@ -348,6 +381,7 @@ def update_object(
     body: Payload,
     options: admission.WriteOptions,
 ) -> Written:
+    check_write_options(options, "UpdateOptions")
     obj = decode_object_payload(body, info.api_version, info.kind)
     admission.check_type(obj, info)
     check_object_name(obj, name)
@@ -371,14 +405,37 @@ def patch_object(
     """Apply ``patch`` (its media type picks the format) to the current object and write it.
 
     Without a resourceVersion in the patched result a conflict retries from a fresh read, as
-    upstream's patcher does; a pinned one fails with the 409.
+    upstream's patcher does; a pinned one fails with the 409. Server-side apply
+    (``application/apply-patch+yaml``) is ``operations.apply``'s, which the transports call
+    for every PATCH.
     """
+    check_write_options(options, "PatchOptions", patch=True)
+
+    def patched_from(old: JSON) -> JSON:
+        return extensions.apply_patch(
+            patch.media_type, old, patch.data, kind=info.kind, api_version=info.api_version
+        )
+
+    return patch_loop(state, info, namespace, name, patched_from, options)
+
+
+def patch_loop(
+    state: ServerState,
+    info: KindInfo,
+    namespace: str | None,
+    name: str,
+    patched_from: Callable[[JSON], JSON],
+    options: admission.WriteOptions,
+    *,
+    applied: bool = False,
+) -> Written:
+    """Read, patch (``patched_from`` the current object), admit and write, retrying on a
+    conflict unless the patched object pins its resourceVersion; ``applied`` when
+    ``patched_from`` set the managedFields (server-side apply)."""
     resource = storage_resource(info)
     for _ in range(_PATCH_RETRIES):
         old = get_object(state, info, namespace, name)
-        patched = extensions.apply_patch(
-            patch.media_type, old, patch.data, kind=info.kind, api_version=info.api_version
-        )
+        patched = patched_from(old)
         admission.check_type(patched, info)
         check_object_name(patched, name)
         check_namespace(patched, info, namespace)
@@ -389,7 +446,7 @@ def patch_object(
         if not patched["metadata"].get("resourceVersion"):
             patched["metadata"]["resourceVersion"] = old_rv
         admission.check_resource_version(patched, old, resource, name)
-        obj, warnings = _admit_update(state, patched, old, info, options)
+        obj, warnings = _admit_update(state, patched, old, info, options, applied=applied)
         if options.dry_run:
             return Written(_write_update(state, info, obj, old, options), warnings)
         try:

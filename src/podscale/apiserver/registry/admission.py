@@ -10,7 +10,7 @@ main resource) -> defaulting (``podscale.api.apply_defaults``)
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from starlette.requests import Request
@@ -42,15 +42,26 @@ _FIELD_VALIDATION: Final = ("Ignore", "Warn", "Strict")
 
 @dataclass(frozen=True)
 class WriteOptions:
-    """``dryRun=All`` and ``fieldValidation`` of one write request."""
+    """``dryRun=All`` and ``fieldValidation`` of one write request; its ``fieldManager`` and
+    ``force`` as given (``force`` None when absent) and the client's User-Agent, from which
+    ``operations.field_owners`` names the manager the write is recorded under."""
 
     dry_run: bool
     field_validation: str
+    field_manager: str = ""
+    user_agent: str = ""
+    force: str | None = None
 
 
 def write_options(request: Request) -> WriteOptions:
     query = request.query_params
-    return parse_write_options(query.getlist("dryRun"), query.get("fieldValidation"))
+    options = parse_write_options(query.getlist("dryRun"), query.get("fieldValidation"))
+    return replace(
+        options,
+        field_manager=query.get("fieldManager", ""),
+        user_agent=request.headers.get("user-agent", ""),
+        force=query.get("force"),
+    )
 
 
 def parse_write_options(dry_run: list[str], field_validation: str | None) -> WriteOptions:

@@ -1,0 +1,310 @@
+"""Field ownership on every write: ``metadata.managedFields`` as kube-apiserver keeps it.
+
+The shell between the write operations (``operations.verbs``, ``operations.subresources``,
+``operations.namespace``, ``operations.apply``) and the pure core in
+``apiserver.fieldmanager`` (``merge.update``/``merge.apply``, ``managed`` entries, merge
+types from ``types.schema_for_kind``):
+
+- ``record_update`` is apimachinery's ``FieldManager.UpdateNoErrors``: the entries after a
+  non-apply write by a manager, at the server clock's ``now``. A failure never fails the
+  write: it is logged (at most once a second) and the live object's entries are kept.
+- ``decode_entries`` / ``store_entries`` read and write the entries of an object; a request
+  that sends ``managedFields`` keeps them (what kubectl's client-side to server-side apply
+  migration patches), ``[]`` or ``[{}]`` resets them, and a subresource write ignores them.
+- ``to_scale_entries`` / ``to_parent_entries``: the ``/scale`` subresource records on the
+  parent, its ``spec.replicas`` standing for the Scale's (apimachinery's ``ScaleHandler``).
+
+Decoded and encoded entries are memoized by their JSON bytes: the simulation's hot paths
+(pod and HPA status writes) keep writing objects whose entries rarely change.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+import orjson
+
+from podscale.api.kinds import KindInfo
+from podscale.api.timestamps import format_time
+from podscale.apiserver.customresources.definitions import CustomKind
+from podscale.apiserver.fieldmanager.fieldpath import FieldSet, Path, PathElement
+from podscale.apiserver.fieldmanager.managed import (
+    ManagedEntry,
+    decode_managed_fields,
+    sort_entries,
+)
+from podscale.apiserver.fieldmanager.managers import manager_name
+from podscale.apiserver.fieldmanager.merge import update as update_entries
+from podscale.apiserver.fieldmanager.schema import TypeInfo, type_for
+from podscale.apiserver.fieldmanager.types import schema_for_kind
+from podscale.apiserver.registry.admission import WriteOptions
+from podscale.apiserver.state import ServerState
+
+__all__ = [
+    "SCALE_REPLICAS",
+    "decode_entries",
+    "merge_type",
+    "now_text",
+    "record_scale",
+    "record_update",
+    "replicas_path",
+    "store_entries",
+    "to_parent_entries",
+    "to_scale_entries",
+    "writer",
+]
+
+JSON = dict[str, Any]
+_LOG = logging.getLogger(__name__)
+_MEMO_LIMIT: Final = 4096
+SCALE_REPLICAS: Final[Path] = (PathElement.field("spec"), PathElement.field("replicas"))
+
+_types: dict[int, tuple[Any, TypeInfo]] = {}
+_decoded: dict[bytes, tuple[ManagedEntry, ...]] = {}
+_entry_json: dict[ManagedEntry, bytes] = {}
+_fields_json: dict[FieldSet, bytes] = {}
+_last_failure: list[datetime] = []
+
+
+def writer(options: WriteOptions) -> str:
+    """The manager a write is recorded under: ``?fieldManager=``, else the User-Agent's
+    product token (``kubectl/v1.33.0 (...)`` -> ``kubectl``)."""
+    return manager_name(options.field_manager or None, options.user_agent or None)
+
+
+def now_text(state: ServerState) -> str:
+    return format_time(state.clock.now())
+
+
+def merge_type(state: ServerState, info: KindInfo, subresource: str = "") -> TypeInfo:
+    """The merge type of ``info``'s objects (``subresource``'s), built once per schema:
+    ``TypeInfo`` fills in lazily, so a shared one gets cheaper with every write."""
+    schema = schema_for_kind(state, info, subresource)
+    if schema is None:
+        return type_for(None)
+    found = _types.get(id(schema))
+    if found is not None and found[0] is schema:
+        return found[1]
+    if len(_types) > _MEMO_LIMIT:
+        _types.clear()
+    made = type_for(schema)
+    _types[id(schema)] = (schema, made)  # the schema is held, so its id stays unique
+    return made
+
+
+def decode_entries(raw: Any) -> list[ManagedEntry]:
+    """The entries of a ``metadata.managedFields`` value; ``ValueError`` for a bad one."""
+    if not raw:
+        return []
+    key = orjson.dumps(raw)
+    found = _decoded.get(key)
+    if found is None:
+        if not isinstance(raw, list):
+            raise ValueError("managedFields must be a list")
+        found = tuple(decode_managed_fields(raw))
+        if len(_decoded) > _MEMO_LIMIT:
+            _decoded.clear()
+        _decoded[key] = found
+    return list(found)
+
+
+def _entry_bytes(entry: ManagedEntry) -> bytes:
+    """One entry's JSON as ``managed.encode_managed_fields`` writes it (same keys, same
+    order), memoized: most entries of a written object are the ones it had."""
+    found = _entry_json.get(entry)
+    if found is None:
+        fields = _fields_json.get(entry.fields)
+        if fields is None:
+            fields = orjson.dumps(entry.fields.to_fields_v1())
+            _fields_json[entry.fields] = fields
+        doc: JSON = {"manager": entry.manager, "operation": entry.operation}
+        if entry.api_version:
+            doc["apiVersion"] = entry.api_version
+        if entry.time:
+            doc["time"] = entry.time
+        doc["fieldsType"] = "FieldsV1"
+        doc["fieldsV1"] = orjson.Fragment(fields)
+        if entry.subresource:
+            doc["subresource"] = entry.subresource
+        found = orjson.dumps(doc)
+        if len(_entry_json) > _MEMO_LIMIT:
+            _entry_json.clear()
+            _fields_json.clear()
+        _entry_json[entry] = found
+    return found
+
+
+def store_entries(meta: JSON, entries: Sequence[ManagedEntry]) -> None:
+    """Set ``meta``'s managedFields to ``entries`` as the API server stores them
+    (``managed.encode_managed_fields``; none: the key goes, as Go's omitempty)."""
+    kept = tuple(sort_entries(e for e in entries if not e.fields.empty()))
+    if not kept:
+        meta.pop("managedFields", None)
+        return
+    encoded = b"[" + b",".join(_entry_bytes(e) for e in kept) + b"]"
+    # The next write of this object decodes exactly these bytes: it finds them here.
+    if len(_decoded) > _MEMO_LIMIT:
+        _decoded.clear()
+    _decoded[encoded] = kept
+    meta["managedFields"] = orjson.loads(encoded)
+
+
+def _is_reset(raw: Any) -> bool:
+    """``[]`` or ``[{}]`` in a request: the client asks for the entries to be dropped."""
+    return isinstance(raw, list) and (raw == [] or raw == [{}])
+
+
+def _entries_for(old: Mapping[str, Any] | None, new: Mapping[str, Any], subresource: str) -> Any:
+    """The entries a write starts from (upstream's decodeLiveOrNew): the request's own when
+    it sends valid ones on the main resource, none when it resets them, else the live ones."""
+    live_raw = ((old or {}).get("metadata") or {}).get("managedFields")
+    if not subresource:
+        sent = (new.get("metadata") or {}).get("managedFields")
+        if _is_reset(sent):
+            return []
+        try:
+            entries = decode_entries(sent)
+        except ValueError:
+            entries = []
+        if entries:
+            return entries
+    try:
+        return decode_entries(live_raw)
+    except ValueError:
+        return []
+
+
+def _log_failure(
+    state: ServerState, info: KindInfo, new: Mapping[str, Any], err: Exception
+) -> None:
+    now = state.clock.now()
+    if _last_failure and now - _last_failure[0] < timedelta(seconds=1):
+        return
+    _last_failure[:] = [now]
+    meta = new.get("metadata") or {}
+    _LOG.error(
+        "[SHOULD NOT HAPPEN] failed to update managedFields (restored previous managedFields "
+        "from live object): %s %s/%s: %s",
+        info.kind, meta.get("namespace", ""), meta.get("name", ""), err,
+    )  # fmt: skip
+
+
+def record_update(
+    state: ServerState,
+    info: KindInfo,
+    old: Mapping[str, Any] | None,
+    new: JSON,
+    manager: str,
+    *,
+    subresource: str = "",
+) -> None:
+    """Set ``new``'s managedFields for a non-apply write of it over ``old`` (None: create)."""
+    meta = new["metadata"]
+    live_raw = ((old or {}).get("metadata") or {}).get("managedFields")
+    try:
+        entries = _entries_for(old, new, subresource)
+        result = update_entries(
+            old or {}, new, manager, entries, merge_type(state, info),
+            api_version=info.api_version, now=now_text(state), subresource=subresource,
+        )  # fmt: skip
+    except Exception as err:
+        _log_failure(state, info, new, err)
+        if live_raw:
+            meta["managedFields"] = live_raw
+        else:
+            meta.pop("managedFields", None)
+        return
+    store_entries(meta, result)
+
+
+# --- the scale subresource -----------------------------------------------------------------
+
+
+def replicas_path(info: KindInfo) -> Path:
+    """Where the parent keeps what its Scale calls ``spec.replicas``."""
+    if isinstance(info, CustomKind) and info.scale is not None:
+        dotted = info.scale.spec_replicas.lstrip(".")
+        return tuple(PathElement.field(part) for part in dotted.split("."))
+    return SCALE_REPLICAS
+
+
+def to_scale_entries(info: KindInfo, parent: Mapping[str, Any]) -> list[ManagedEntry]:
+    """The parent's entries that own its replicas, as entries of its Scale: the Scale's
+    ``spec.replicas``, apiVersion autoscaling/v1 (upstream's ToSubresource)."""
+    try:
+        entries = decode_entries((parent.get("metadata") or {}).get("managedFields"))
+    except ValueError:
+        return []
+    path = replicas_path(info)
+    only = FieldSet.of([SCALE_REPLICAS])
+    return [
+        replace(e, api_version="autoscaling/v1", fields=only) for e in entries if e.fields.has(path)
+    ]
+
+
+def to_parent_entries(
+    info: KindInfo, parent: Mapping[str, Any], scale_entries: Sequence[ManagedEntry]
+) -> list[ManagedEntry]:
+    """The parent's entries after a Scale write left ``scale_entries`` (upstream's
+    ToParent): a parent entry whose Scale counterpart lost ``spec.replicas`` loses the
+    replicas path; a Scale entry new to the parent owns the replicas path, apiVersion the
+    parent's and, as upstream's conversion does, no time."""
+    try:
+        entries = decode_entries((parent.get("metadata") or {}).get("managedFields"))
+    except ValueError:
+        entries = []
+    path = replicas_path(info)
+    on_scale = {
+        (e.manager, e.operation, e.subresource): e
+        for e in scale_entries
+        if e.fields.has(SCALE_REPLICAS)
+    }
+    out: list[ManagedEntry] = []
+    for entry in entries:
+        if not entry.fields.has(path):
+            out.append(entry)
+            continue
+        identity = (entry.manager, entry.operation, entry.subresource)
+        if on_scale.pop(identity, None) is not None:
+            out.append(entry)  # it still owns the replicas: kept as it was
+            continue
+        rest = entry.fields.difference(FieldSet.of([path]))
+        if not rest.empty():
+            out.append(replace(entry, fields=rest))
+    own = FieldSet.of([path])
+    out.extend(
+        ManagedEntry(e.manager, e.operation, info.api_version, None, e.subresource, own)
+        for e in on_scale.values()
+    )
+    return out
+
+
+def record_scale(
+    state: ServerState,
+    info: KindInfo,
+    old_parent: Mapping[str, Any],
+    parent: JSON,
+    old_scale: Mapping[str, Any],
+    new_scale: Mapping[str, Any],
+    manager: str,
+) -> None:
+    """Set ``parent``'s managedFields for a Scale write by ``manager`` (an Update entry with
+    subresource ``scale`` owning the replicas), as the workloads' scale storage does."""
+    try:
+        entries = update_entries(
+            old_scale, new_scale, manager, to_scale_entries(info, old_parent),
+            merge_type(state, info, "scale"), api_version="autoscaling/v1",
+            now=now_text(state), subresource="scale",
+        )  # fmt: skip
+        store_entries(parent["metadata"], to_parent_entries(info, old_parent, entries))
+    except Exception as err:
+        _log_failure(state, info, parent, err)
+        live_raw = (old_parent.get("metadata") or {}).get("managedFields")
+        if live_raw:
+            parent["metadata"]["managedFields"] = live_raw
+        else:
+            parent["metadata"].pop("managedFields", None)
