@@ -17,7 +17,6 @@ stores the client's). Both give the controller the same target to read.
 from __future__ import annotations
 
 import asyncio
-import inspect
 from typing import Any
 
 from podscale.api.kinds import kind_for
@@ -30,7 +29,7 @@ from podscale.hpa.contest_verdict import (
 )
 from podscale.hpa.trace import LAST_DECISION_STATE
 
-from .hpa_cluster import HPA, SYNC, HpaCluster, hpa, run_scenario, stamp, workload
+from .hpa_cluster import HPA, SYNC, HpaCluster, hpa, run_scenario, workload
 
 JSON = dict[str, Any]
 DEPLOY = kind_for("apps/v1", "Deployment")
@@ -41,22 +40,7 @@ async def write_as(cluster: HpaCluster, manager: str, replicas: int) -> None:
     """Set the Deployment's spec.replicas with an update by ``manager``."""
     live = await cluster.api.get(DEPLOY, "default", "web")
     live["spec"]["replicas"] = replicas
-    if "field_manager" in inspect.signature(cluster.api.update).parameters:
-        await cluster.api.update(DEPLOY, "default", live, field_manager=manager)  # type: ignore[call-arg]
-        return
-    entries = [e for e in live["metadata"].get("managedFields") or [] if e["manager"] != manager]
-    entries.append(
-        {
-            "manager": manager,
-            "operation": "Update",
-            "apiVersion": "apps/v1",
-            "time": stamp(cluster.clock),
-            "fieldsType": "FieldsV1",
-            "fieldsV1": {"f:spec": {"f:replicas": {}}},
-        }
-    )
-    live["metadata"]["managedFields"] = entries
-    await cluster.api.update(DEPLOY, "default", live)
+    await cluster.api.update(DEPLOY, "default", live, field_manager=manager)
 
 
 def contested(obj: JSON) -> JSON | None:
