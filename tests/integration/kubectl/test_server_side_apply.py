@@ -1,7 +1,8 @@
 """Real kubectl's server-side apply against ``podscale up``: create and update by
 ``apply --server-side``, a conflict with another manager (kubectl's message),
 ``--force-conflicts``, a client-side ``apply`` of the same object afterwards, and
-``get --show-managed-fields`` listing the Apply and Update entries."""
+``get --show-managed-fields`` listing the Apply and Update entries; and the client-side to
+server-side apply migration kubectl performs."""
 
 from __future__ import annotations
 
@@ -53,9 +54,7 @@ def kubectl(
 
 
 def _managers(kubectl: Kubectl) -> dict[tuple[str, str, str], dict[str, object]]:
-    out = kubectl.ok("get", "deployment", "web", "-o", "json", "--show-managed-fields")
-    entries = json.loads(out)["metadata"]["managedFields"]
-    return {(e["manager"], e["operation"], e.get("subresource", "")): e for e in entries}
+    return _managers_of(kubectl, "web")
 
 
 def test_server_side_apply_conflict_force_and_client_side_apply(kubectl: Kubectl) -> None:
@@ -97,3 +96,49 @@ def test_server_side_apply_conflict_force_and_client_side_apply(kubectl: Kubectl
     shown = kubectl.ok("get", "deployment", "web", "-o", "yaml", "--show-managed-fields")
     assert "operation: Apply" in shown
     assert "operation: Update" in shown
+
+
+MIGRATED = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+  namespace: default
+  labels: {labels}
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {{app: {name}}}
+  template:
+    metadata:
+      labels: {{app: {name}}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.25
+"""
+
+
+def test_client_side_then_server_side_apply_migrates_ownership(kubectl: Kubectl) -> None:
+    # kubectl (1.26+) moves what kubectl-client-side-apply owned to its Apply entry when it
+    # first applies server-side (a patch of managedFields the server keeps as sent): a field
+    # dropped from the manifest then goes, as with client-side apply's last-applied.
+    first = MIGRATED.format(name="migrate", labels="{team: a, tier: web}")
+    kubectl.ok("apply", "-f", kubectl.write("migrate.yaml", first))
+    before = _managers_of(kubectl, "migrate")
+    assert ("kubectl-client-side-apply", "Update", "") in before
+    second = MIGRATED.format(name="migrate", labels="{team: a}")
+    out = kubectl.ok("apply", "--server-side", "-f", kubectl.write("migrate.yaml", second))
+    assert "serverside-applied" in out
+    after = _managers_of(kubectl, "migrate")
+    assert ("kubectl-client-side-apply", "Update", "") not in after
+    assert "f:tier" not in json.dumps(after[("kubectl", "Apply", "")]["fieldsV1"])
+    labels = json.loads(kubectl.ok("get", "deployment", "migrate", "-o", "json"))["metadata"][
+        "labels"
+    ]
+    assert labels == {"team": "a"}
+
+
+def _managers_of(kubectl: Kubectl, name: str) -> dict[tuple[str, str, str], dict[str, object]]:
+    out = kubectl.ok("get", "deployment", name, "-o", "json", "--show-managed-fields")
+    entries = json.loads(out)["metadata"]["managedFields"]
+    return {(e["manager"], e["operation"], e.get("subresource", "")): e for e in entries}
