@@ -162,10 +162,17 @@ def test_a_prometheus_trigger_scales_from_zero_to_n_and_back(
     _until(kubectl, "True", "get", "so", "worker", "-o", ready)
     name = kubectl.ok("get", "so", "worker", "-o", "jsonpath={.status.externalMetricNames[0]}")
     assert name == "s0-prometheus"
-    # KEDA's metrics server answers the generated HPA's read with the query's value...
+    # KEDA's metrics server answers the generated HPA's read with the query's value (once
+    # Prometheus has scraped it: an empty result reads 0 under ignoreNullValues)...
     path = f"/apis/external.metrics.k8s.io/v1beta1/namespaces/default/{name}"
-    served = json.loads(kubectl.ok("get", "--raw", f"{path}?labelSelector={SELECTOR}"))
-    assert [item["value"] for item in served["items"]] == ["3"]
+    deadline = time.monotonic() + WAIT_SECONDS
+    while True:
+        served = json.loads(kubectl.ok("get", "--raw", f"{path}?labelSelector={SELECTOR}"))
+        values = [item["value"] for item in served["items"]]
+        if values == ["3"] or time.monotonic() > deadline:
+            break
+        time.sleep(POLL_SECONDS)
+    assert values == ["3"]
     # ... but 3 does not pass the activation threshold: the target stays at 0.
     held_until = time.monotonic() + HOLD_SECONDS
     while time.monotonic() < held_until:
