@@ -236,7 +236,7 @@ def update(
     entries: dict[EntryKey, ManagedEntry] = {}
     for e in managed:
         fields = e.fields.difference(changed).difference(diff.removed)
-        entries[entry_key(e)] = replace(e, fields=fields)
+        entries[entry_key(e)] = e if fields is e.fields else replace(e, fields=fields)
     if not taken.empty():
         mine = entries.get(me)
         fields = taken if mine is None else mine.fields.union(taken)

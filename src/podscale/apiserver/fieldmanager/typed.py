@@ -340,9 +340,12 @@ def _compare(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: _Builders) -> Non
         lmap = lhs if isinstance(lhs, dict) else {}
         rmap = rhs if isinstance(rhs, dict) else {}
         for key in list(lmap) + [k for k in rmap if k not in lmap]:
-            child = (*path, PathElement.field(key))
             lval, rval = lmap.get(key, ABSENT), rmap.get(key, ABSENT)
-            _compare(lval, rval, _child_type(t, key, path), child, out)
+            child_type = _child_type(t, key, path)
+            if _unchanged(lval, rval, child_type, path, key, out):
+                continue
+            child = (*path, PathElement.field(key))
+            _compare(lval, rval, child_type, child, out)
             _mark_item(lval, rval, child, out)
         return
     element = t.element()
@@ -353,6 +356,40 @@ def _compare(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: _Builders) -> Non
         lval, rval = litems.get(pe, ABSENT), ritems.get(pe, ABSENT)
         _compare(lval, rval, element, (*path, pe), out)
         _mark_item(lval, rval, (*path, pe), out)
+
+
+_PLAIN_SCALARS: Final = (str, int, float, bool)
+# Lists, with their types, that compared identical without error: an identical list is
+# still walked once, because naming its items may fail (an item of a list map without its
+# key), and that failure is the write's; after that the bytes say it is quiet.
+_QUIET_LISTS: dict[tuple[TypeInfo, bytes], None] = {}
+_QUIET_LIMIT: Final = 4096
+
+
+def _unchanged(lhs: Any, rhs: Any, t: TypeInfo, path: Path, key: str, out: _Builders) -> bool:
+    """Whether the map entry ``key`` (under ``path``), present on both sides, is known to
+    compare without a difference or an error, without the general walk: the same plain
+    scalar where the type takes one, identical maps, identical lists already walked once.
+    Most entries of a written object are such."""
+    kind = type(lhs)
+    if kind is not type(rhs):
+        return False
+    if kind is dict:
+        return _identical(lhs, rhs)
+    if kind is list:
+        if lhs != rhs:
+            return False
+        encoded = orjson.dumps(lhs)
+        if encoded != orjson.dumps(rhs):
+            return False
+        memo = (t, encoded)
+        if memo not in _QUIET_LISTS:
+            _compare(lhs, rhs, t, (*path, PathElement.field(key)), out)  # finds nothing
+            if len(_QUIET_LISTS) > _QUIET_LIMIT:
+                _QUIET_LISTS.clear()
+            _QUIET_LISTS[memo] = None
+        return True
+    return kind in _PLAIN_SCALARS and lhs == rhs and t.kind != "map" and t.kind != "list"
 
 
 def _identical(lhs: dict[str, Any], rhs: dict[str, Any]) -> bool:
