@@ -303,21 +303,25 @@ class Comparison:
     removed: FieldSet
 
 
-def compare(old: Mapping[str, Any], new: Mapping[str, Any], t: TypeInfo) -> Comparison:
+def compare(
+    old: Mapping[str, Any], new: Mapping[str, Any], t: TypeInfo, *, shortcuts: bool = True
+) -> Comparison:
     """The fields ``new`` adds, modifies and removes relative to ``old``.
 
     A granular map entry or list item that appears (disappears) is added (removed) itself,
-    with everything below it; a leaf whose value differs is modified.
+    with everything below it; a leaf whose value differs is modified. ``shortcuts=False``
+    walks every map entry present on both sides, the reference the shortcuts are tested
+    against (same result, same errors).
     """
     sets = (FieldSetBuilder(), FieldSetBuilder(), FieldSetBuilder())
-    _compare(old, new, t, (), sets)
+    _compare(old, new, t, (), sets, shortcuts)
     return Comparison(sets[0].freeze(), sets[1].freeze(), sets[2].freeze())
 
 
 _Builders = tuple[FieldSetBuilder, FieldSetBuilder, FieldSetBuilder]
 
 
-def _compare(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: _Builders) -> None:
+def _compare(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: _Builders, fast: bool) -> None:
     if type(lhs) is dict and type(rhs) is dict and _identical(lhs, rhs):
         return  # nothing below changed: most of an object, on most writes
     left = _shape(t, lhs, path)
@@ -342,10 +346,10 @@ def _compare(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: _Builders) -> Non
         for key in list(lmap) + [k for k in rmap if k not in lmap]:
             lval, rval = lmap.get(key, ABSENT), rmap.get(key, ABSENT)
             child_type = _child_type(t, key, path)
-            if _unchanged(lval, rval, child_type, path, key, out):
+            if fast and _unchanged(lval, rval, child_type, path, key, out):
                 continue
             child = (*path, PathElement.field(key))
-            _compare(lval, rval, child_type, child, out)
+            _compare(lval, rval, child_type, child, out, fast)
             _mark_item(lval, rval, child, out)
         return
     element = t.element()
@@ -354,7 +358,7 @@ def _compare(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: _Builders) -> Non
     ritems = dict(_index_items(t, rhs, path, allow_duplicates=True))
     for pe in list(litems) + [pe for pe in ritems if pe not in litems]:
         lval, rval = litems.get(pe, ABSENT), ritems.get(pe, ABSENT)
-        _compare(lval, rval, element, (*path, pe), out)
+        _compare(lval, rval, element, (*path, pe), out, fast)
         _mark_item(lval, rval, (*path, pe), out)
 
 
@@ -384,7 +388,7 @@ def _unchanged(lhs: Any, rhs: Any, t: TypeInfo, path: Path, key: str, out: _Buil
             return False
         memo = (t, encoded)
         if memo not in _QUIET_LISTS:
-            _compare(lhs, rhs, t, (*path, PathElement.field(key)), out)  # finds nothing
+            _compare(lhs, rhs, t, (*path, PathElement.field(key)), out, True)  # finds nothing
             if len(_QUIET_LISTS) > _QUIET_LIMIT:
                 _QUIET_LISTS.clear()
             _QUIET_LISTS[memo] = None
