@@ -458,4 +458,6 @@ class FieldSetBuilder:
         node._members.add(path[-1])
 
     def freeze(self) -> FieldSet:
+        if not self._members and not self._children:
+            return _EMPTY
         return FieldSet(self._members, {pe: b.freeze() for pe, b in self._children.items()})

@@ -337,7 +337,7 @@ def _compare(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: _Builders, fast: 
             out[0].insert(path)
         elif rhs is ABSENT:
             out[2].insert(path)
-        elif not same_value(lhs, rhs):
+        elif lhs != rhs or not same_value(lhs, rhs):  # Python's inequality implies upstream's
             out[1].insert(path)
         return
     if shape == "map":
