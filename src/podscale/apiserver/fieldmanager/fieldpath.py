@@ -454,7 +454,10 @@ class FieldSetBuilder:
             return
         node = self
         for pe in path[:-1]:
-            node = node._children.setdefault(pe, FieldSetBuilder())
+            child = node._children.get(pe)
+            if child is None:  # not ``setdefault``: that would build a node per step
+                child = node._children[pe] = FieldSetBuilder()
+            node = child
         node._members.add(path[-1])
 
     def freeze(self) -> FieldSet:
