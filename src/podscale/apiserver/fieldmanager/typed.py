@@ -10,6 +10,10 @@ Leaves are scalars, atomic maps and lists, and maps or lists that are empty or n
 sides (so ``{}`` and ``null`` stay distinct). A list item is identified by its ``x-kubernetes-
 list-map-keys`` values (``k:``), a set item by its value (``v:``), anything else by position.
 An object that does not fit its type raises ``MergeError``.
+
+``compare`` runs on every write the API server records (``merge.update``): it settles the
+entries a write left alone (equal scalars, identical maps, identical lists already walked)
+without walking them; ``shortcuts=False`` is the plain walk they are tested against.
 """
 
 from __future__ import annotations
