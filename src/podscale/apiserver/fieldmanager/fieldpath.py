@@ -18,6 +18,7 @@ import json
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from decimal import Decimal
 from functools import total_ordering
 from typing import Any, Literal
@@ -34,6 +35,10 @@ __all__ = [
 
 ElementKind = Literal["field", "key", "value", "index"]
 _KIND_RANK: dict[str, int] = {"field": 0, "key": 1, "value": 2, "index": 3}
+# ``PathElement.field`` hands out one element per field name: most are schema names, met on
+# every write; the bound only matters for maps keyed by arbitrary text (labels).
+_FIELDS: dict[str, PathElement] = {}
+_FIELDS_LIMIT = 8192
 
 
 def _value_key(value: Any) -> tuple[Any, ...]:
@@ -56,6 +61,8 @@ def _value_key(value: Any) -> tuple[Any, ...]:
 
 # The ordering is upstream's, not the alphabetical order of ``kind`` that ``order=True`` would
 # give, and ``True`` must differ from ``1``: so equality, hashing and ordering are written out.
+# The sort key and its hash are computed once, at construction: every set operation and
+# every compare of an object hashes and compares elements, thousands of times per write.
 @total_ordering
 @dataclass(frozen=True, eq=False)
 class PathElement:
@@ -67,6 +74,13 @@ class PathElement:
 
     kind: ElementKind
     value: Any
+    _order: tuple[Any, ...] = dataclass_field(init=False, repr=False)
+    _hash: int = dataclass_field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        order = self._key()
+        object.__setattr__(self, "_order", order)
+        object.__setattr__(self, "_hash", hash(order))
 
     def _key(self) -> tuple[Any, ...]:
         if self.kind == "key":
@@ -76,21 +90,28 @@ class PathElement:
         return (_KIND_RANK[self.kind], self.value)
 
     def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
         if not isinstance(other, PathElement):
             return NotImplemented
-        return self._key() == other._key()
+        return self._hash == other._hash and self._order == other._order
 
     def __lt__(self, other: object) -> bool:
         if not isinstance(other, PathElement):
             return NotImplemented
-        return self._key() < other._key()
+        return self._order < other._order
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return self._hash
 
     @staticmethod
     def field(name: str) -> PathElement:
-        return PathElement("field", name)
+        found = _FIELDS.get(name)
+        if found is None:
+            if len(_FIELDS) > _FIELDS_LIMIT:
+                _FIELDS.clear()
+            found = _FIELDS[name] = PathElement("field", name)
+        return found
 
     @staticmethod
     def key(fields: Mapping[str, Any]) -> PathElement:
@@ -300,19 +321,43 @@ class FieldSet:
         """The members below ``pe``, relative to it (upstream's ``WithPrefix``)."""
         return self._children.get(pe, _EMPTY)
 
+    # ``union`` and ``difference`` give back ``self`` (or ``other``) when the result holds
+    # the same paths: an entry a write leaves alone keeps its very set, whose hash and
+    # encoded ``fieldsV1`` the field manager has memoized.
     def union(self, other: FieldSet) -> FieldSet:
+        if other is self or other.empty():
+            return self
+        if self.empty():
+            return other
+        same = other._members <= self._members
         children = dict(self._children)
         for pe, child in other._children.items():
             mine = children.get(pe)
-            children[pe] = child if mine is None else mine.union(child)
+            merged = child if mine is None else mine.union(child)
+            if merged is not mine:
+                same = False
+                children[pe] = merged
+        if same:
+            return self
         return FieldSet(self._members | other._members, children)
 
     def difference(self, other: FieldSet) -> FieldSet:
+        if other.empty() or self.empty():
+            return self
+        if other is self:
+            return _EMPTY
+        members = self._members - other._members
+        same = len(members) == len(self._members)
         children = {}
         for pe, child in self._children.items():
             theirs = other._children.get(pe)
-            children[pe] = child if theirs is None else child.difference(theirs)
-        return FieldSet(self._members - other._members, children)
+            kept = child if theirs is None else child.difference(theirs)
+            if kept is not child:
+                same = False
+            children[pe] = kept
+        if same:
+            return self
+        return FieldSet(members, children)
 
     def intersection(self, other: FieldSet) -> FieldSet:
         children = {}
@@ -409,8 +454,13 @@ class FieldSetBuilder:
             return
         node = self
         for pe in path[:-1]:
-            node = node._children.setdefault(pe, FieldSetBuilder())
+            child = node._children.get(pe)
+            if child is None:  # not ``setdefault``: that would build a node per step
+                child = node._children[pe] = FieldSetBuilder()
+            node = child
         node._members.add(path[-1])
 
     def freeze(self) -> FieldSet:
+        if not self._members and not self._children:
+            return _EMPTY
         return FieldSet(self._members, {pe: b.freeze() for pe, b in self._children.items()})

@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, Final, Literal
 
 from podscale.apiserver.fieldmanager.fieldpath import FieldSet, path_from_strings
@@ -100,6 +101,7 @@ def _go_string(text: str) -> str:
     return out
 
 
+@lru_cache(maxsize=4096)  # every write sorts its object's entries by these few times
 def _seconds(time: str | None) -> int:
     """Unix seconds of an RFC 3339 time; 0 when absent or unreadable (as a nil time)."""
     if not time:
@@ -180,6 +182,8 @@ def cap_update_managers(
     """Fold the oldest ``Update`` entries into ``ancient-changes`` until at most ``limit``
     remain (upstream's capManagersManager): one bucket per apiVersion, holding the union of
     the folded fields and the latest of their times."""
+    if sum(e.operation == "Update" for e in entries) <= limit:
+        return list(entries)  # the common case: nothing to fold, no need to order them
     updaters = sorted(
         (e for e in entries if e.operation == "Update"),
         key=lambda e: (_seconds(e.time), manager_identifier(e)),

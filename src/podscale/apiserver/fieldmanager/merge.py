@@ -233,10 +233,19 @@ def update(
     changed = diff.modified.union(diff.added)
     taken = changed.difference(STRIPPED_FIELDS)
     me: EntryKey = (manager, "Update", api_version, subresource)
+    # The writer's own fields are (fields - changed - removed) | taken; as ``taken`` is
+    # ``changed`` less the stripped fields, that is (fields - removed - stripped changes)
+    # | taken: the same paths, and when the writer already owned what it changed (a
+    # controller rewriting its status), the very set it had, whose encoding is memoized.
+    stripped_changes = changed.intersection(STRIPPED_FIELDS)
     entries: dict[EntryKey, ManagedEntry] = {}
     for e in managed:
-        fields = e.fields.difference(changed).difference(diff.removed)
-        entries[entry_key(e)] = replace(e, fields=fields)
+        key = entry_key(e)
+        if key == me and not taken.empty():
+            fields = e.fields.difference(diff.removed).difference(stripped_changes)
+        else:
+            fields = e.fields.difference(changed).difference(diff.removed)
+        entries[key] = e if fields is e.fields else replace(e, fields=fields)
     if not taken.empty():
         mine = entries.get(me)
         fields = taken if mine is None else mine.fields.union(taken)

@@ -10,6 +10,10 @@ Leaves are scalars, atomic maps and lists, and maps or lists that are empty or n
 sides (so ``{}`` and ``null`` stay distinct). A list item is identified by its ``x-kubernetes-
 list-map-keys`` values (``k:``), a set item by its value (``v:``), anything else by position.
 An object that does not fit its type raises ``MergeError``.
+
+``compare`` runs on every write the API server records (``merge.update``): it settles the
+entries a write left alone (equal scalars, identical maps, identical lists already walked)
+without walking them; ``shortcuts=False`` is the plain walk they are tested against.
 """
 
 from __future__ import annotations
@@ -303,21 +307,25 @@ class Comparison:
     removed: FieldSet
 
 
-def compare(old: Mapping[str, Any], new: Mapping[str, Any], t: TypeInfo) -> Comparison:
+def compare(
+    old: Mapping[str, Any], new: Mapping[str, Any], t: TypeInfo, *, shortcuts: bool = True
+) -> Comparison:
     """The fields ``new`` adds, modifies and removes relative to ``old``.
 
     A granular map entry or list item that appears (disappears) is added (removed) itself,
-    with everything below it; a leaf whose value differs is modified.
+    with everything below it; a leaf whose value differs is modified. ``shortcuts=False``
+    walks every map entry present on both sides, the reference the shortcuts are tested
+    against (same result, same errors).
     """
     sets = (FieldSetBuilder(), FieldSetBuilder(), FieldSetBuilder())
-    _compare(old, new, t, (), sets)
+    _compare(old, new, t, (), sets, shortcuts)
     return Comparison(sets[0].freeze(), sets[1].freeze(), sets[2].freeze())
 
 
 _Builders = tuple[FieldSetBuilder, FieldSetBuilder, FieldSetBuilder]
 
 
-def _compare(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: _Builders) -> None:
+def _compare(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: _Builders, fast: bool) -> None:
     if type(lhs) is dict and type(rhs) is dict and _identical(lhs, rhs):
         return  # nothing below changed: most of an object, on most writes
     left = _shape(t, lhs, path)
@@ -333,16 +341,19 @@ def _compare(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: _Builders) -> Non
             out[0].insert(path)
         elif rhs is ABSENT:
             out[2].insert(path)
-        elif not same_value(lhs, rhs):
+        elif lhs != rhs or not same_value(lhs, rhs):  # Python's inequality implies upstream's
             out[1].insert(path)
         return
     if shape == "map":
         lmap = lhs if isinstance(lhs, dict) else {}
         rmap = rhs if isinstance(rhs, dict) else {}
         for key in list(lmap) + [k for k in rmap if k not in lmap]:
-            child = (*path, PathElement.field(key))
             lval, rval = lmap.get(key, ABSENT), rmap.get(key, ABSENT)
-            _compare(lval, rval, _child_type(t, key, path), child, out)
+            child_type = _child_type(t, key, path)
+            if fast and _unchanged(lval, rval, child_type, path, key, out):
+                continue
+            child = (*path, PathElement.field(key))
+            _compare(lval, rval, child_type, child, out, fast)
             _mark_item(lval, rval, child, out)
         return
     element = t.element()
@@ -351,8 +362,42 @@ def _compare(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: _Builders) -> Non
     ritems = dict(_index_items(t, rhs, path, allow_duplicates=True))
     for pe in list(litems) + [pe for pe in ritems if pe not in litems]:
         lval, rval = litems.get(pe, ABSENT), ritems.get(pe, ABSENT)
-        _compare(lval, rval, element, (*path, pe), out)
+        _compare(lval, rval, element, (*path, pe), out, fast)
         _mark_item(lval, rval, (*path, pe), out)
+
+
+_PLAIN_SCALARS: Final = (str, int, float, bool)
+# Lists, with their types, that compared identical without error: an identical list is
+# still walked once, because naming its items may fail (an item of a list map without its
+# key), and that failure is the write's; after that the bytes say it is quiet.
+_QUIET_LISTS: dict[tuple[TypeInfo, bytes], None] = {}
+_QUIET_LIMIT: Final = 4096
+
+
+def _unchanged(lhs: Any, rhs: Any, t: TypeInfo, path: Path, key: str, out: _Builders) -> bool:
+    """Whether the map entry ``key`` (under ``path``), present on both sides, is known to
+    compare without a difference or an error, without the general walk: the same plain
+    scalar where the type takes one, identical maps, identical lists already walked once.
+    Most entries of a written object are such."""
+    kind = type(lhs)
+    if kind is not type(rhs):
+        return False
+    if kind is dict:
+        return _identical(lhs, rhs)
+    if kind is list:
+        if lhs != rhs:
+            return False
+        encoded = orjson.dumps(lhs)
+        if encoded != orjson.dumps(rhs):
+            return False
+        memo = (t, encoded)
+        if memo not in _QUIET_LISTS:
+            _compare(lhs, rhs, t, (*path, PathElement.field(key)), out, True)  # finds nothing
+            if len(_QUIET_LISTS) > _QUIET_LIMIT:
+                _QUIET_LISTS.clear()
+            _QUIET_LISTS[memo] = None
+        return True
+    return kind in _PLAIN_SCALARS and lhs == rhs and t.kind != "map" and t.kind != "list"
 
 
 def _identical(lhs: dict[str, Any], rhs: dict[str, Any]) -> bool:
