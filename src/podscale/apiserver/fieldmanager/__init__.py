@@ -1,14 +1,16 @@
 """Server-side apply: field ownership (``managedFields``) and the structured merge.
 
-``fieldpath`` (paths, ``FieldSet`` and ``fieldsV1``), ``schema`` (merge types from OpenAPI),
-``typed`` (field sets, merge, compare, removal over objects), ``managed`` (entries, their
+``fieldpath`` (paths and their text), ``fieldset`` (``FieldSet`` and ``fieldsV1``), ``schema``
+(merge types from OpenAPI), ``walk`` (what the typed walks share), ``typed`` (field sets,
+merge, removal over objects), ``compare`` (what a write changed), ``managed`` (entries, their
 encoding and order) and ``merge`` (``apply`` and ``update``) are pure; the API server's
 handlers call them with the live object, the request and the clock's ``now``. ``types``
 finds a kind's schema on a server (built-in OpenAPI, a CRD's structural schema) and
 ``managers`` the request side (manager names, apply requests, the 409 for conflicts).
 """
 
-from podscale.apiserver.fieldmanager.fieldpath import FieldSet, Path, PathElement, format_path
+from podscale.apiserver.fieldmanager.fieldpath import Path, PathElement, format_path
+from podscale.apiserver.fieldmanager.fieldset import FieldSet
 from podscale.apiserver.fieldmanager.managed import (
     ManagedEntry,
     decode_managed_fields,
@@ -24,7 +26,7 @@ from podscale.apiserver.fieldmanager.merge import (
     update,
 )
 from podscale.apiserver.fieldmanager.schema import TypeInfo, type_for
-from podscale.apiserver.fieldmanager.typed import MergeError
+from podscale.apiserver.fieldmanager.walk import MergeError
 
 __all__ = [
     "Conflict",

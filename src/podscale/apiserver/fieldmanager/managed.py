@@ -17,7 +17,8 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, Final, Literal
 
-from podscale.apiserver.fieldmanager.fieldpath import FieldSet, path_from_strings
+from podscale.apiserver.fieldmanager.fieldpath import path_from_strings
+from podscale.apiserver.fieldmanager.fieldset import FieldSet
 
 __all__ = [
     "ANCIENT_CHANGES",

@@ -15,7 +15,8 @@ wraps around it, as pure functions (``now`` is given, nothing is read or written
 
 Both drop ``metadata.managedFields`` from the objects they are given (the caller stores
 ``managed.encode_managed_fields`` of the returned entries) and never record identity or
-server-set metadata (``managed.STRIPPED_FIELDS``). The value walks live in ``typed``.
+server-set metadata (``managed.STRIPPED_FIELDS``). The value walks live in ``typed`` and
+``compare``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from podscale.apiserver.fieldmanager.fieldpath import FieldSet, Path, format_path, format_value
+from podscale.apiserver.fieldmanager.compare import compare
+from podscale.apiserver.fieldmanager.fieldpath import Path, format_path, format_value
+from podscale.apiserver.fieldmanager.fieldset import FieldSet
 from podscale.apiserver.fieldmanager.managed import (
     STRIPPED_FIELDS,
     EntryKey,
@@ -36,13 +39,12 @@ from podscale.apiserver.fieldmanager.managed import (
 )
 from podscale.apiserver.fieldmanager.schema import TypeInfo
 from podscale.apiserver.fieldmanager.typed import (
-    compare,
     ensure_named_fields_are_members,
     merge,
     remove_fields,
-    same_value,
     to_field_set,
 )
+from podscale.apiserver.fieldmanager.walk import same_value
 
 __all__ = [
     "BEFORE_FIRST_APPLY",

@@ -35,7 +35,7 @@ from podscale.apiserver.fieldmanager.managers import (
 )
 from podscale.apiserver.fieldmanager.merge import ConflictError
 from podscale.apiserver.fieldmanager.merge import apply as apply_entries
-from podscale.apiserver.fieldmanager.typed import MergeError
+from podscale.apiserver.fieldmanager.walk import MergeError
 from podscale.apiserver.operations import field_owners, subresources, verbs
 from podscale.apiserver.operations.types import EncodedBody, Written
 from podscale.apiserver.registry import admission

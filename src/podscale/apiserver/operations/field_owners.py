@@ -31,7 +31,8 @@ import orjson
 from podscale.api.kinds import KindInfo
 from podscale.api.timestamps import format_time
 from podscale.apiserver.customresources.definitions import CustomKind
-from podscale.apiserver.fieldmanager.fieldpath import FieldSet, Path, PathElement
+from podscale.apiserver.fieldmanager.fieldpath import Path, PathElement
+from podscale.apiserver.fieldmanager.fieldset import FieldSet
 from podscale.apiserver.fieldmanager.managed import (
     ManagedEntry,
     decode_managed_fields,

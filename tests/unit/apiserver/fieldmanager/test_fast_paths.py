@@ -1,6 +1,6 @@
 """The field manager's shortcuts record exactly what the general walk records.
 
-``typed.compare`` skips map entries it can tell unchanged (equal scalars, identical maps,
+``compare.compare`` skips map entries it can tell unchanged (equal scalars, identical maps,
 identical lists it has walked once); ``FieldSet.union``/``difference`` give back an operand
 when the result holds the same paths; ``field_owners`` memoizes decoded and encoded
 entries. Random objects of a typed schema (with values of the wrong shape now and then) and
@@ -21,13 +21,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from podscale.apiserver.fieldmanager import type_for
-from podscale.apiserver.fieldmanager.fieldpath import FieldSet, Path, PathElement
+from podscale.apiserver.fieldmanager.compare import compare
+from podscale.apiserver.fieldmanager.fieldpath import Path, PathElement
+from podscale.apiserver.fieldmanager.fieldset import FieldSet
 from podscale.apiserver.fieldmanager.managed import (
     ManagedEntry,
     decode_managed_fields,
     encode_managed_fields,
 )
-from podscale.apiserver.fieldmanager.typed import compare
 from podscale.apiserver.operations.field_owners import decode_entries, store_entries
 
 # ``fieldmanager`` re-exports a function named ``merge``: the module is fetched by name.

@@ -10,12 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from podscale.apiserver.fieldmanager.fieldpath import (
-    FieldSet,
     Path,
     PathElement,
     format_path,
     path_from_strings,
 )
+from podscale.apiserver.fieldmanager.fieldset import FieldSet
 
 F = PathElement.field
 K = PathElement.key

@@ -16,7 +16,7 @@ from podscale.apiserver.fieldmanager import (
     encode_managed_fields,
     update,
 )
-from podscale.apiserver.fieldmanager.fieldpath import FieldSet
+from podscale.apiserver.fieldmanager.fieldset import FieldSet
 from podscale.apiserver.fieldmanager.managed import cap_update_managers
 
 T0, T1, T2 = "2024-05-01T10:00:00Z", "2024-05-01T10:01:00Z", "2024-05-01T10:02:00Z"

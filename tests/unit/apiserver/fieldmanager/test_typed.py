@@ -9,8 +9,9 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from podscale.apiserver.fieldmanager import MergeError, TypeInfo, merge, to_field_set, type_for
-from podscale.apiserver.fieldmanager.fieldpath import FieldSet
-from podscale.apiserver.fieldmanager.typed import compare, remove_fields
+from podscale.apiserver.fieldmanager.compare import compare
+from podscale.apiserver.fieldmanager.fieldset import FieldSet
+from podscale.apiserver.fieldmanager.typed import remove_fields
 
 DEDUCED = type_for(None)
 
