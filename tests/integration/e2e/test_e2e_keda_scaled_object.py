@@ -1,6 +1,6 @@
 """A KEDA ScaledObject through the whole stack on virtual time: 0 -> N -> 0, pause, delete.
 
-KEDA splits the work in two (``controllers.keda.controller``): its scale loop, every
+KEDA splits the work in two (``controllers.keda.scale_loop``): its scale loop, every
 ``pollingInterval``, takes the target between 0 and 1 (activation when a trigger's value
 passes its activation threshold, deactivation once ``cooldownPeriod`` has passed since the
 trigger was last active), and the HPA it generates (``keda-hpa-<name>``) scales between 1
