@@ -131,6 +131,11 @@ def _execute_on_one(
 @click.option("-A", "--all-namespaces", is_flag=True, help="List across all namespaces.")
 @click.option("-l", "--selector", default="", help="Label selector, e.g. app=web.")
 @click.option("-o", "--output", type=click.Choice(["wide", "yaml", "json", "name"]), default=None)
+@click.option(
+    "--show-managed-fields",
+    is_flag=True,
+    help="Keep metadata.managedFields when printing objects as YAML or JSON (as kubectl).",
+)
 def get_command(
     args: tuple[str, ...],
     kubeconfig: str | None,
@@ -139,12 +144,15 @@ def get_command(
     all_namespaces: bool,
     selector: str,
     output: str | None,
+    show_managed_fields: bool,
 ) -> None:
     """Display one or many resources (TYPE [NAME...])."""
     from podscale.cli.resources_get import GetRequest, get_objects
 
     resource, names = _split_type(args)
-    request = GetRequest(resource, names, all_namespaces, selector, output or "")
+    request = GetRequest(
+        resource, names, all_namespaces, selector, output or "", show_managed_fields
+    )
     _execute(kubeconfig, context, namespace, lambda api, t: get_objects(api, t, request))
 
 

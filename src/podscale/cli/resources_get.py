@@ -42,6 +42,8 @@ class GetRequest:
     all_namespaces: bool = False
     label_selector: str = ""
     output: str = ""
+    # kubectl's --show-managed-fields: -o yaml|json drop metadata.managedFields unless asked.
+    show_managed_fields: bool = False
 
 
 def _with_type(kind: KindInfo, obj: JSON) -> JSON:
@@ -51,11 +53,28 @@ def _with_type(kind: KindInfo, obj: JSON) -> JSON:
     return typed
 
 
-def render_objects(kind: KindInfo, objects: list[JSON], output: str, *, single: bool) -> str:
-    """``-o yaml|json|name`` text; ``single`` (one NAME asked) prints the bare object."""
+def _without_managed_fields(obj: JSON) -> JSON:
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or "managedFields" not in meta:
+        return obj
+    return {**obj, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
+
+
+def render_objects(
+    kind: KindInfo,
+    objects: list[JSON],
+    output: str,
+    *,
+    single: bool,
+    show_managed_fields: bool = False,
+) -> str:
+    """``-o yaml|json|name`` text; ``single`` (one NAME asked) prints the bare object.
+    ``metadata.managedFields`` is left out unless ``show_managed_fields``, as kubectl does."""
     if output == "name":
         prefix = qualified_name(kind)
         return "".join(f"{prefix}/{o.get('metadata', {}).get('name', '')}\n" for o in objects)
+    if not show_managed_fields:
+        objects = [_without_managed_fields(o) for o in objects]
     typed = [_with_type(kind, o) for o in objects]
     document = typed[0] if single and len(typed) == 1 else as_list(typed)
     return render_yaml(document) if output == "yaml" else render_json(document)
@@ -123,5 +142,12 @@ async def get_objects(api: HttpApi, target: Target, request: GetRequest) -> Repo
         return report
     if objects or not request.names:
         single = len(request.names) == 1
-        report.out.append(render_objects(kind, objects, request.output, single=single).rstrip("\n"))
+        text = render_objects(
+            kind,
+            objects,
+            request.output,
+            single=single,
+            show_managed_fields=request.show_managed_fields,
+        )
+        report.out.append(text.rstrip("\n"))
     return report
