@@ -6,8 +6,8 @@ does no I/O and never checks names, namespaces or resource versions (the handler
 picks the format like ``handlers/patch.go``: the media type before any ``;`` must be one of
 ``SUPPORTED_TYPES``, else 415 listing them; strategic merge is refused (415) for kinds that are
 not built in, as upstream does for custom resources. Server-side apply
-(``application/apply-patch+yaml``) is not implemented yet and answers that same 415, which
-kubectl reports as "Server-side apply not available on the server".
+(``application/apply-patch+yaml``) never reaches this module: ``operations.apply`` takes
+those requests to the structured merge (``apiserver.fieldmanager``).
 
 The body is decoded with orjson, whose errors (and any nesting deeper than ``MAX_DEPTH``)
 become a 400 instead of a crash; the formats live in ``patch.json_patch``, ``patch.merge`` and
