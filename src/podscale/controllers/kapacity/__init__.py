@@ -1,0 +1,1 @@
+"""Kapacity's IntelligentHorizontalPodAutoscaler (``autoscaling.kapacitystack.io/v1alpha1``)."""
