@@ -1,0 +1,2 @@
+"""Kapacity's IntelligentHorizontalPodAutoscaler and ReplicaProfile
+(``autoscaling.kapacitystack.io/v1alpha1``): the kinds, their CRDs, types and checks."""
