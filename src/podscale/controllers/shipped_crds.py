@@ -4,7 +4,9 @@ An operator's CRD travels with its controller as package data (``controllers.web
 ``webapps.examples.podscale.dev``; ``controllers.cronhpa``:
 ``cronhorizontalpodautoscalers.autoscaling.alibabacloud.com``; ``controllers.phpa``:
 ``predictivehorizontalpodautoscalers.autoscaling.podscale.dev``; ``controllers.keda``:
-``scaledobjects.keda.sh``). ``shipped_definition``
+``scaledobjects.keda.sh``; ``controllers.kapacity``:
+``intelligenthorizontalpodautoscalers.autoscaling.kapacitystack.io`` and
+``replicaprofiles.autoscaling.kapacitystack.io``). ``shipped_definition``
 hands out a fresh copy by the CRD's name, for whoever installs one on request:
 ``podscale up --install-crd NAME`` and a scenario's ``spec.crds``
 (``podscale.scenario.loader``). The controllers themselves are
@@ -14,7 +16,9 @@ A product kind's CRD comes with its controller, as an operator's chart installs 
 ``INSTALLED_WITH`` maps such a CRD to the controller (canonical ``--controllers`` name)
 whose running makes ``podscale up`` install it by default (the CronHPA's, the PHPA's,
 KEDA's ScaledObject). The example
-operator's WebApp is installed only on request. ``crds_to_install`` is the rule.
+operator's WebApp is installed only on request, and so, for now, are Kapacity's two
+CRDs: the ``ihpa-controller`` they name is not among the registered controllers.
+``crds_to_install`` is the rule.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any, Final
 
 from podscale.controllers.cronhpa import kind as cronhpa
 from podscale.controllers.ehpa import kind as ehpa
+from podscale.controllers.kapacity import kind as kapacity
 from podscale.controllers.keda import kind as keda
 from podscale.controllers.phpa import kind as phpa
 from podscale.controllers.webapp import kind as webapp
@@ -37,6 +42,8 @@ SHIPPED_CRDS: Final[Mapping[str, Callable[[], dict[str, Any]]]] = {
     ehpa.SUBSTITUTE_CRD_NAME: ehpa.substitute_definition,
     phpa.CRD_NAME: phpa.definition,
     keda.CRD_NAME: keda.definition,
+    kapacity.CRD_NAME: kapacity.definition,
+    kapacity.REPLICA_PROFILE_CRD_NAME: kapacity.replica_profile_definition,
 }
 
 INSTALLED_WITH: Final[Mapping[str, str]] = {
@@ -45,6 +52,8 @@ INSTALLED_WITH: Final[Mapping[str, str]] = {
     ehpa.SUBSTITUTE_CRD_NAME: "ehpa-controller",
     phpa.CRD_NAME: "predictive-horizontal-pod-autoscaler-controller",
     keda.CRD_NAME: "keda-operator",
+    kapacity.CRD_NAME: "ihpa-controller",
+    kapacity.REPLICA_PROFILE_CRD_NAME: "ihpa-controller",
 }
 
 
