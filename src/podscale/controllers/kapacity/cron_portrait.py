@@ -17,8 +17,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
+from podscale.controllers.kapacity import validation
 from podscale.controllers.kapacity.portraits import CRON_PROVIDER, PortraitValue
 from podscale.cron import CronError, Schedule, parse, window_active_kapacity
 from podscale.cron.gotime import go_quote
@@ -40,15 +41,12 @@ class ReplicaCron:
 
 
 def load_zone(name: str) -> ZoneInfo:
-    """Go's `time.LoadLocation`: "" and "UTC" are UTC; else an IANA name or an error.
-    ("Local" would be the controller host's zone; podscale has no host zone and reads it
-    as UTC.)"""
-    if name in ("", "UTC", "Local"):
-        return _UTC
+    """``validation.load_zone`` with UTC as "Local" (podscale has no host zone), its error
+    as a ``CronPortraitError``."""
     try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise CronPortraitError(f"unknown time zone {name}") from exc
+        return validation.load_zone(name, _UTC)
+    except ValueError as exc:
+        raise CronPortraitError(str(exc)) from None
 
 
 def cron_portrait(rules: Sequence[ReplicaCron], now: dt.datetime) -> PortraitValue | None:
