@@ -235,19 +235,27 @@ def test_server_side_apply_patch(api_client: k8s.ApiClient) -> None:
     apps = k8s.AppsV1Api(api_client)
     body = {**_workload("Deployment", "ssa"), "apiVersion": "apps/v1", "kind": "Deployment"}
     apply_type = "application/apply-patch+yaml"
-    created = apps.patch_namespaced_deployment(
-        "ssa", NS, body, field_manager="gitops", _content_type=apply_type
-    )
-    (entry,) = created.metadata.managed_fields
-    assert (entry.manager, entry.operation, entry.api_version) == ("gitops", "Apply", "apps/v1")
-    other = {**body, "spec": {**body["spec"], "replicas": 5}}
-    with pytest.raises(k8s.ApiException) as conflict:
-        apps.patch_namespaced_deployment(
-            "ssa", NS, other, field_manager="ops", _content_type=apply_type
+    try:
+        created = apps.patch_namespaced_deployment(
+            "ssa", NS, body, field_manager="gitops", _content_type=apply_type
         )
-    assert conflict.value.status == 409
-    forced = apps.patch_namespaced_deployment(
-        "ssa", NS, other, field_manager="ops", force=True, _content_type=apply_type
-    )
-    assert forced.spec.replicas == 5
-    assert {e.manager for e in forced.metadata.managed_fields} == {"gitops", "ops"}
+        (entry,) = created.metadata.managed_fields
+        assert (entry.manager, entry.operation, entry.api_version) == (
+            "gitops",
+            "Apply",
+            "apps/v1",
+        )
+        other = {**body, "spec": {**body["spec"], "replicas": 5}}
+        with pytest.raises(k8s.ApiException) as conflict:
+            apps.patch_namespaced_deployment(
+                "ssa", NS, other, field_manager="ops", _content_type=apply_type
+            )
+        assert conflict.value.status == 409
+        forced = apps.patch_namespaced_deployment(
+            "ssa", NS, other, field_manager="ops", force=True, _content_type=apply_type
+        )
+        assert forced.spec.replicas == 5
+        assert {e.manager for e in forced.metadata.managed_fields} == {"gitops", "ops"}
+    finally:
+        # The module's server is shared: other tests list every Deployment.
+        apps.delete_namespaced_deployment("ssa", NS)
