@@ -5,7 +5,8 @@ autoscaler's objects (plain JSON, as a manifest file holds them). ``Autoscaler``
 run's input: a name for the report and the objects that replace the scenario's own
 autoscalers (none: the scenario's are kept). An autoscaler is any of ``AUTOSCALER_KINDS``:
 the HPA, podscale's PredictiveHorizontalPodAutoscaler, Crane's
-EffectiveHorizontalPodAutoscaler, the CronHPA (with the HPA it sets), KEDA's ScaledObject.
+EffectiveHorizontalPodAutoscaler, the CronHPA (with the HPA it sets), KEDA's ScaledObject,
+Kapacity's IntelligentHorizontalPodAutoscaler.
 They are read as plain JSON only, by the fields they share with the HPA
 (``spec.scaleTargetRef``, ``spec.metrics``; a ScaledObject's target defaults to an
 ``apps/v1`` Deployment as KEDA's does, and its CPU target is its ``cpu`` trigger's), so
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from podscale.api.quantity import parse_quantity
-from podscale.controllers.shipped_crds import SHIPPED_CRDS, shipped_definition
+from podscale.controllers.shipped_crds import INSTALLED_WITH, SHIPPED_CRDS, shipped_definition
 from podscale.scenario.model import Manifest, Scenario, Workload
 
 __all__ = [
@@ -54,12 +55,14 @@ AUTOSCALER_KINDS: Final = frozenset(
         "EffectiveHorizontalPodAutoscaler",  # autoscaling.crane.io
         "CronHorizontalPodAutoscaler",  # autoscaling.alibabacloud.com
         "ScaledObject",  # keda.sh
+        "IntelligentHorizontalPodAutoscaler",  # autoscaling.kapacitystack.io
     }
 )
 _SCALED_OBJECT: Final = "ScaledObject"
+_IHPA: Final = "IntelligentHorizontalPodAutoscaler"
 # Those whose spec.metrics default as the HPA's does (80% CPU) when absent; a CronHPA has
-# no metrics of its own, a ScaledObject has triggers instead.
-_METRIC_KINDS: Final = AUTOSCALER_KINDS - {"CronHorizontalPodAutoscaler", _SCALED_OBJECT}
+# no metrics of its own, a ScaledObject has triggers instead, an IHPA portrait providers.
+_METRIC_KINDS: Final = AUTOSCALER_KINDS - {"CronHorizontalPodAutoscaler", _SCALED_OBJECT, _IHPA}
 # The issue's rule: autoscalers aiming at different utilizations are compared at 50%.
 COMPARISON_UTILIZATION: Final = 50
 _CRD_KIND: Final = "CustomResourceDefinition"
@@ -195,11 +198,14 @@ def target_utilization(objects: Sequence[JSON]) -> int | None:
     scaling a workload on metrics (an HPA, a PHPA, an EHPA: the same ``spec.metrics``): a
     Resource or ContainerResource cpu metric in autoscaling/v2's form, the
     ``targetCPUUtilizationPercentage`` of v1, 80 when it has no metrics at all; a
-    ScaledObject's ``cpu`` trigger of type Utilization; None when it scales on something
-    else (or there is no such autoscaler)."""
+    ScaledObject's ``cpu`` trigger of type Utilization; an IHPA's first Dynamic portrait
+    provider's cpu metric; None when it scales on something else (or there is no such
+    autoscaler)."""
     for obj in objects:
         if obj.get("kind") == _SCALED_OBJECT and _workload_ref(obj) is not None:
             return _cpu_trigger_utilization(obj)
+        if obj.get("kind") == _IHPA and _workload_ref(obj) is not None:
+            return _dynamic_utilization(obj)
         if obj.get("kind") not in _METRIC_KINDS or _workload_ref(obj) is None:
             continue
         spec = obj.get("spec") or {}
@@ -208,12 +214,29 @@ def target_utilization(objects: Sequence[JSON]) -> int | None:
         metrics = spec.get("metrics")
         if not metrics:
             return DEFAULT_CPU_UTILIZATION
-        for metric in metrics:
-            source = metric.get("resource") or metric.get("containerResource") or {}
-            target = source.get("target") or {}
-            if source.get("name") == "cpu" and target.get("type") == "Utilization":
-                return int(target.get("averageUtilization") or 0) or None
-        return None
+        return _cpu_utilization(metrics)
+    return None
+
+
+def _cpu_utilization(metrics: Sequence[JSON]) -> int | None:
+    """The ``averageUtilization`` of the first cpu Resource/ContainerResource metric of
+    type Utilization among autoscaling/v2 ``metrics``, or None."""
+    for metric in metrics:
+        source = metric.get("resource") or metric.get("containerResource") or {}
+        target = source.get("target") or {}
+        if source.get("name") == "cpu" and target.get("type") == "Utilization":
+            return int(target.get("averageUtilization") or 0) or None
+    return None
+
+
+def _dynamic_utilization(ihpa: JSON) -> int | None:
+    """The CPU utilization an IHPA's first Dynamic portrait provider with metrics aims at
+    (its metrics are autoscaling/v2 MetricSpecs); None without one."""
+    for provider in (ihpa.get("spec") or {}).get("portraitProviders") or ():
+        dynamic = provider.get("dynamic") if isinstance(provider, dict) else None
+        metrics = dynamic.get("metrics") if isinstance(dynamic, dict) else None
+        if metrics:
+            return _cpu_utilization(metrics)
     return None
 
 
@@ -260,9 +283,12 @@ def _shipped_for(objects: Sequence[JSON], manifests: Sequence[Manifest]) -> list
         (str(o.get("apiVersion") or "").rpartition("/")[0], str(o.get("kind") or ""))
         for o in objects
     }
+    crds = {name: shipped_definition(name) for name in sorted(SHIPPED_CRDS)}
+    # A kind's controller may need its companions' CRDs too (an IHPA writes ReplicaProfiles).
+    with_controller = {INSTALLED_WITH[n] for n, crd in crds.items() if _defines(crd) in wanted}
+    wanted |= {_defines(crds[n]) for n, by in INSTALLED_WITH.items() if by in with_controller}
     found = []
-    for name in sorted(SHIPPED_CRDS):
-        crd = shipped_definition(name)
+    for name, crd in crds.items():
         if _defines(crd) in wanted - defined:
             defined.add(_defines(crd))
             found.append(Manifest(f"podscale:{name}", crd))
