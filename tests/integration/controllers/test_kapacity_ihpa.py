@@ -29,12 +29,16 @@ from podscale.controllers.kapacity.kind import (
     replica_profile_definition,
 )
 from podscale.controllers.manager import ControllerManager
+from podscale.hpa.types import MetricsUnavailable, PodMetric
 from podscale.runtime import VirtualClock, run_virtual
 from podscale.store.memory import MemoryStore
+
+from .hpa_cluster import workload
 
 JSON = dict[str, Any]
 CRD: Final = kind_for("apiextensions.k8s.io/v1", "CustomResourceDefinition")
 EVENT: Final = kind_for("v1", "Event")
+DEPLOY: Final = kind_for("apps/v1", "Deployment")
 START: Final = datetime(2026, 3, 1, tzinfo=UTC)
 MERGE: Final = "application/merge-patch+json"
 STATIC_3: Final[JSON] = {"type": "Static", "priority": 0, "static": {"replicas": 3}}
@@ -65,8 +69,40 @@ def ihpa(providers: list[JSON], **spec: Any) -> JSON:
     }
 
 
-class Plane:
+class QueueMetrics:
+    """A ``MetricsClient`` serving one external metric, ``queue``, whose value tests set."""
+
     def __init__(self) -> None:
+        self.milli = 0
+        self.asked = 0
+
+    async def resource_metric(
+        self, resource: str, namespace: str, selector: str, container: str | None
+    ) -> tuple[dict[str, PodMetric], datetime]:
+        raise MetricsUnavailable("no resource metrics here")
+
+    async def pods_metric(
+        self, metric_name: str, namespace: str, selector: str, metric_selector: JSON | None
+    ) -> tuple[dict[str, PodMetric], datetime]:
+        raise MetricsUnavailable("no pods metrics here")
+
+    async def object_metric(
+        self, metric_name: str, namespace: str, described_object: JSON, metric_selector: JSON | None
+    ) -> tuple[int, datetime]:
+        raise MetricsUnavailable("no object metrics here")
+
+    async def external_metric(
+        self, metric_name: str, namespace: str, metric_selector: JSON | None
+    ) -> tuple[list[int], datetime]:
+        self.asked += 1
+        if metric_name != "queue":
+            raise MetricsUnavailable(f"no metric {metric_name}")
+        return [self.milli], START
+
+
+class Plane:
+    def __init__(self, metrics: QueueMetrics | None = None) -> None:
+        self.metrics = metrics
         self.clock = VirtualClock(START)
         self.store = MemoryStore(self.clock)
         ensure_system_namespaces(self.store)
@@ -76,7 +112,7 @@ class Plane:
         await self.api.create(CRD, None, definition())
         await self.api.create(CRD, None, replica_profile_definition())
         manager = ControllerManager(self.api, self.clock)
-        manager.register(IhpaController(self.api, self.clock, None))
+        manager.register(IhpaController(self.api, self.clock, self.metrics))
         task = asyncio.create_task(manager.run())
         await manager.wait_started()
         return task
@@ -106,9 +142,9 @@ class Plane:
         return [e["reason"] for e in ordered if e["involvedObject"]["kind"] == IHPA.kind]
 
 
-def on_plane(body: Callable[[Plane], Awaitable[None]]) -> None:
+def on_plane(body: Callable[[Plane], Awaitable[None]], metrics: QueueMetrics | None = None) -> None:
     async def main() -> bool:
-        plane = Plane()
+        plane = Plane(metrics)
         task = await plane.start()
         try:
             await body(plane)
@@ -193,3 +229,43 @@ def test_cron_of_higher_priority_wins_inside_its_window() -> None:
         "expireTime": "2026-03-01T02:00:00Z",
     }
     assert seen["after"] == (3, 0, 0)
+
+
+def test_dynamic_reactive_follows_the_metric_every_sync_period() -> None:
+    metrics = QueueMetrics()
+    metrics.milli = 70_000  # 70 messages, 10 per replica: 7
+    seen: dict[str, Any] = {}
+    reactive = {
+        "type": "Dynamic",
+        "priority": 0,
+        "dynamic": {
+            "portraitType": "Reactive",
+            "metrics": [
+                {
+                    "type": "External",
+                    "external": {
+                        "metric": {"name": "queue"},
+                        "target": {"type": "AverageValue", "averageValue": "10"},
+                    },
+                }
+            ],
+            "algorithm": {"type": "KubeHPA", "kubeHPA": {"syncPeriod": "15s"}},
+        },
+    }
+
+    async def body(plane: Plane) -> None:
+        await plane.api.create(DEPLOY, "default", workload("Deployment", "web", 2))
+        await plane.api.create(IHPA, "default", ihpa([reactive]))
+        await plane.sleep_to(5)
+        seen["busy"] = await plane.counts()
+        seen["value"] = (await plane.ihpa())["status"]["currentPortraitValue"]
+        metrics.milli = 20_000
+        await plane.sleep_to(25)
+        seen["quiet"] = await plane.counts()
+        seen["asked"] = metrics.asked
+
+    on_plane(body, metrics)
+    assert seen["busy"] == (7, 0, 0)
+    assert seen["value"] == {"provider": "Dynamic-Reactive", "replicas": 7}
+    assert seen["quiet"] == (2, 0, 0)
+    assert seen["asked"] == 2  # once per sync period, not per reconcile

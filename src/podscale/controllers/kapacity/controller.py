@@ -21,6 +21,7 @@ touches them. The stability checkers' last anomalies are kept in memory per obje
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -39,10 +40,12 @@ from podscale.controllers.kapacity.kind import (
     REPLICA_PROFILE,
     REPLICA_PROFILE_CRD_NAME,
 )
-from podscale.controllers.kapacity.portrait_sources import Sourced, offer_of
+from podscale.controllers.kapacity.portrait_sources import Sourced, dynamic_provider_id, offer_of
+from podscale.controllers.kapacity.portraits import PortraitValue as Offered
+from podscale.controllers.kapacity.reactive import ReactiveError, reactive_replicas
 from podscale.controllers.kapacity.reading import JSON, Condition, KapacityError, conditions
-from podscale.controllers.kapacity.types import Ihpa, ProviderType, parse_ihpa
-from podscale.controllers.kapacity.validation import FAILED_PORTRAIT, portrait_problem
+from podscale.controllers.kapacity.types import Ihpa, PortraitProvider, ProviderType, parse_ihpa
+from podscale.controllers.kapacity.validation import portrait_problem
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
 from podscale.controllers.runtime_owners import controller_ref_of, meta
@@ -50,6 +53,8 @@ from podscale.controllers.webapp.definition_gate import GatedListWatcher, establ
 from podscale.store.interface import Clock
 
 __all__ = ["COMPONENT", "IhpaController", "status_json"]
+
+_LOG = logging.getLogger(__name__)
 
 CRD: Final = kind_for("apiextensions.k8s.io/v1", "CustomResourceDefinition")
 COMPONENT: Final = "ihpa_controller"  # Kapacity's IHPAControllerName, its event source
@@ -98,6 +103,9 @@ class IhpaController:
         }
         self._queue: WorkQueue[str] | None = None
         self._anomalies: dict[str, Mapping[str, dt.datetime]] = {}
+        # Per object and Dynamic provider index: the last Reactive value and when it was
+        # made (what Kapacity's HorizontalPortrait status holds between two generations).
+        self._reactive: dict[str, dict[int, tuple[Offered | None, dt.datetime]]] = {}
 
     # -- wiring -----------------------------------------------------------------------
 
@@ -145,11 +153,11 @@ class IhpaController:
             obj = await self._api.get(IHPA, namespace, name)
         except ApiError as err:
             if err.status == 404:
-                self._anomalies.pop(key, None)
+                self._forget(key)
                 return
             raise
         if meta(obj).get("deletionTimestamp"):
-            self._anomalies.pop(key, None)
+            self._forget(key)
             return
         now = self._clock.now()
         try:
@@ -157,7 +165,7 @@ class IhpaController:
         except KapacityError as err:
             await self._unreadable(obj, str(err), now)
             return
-        sourced = [] if ihpa.spec.paused else self._offers(ihpa, now)
+        sourced = [] if ihpa.spec.paused else await self._offers(key, ihpa, now)
         existing = await self._existing(ihpa)
         chosen = decision.decide(
             ihpa,
@@ -195,12 +203,54 @@ class IhpaController:
             raise RuntimeError(f"IntelligentHorizontalPodAutoscaler {key}: {chosen.events[-1][2]}")
         self._wake(key, chosen, sourced, ihpa, now)
 
-    def _offers(self, ihpa: Ihpa, now: dt.datetime) -> list[Sourced]:
+    def _forget(self, key: str) -> None:
+        self._anomalies.pop(key, None)
+        self._reactive.pop(key, None)
+
+    async def _offers(self, key: str, ihpa: Ihpa, now: dt.datetime) -> list[Sourced]:
         problem = portrait_problem(ihpa.spec)
         if problem is not None:
             error = problem.message.removeprefix(_FETCH_PREFIX)
             return [Sourced(decision.ProviderResult(error=error))]
-        return [offer_of(p, now) for p in ihpa.spec.portrait_providers]
+        offers = []
+        for index, provider in enumerate(ihpa.spec.portrait_providers):
+            dynamic = await self._dynamic(key, index, ihpa, provider, now)
+            offers.append(offer_of(provider, now, dynamic))
+        return offers
+
+    async def _dynamic(
+        self, key: str, index: int, ihpa: Ihpa, provider: PortraitProvider, now: dt.datetime
+    ) -> Offered | None:
+        """A Reactive KubeHPA portrait, regenerated once per sync period; other Dynamic
+        portraits (Predictive needs Kapacity's external algorithm jobs) offer nothing."""
+        spec = provider.dynamic
+        if spec is None or spec.portrait_type != "Reactive" or self._metrics is None:
+            return None
+        algorithm = spec.algorithm.kube_hpa
+        if spec.algorithm.type != "KubeHPA" or algorithm is None:
+            return None
+        held = self._reactive.setdefault(key, {})
+        last = held.get(index)
+        if last is not None and now < last[1] + algorithm.sync_period:
+            return last[0]
+        value = None if last is None else last[0]
+        try:
+            replicas = await reactive_replicas(
+                self._api,
+                self._metrics,
+                ihpa.namespace,
+                ihpa.spec.target.to_json(),
+                spec.metrics,
+                algorithm,
+                now,
+            )
+        except ReactiveError as err:
+            # Kapacity keeps the last portrait data and reports on the HorizontalPortrait.
+            _LOG.info("reactive portrait of %s not generated: %s", key, err)
+        else:
+            value = Offered(dynamic_provider_id(spec.portrait_type), replicas)
+        held[index] = (value, now)
+        return value
 
     async def _existing(self, ihpa: Ihpa) -> decision.Existing | None:
         try:
@@ -307,7 +357,3 @@ class IhpaController:
                 waits.append(dynamic.algorithm.kube_hpa.sync_period)
         if waits:
             self._bound().add_after(key, max(min(waits), dt.timedelta(0)))
-
-
-# Kapacity's reason for a failed portrait fetch, re-exported for the lead's wiring tests.
-FAILED_FETCH: Final = FAILED_PORTRAIT
