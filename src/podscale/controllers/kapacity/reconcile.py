@@ -1,0 +1,307 @@
+"""One IntelligentHorizontalPodAutoscaler reconcile as a pure decision, in Kapacity's order.
+
+``decide`` takes the parsed IHPA (``types.Ihpa``), what its portrait providers offered
+this time (``portrait_sources``), the ReplicaProfile it owns (counts and ``paused``, or
+None), the stability checkers' readings with their last anomalies, and ``now``; it returns
+the status to write, what to do with the ReplicaProfile, the events and when to look
+again. The controller shell (``controller``) does the I/O. Kapacity's steps:
+- paused: the ReplicaProfile (if any) is paused; ``ScalingActive`` False ``ScalingPaused``;
+- a provider failing (or a spec ``validation.portrait_problem`` refuses): ``ScalingActive``
+  False ``FailedUpdateAndFetchPortraitValue`` with a Warning event of that reason; no live
+  value: the same with ``NoValidPortraitValue``;
+- a followed value (``portraits.merge_portraits``) other than ``status.currentPortraitValue``
+  moves current to previous and, when the change has a gray strategy, restarts
+  ``status.gray`` at 0% stamped ``now``;
+- Auto: the counts are ``gray.decide_gray``'s, held or undone by ``stability.stabilize``;
+  ``ScalingLimited`` from the clamp; the ReplicaProfile is created (event
+  ``CreateReplicaProfile``) or updated (``UpdateReplicaProfile`` when a count changes; both
+  texts keep Kapacity's "onlineReplcas" spelling); ``GrayProgressing`` compares the online
+  count with the (clamped) current value. Preview: the ReplicaProfile is deleted;
+- finally ``ScalingActive`` True ``SucceededAutoscaling``.
+Kapacity clamps ``status.currentPortraitValue`` in place (a Go pointer alias), which makes
+the next reconcile see a changed value; podscale keeps the provider's value in the status.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Final, Literal
+
+from podscale.controllers.kapacity import gray as gray_steps
+from podscale.controllers.kapacity.ihpa_status import GrayStatus, IhpaStatus, PortraitValue
+from podscale.controllers.kapacity.portraits import PortraitOffer, merge_portraits
+from podscale.controllers.kapacity.portraits import PortraitValue as Offered
+from podscale.controllers.kapacity.reading import JSON, Condition
+from podscale.controllers.kapacity.stability import CheckerReading, stabilize, verdict
+from podscale.controllers.kapacity.types import GrayStrategy, Ihpa, ScaleMode
+from podscale.controllers.kapacity.validation import FAILED_PORTRAIT
+
+__all__ = [
+    "Decision",
+    "Existing",
+    "ProviderResult",
+    "RpAction",
+    "decide",
+    "replica_profile_spec",
+    "set_condition",
+]
+
+SCALING_ACTIVE: Final = "ScalingActive"
+GRAY_PROGRESSING: Final = "GrayProgressing"
+_EPOCH: Final = dt.datetime(1, 1, 1, tzinfo=dt.UTC)
+
+RpAction = Literal["none", "create", "patch", "delete"]
+Event = tuple[str, str, str]  # type, reason, message
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderResult:
+    """One listed provider this reconcile: its offer, or Kapacity's error text for it."""
+
+    offer: PortraitOffer | None = None
+    error: str | None = None  # "failed to update portrait spec: ..." / "failed to fetch ..."
+
+
+@dataclass(frozen=True, slots=True)
+class Existing:
+    """The ReplicaProfile named as the IHPA, as found."""
+
+    split: gray_steps.ReplicaSplit
+    spec: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    status: IhpaStatus
+    rp_action: RpAction
+    rp_spec: JSON | None  # the spec to create, or the full desired spec to merge-patch
+    events: tuple[Event, ...] = ()
+    requeue_after: dt.timedelta | None = None
+    last_anomaly: Mapping[str, dt.datetime] = field(default_factory=dict)
+    failed: bool = False  # Kapacity returns an error: the work queue retries with backoff
+
+
+def set_condition(
+    conditions: Sequence[Condition],
+    kind: str,
+    status: str,
+    reason: str,
+    message: str,
+    generation: int,
+    now: dt.datetime,
+) -> tuple[Condition, ...]:
+    """Kapacity's SetConditionInList: the transition time moves only when status does."""
+    out: list[Condition] = []
+    found = False
+    for cond in conditions:
+        if cond.type != kind:
+            out.append(cond)
+            continue
+        found = True
+        moved = cond.status != status or cond.last_transition_time is None
+        stamp = now if moved else cond.last_transition_time
+        out.append(Condition(kind, status, reason, message, stamp, generation))
+    if not found:
+        out.append(Condition(kind, status, reason, message, now, generation))
+    return tuple(out)
+
+
+def replica_profile_spec(ihpa: Ihpa, split: gray_steps.ReplicaSplit) -> JSON:
+    """The ReplicaProfile spec Kapacity writes for ``split``."""
+    behavior = ihpa.spec.behavior.replica_profile
+    sorter: JSON = {"type": "WorkloadDefault"}
+    traffic: JSON = {"type": "ReadinessGate"}
+    if behavior is not None:
+        sorter = {"type": behavior.pod_sorter.value}
+        if behavior.pod_sorter_external is not None:
+            ext = behavior.pod_sorter_external
+            sorter["external"] = {"name": ext.name, "config": dict(ext.config)}
+        traffic = {"type": behavior.traffic_controller.value}
+        if behavior.traffic_controller_external is not None:
+            ext = behavior.traffic_controller_external
+            traffic["external"] = {"name": ext.name, "config": dict(ext.config)}
+    return {
+        "scaleTargetRef": ihpa.spec.target.to_json(),
+        "onlineReplicas": split.online,
+        "cutoffReplicas": split.cutoff,
+        "standbyReplicas": split.standby,
+        "paused": ihpa.spec.paused,
+        "behavior": {"podSorter": sorter, "podTrafficController": traffic},
+    }
+
+
+def _strategy(strategy: GrayStrategy | None) -> gray_steps.GrayStrategy | None:
+    if strategy is None:
+        return None
+    return gray_steps.GrayStrategy(
+        gray_state=strategy.gray_state.value,
+        change_interval_seconds=strategy.change_interval_seconds,
+        change_percent=strategy.change_percent,
+        observation_seconds=strategy.observation_seconds,
+    )
+
+
+def _gray_input(ihpa: Ihpa, previous: PortraitValue | None, current: int) -> gray_steps.GrayInput:
+    behavior = ihpa.spec.behavior
+    return gray_steps.GrayInput(
+        min_replicas=ihpa.spec.min_replicas,
+        max_replicas=ihpa.spec.max_replicas,
+        previous_replicas=None if previous is None else previous.replicas,
+        current_replicas=current,
+        scale_up=_strategy(behavior.scale_up),
+        scale_down=_strategy(behavior.scale_down),
+        preview=ihpa.spec.scale_mode == ScaleMode.PREVIEW,
+    )
+
+
+def _same(status_value: PortraitValue | None, offered: Offered) -> bool:
+    if status_value is None:
+        return False
+    # The status holds whole seconds (metav1.Time), so compare at that precision.
+    expire = None if offered.expire_time is None else offered.expire_time.replace(microsecond=0)
+    return (status_value.provider, status_value.replicas, status_value.expire_time) == (
+        offered.provider,
+        offered.replicas,
+        expire,
+    )
+
+
+def _fail(
+    ihpa: Ihpa, status: IhpaStatus, reason: str, message: str, now: dt.datetime, *, failed: bool
+) -> Decision:
+    conditions = set_condition(
+        status.conditions, SCALING_ACTIVE, "False", reason, message, ihpa.generation, now
+    )
+    return Decision(
+        replace(status, conditions=conditions),
+        "none",
+        None,
+        (("Warning", reason, message),),
+        failed=failed,
+    )
+
+
+def decide(
+    ihpa: Ihpa,
+    results: Sequence[ProviderResult],
+    existing: Existing | None,
+    readings: Sequence[CheckerReading],
+    last_anomaly: Mapping[str, dt.datetime],
+    now: dt.datetime,
+) -> Decision:
+    """This reconcile's outcome; see the module docstring for Kapacity's steps."""
+    status = ihpa.status
+    gen = ihpa.generation
+    if ihpa.spec.paused:
+        conditions = set_condition(
+            status.conditions,
+            SCALING_ACTIVE,
+            "False",
+            "ScalingPaused",
+            "scaling is paused",
+            gen,
+            now,
+        )
+        paused = existing is not None and not existing.spec.get("paused")
+        return Decision(
+            replace(status, conditions=conditions),
+            "patch" if paused else "none",
+            {**existing.spec, "paused": True} if paused and existing is not None else None,
+        )
+    for result in results:
+        if result.error is not None:
+            message = f"failed to update and fetch portrait value: {result.error}"
+            return _fail(ihpa, status, FAILED_PORTRAIT, message, now, failed=True)
+    chosen = merge_portraits((r.offer for r in results if r.offer is not None), now)
+    if chosen is None:
+        message = "no valid portrait value for now"
+        return _fail(ihpa, status, "NoValidPortraitValue", message, now, failed=False)
+    previous, gray = status.previous, status.gray
+    current = status.current
+    if not _same(current, chosen):
+        previous = current if current is not None else previous
+        expire = None if chosen.expire_time is None else chosen.expire_time.replace(microsecond=0)
+        current = PortraitValue(chosen.provider, chosen.replicas, expire)
+        started = gray_steps.start_gray(_gray_input(ihpa, previous, current.replicas), now)
+        if started is not None:
+            gray = GrayStatus(0, now)
+    assert current is not None
+    conditions = status.conditions
+    events: list[Event] = []
+    action: RpAction = "none"
+    spec: JSON | None = None
+    requeue: dt.timedelta | None = None
+    seen: Mapping[str, dt.datetime] = dict(last_anomaly)
+    if ihpa.spec.scale_mode == ScaleMode.AUTO:
+        steps = _gray_input(ihpa, previous, current.replicas)
+        held = (
+            None
+            if gray is None
+            else gray_steps.GrayStatus(gray.gray_percent, gray.last_update_time or _EPOCH)
+        )
+        decision = gray_steps.decide_gray(steps, held, now)
+        found = verdict(readings, last_anomaly, now)
+        seen = found.last_anomaly
+        decision = stabilize(steps, held, decision, found, now)
+        if decision.gray is not None and decision.gray != held:
+            gray = GrayStatus(decision.gray.gray_percent, decision.gray.last_update_time)
+        limited = decision.clamped.limited
+        conditions = set_condition(
+            conditions, limited.type, limited.status, limited.reason, limited.message, gen, now
+        )
+        split = decision.split
+        spec = replica_profile_spec(ihpa, split)
+        if existing is None:
+            action = "create"
+            events.append(
+                (
+                    "Normal",
+                    "CreateReplicaProfile",
+                    f"create ReplicaProfile with onlineReplcas: {split.online}, "
+                    f"cutoffReplicas: {split.cutoff}, standbyReplicas: {split.standby}",
+                )
+            )
+        else:
+            old = existing.split
+            if old != split:
+                events.append(
+                    (
+                        "Normal",
+                        "UpdateReplicaProfile",
+                        f"update ReplicaProfile with onlineReplcas: {old.online} -> "
+                        f"{split.online}, cutoffReplicas: {old.cutoff} -> {split.cutoff}, "
+                        f"standbyReplicas: {old.standby} -> {split.standby}",
+                    )
+                )
+            if any(existing.spec.get(key) != value for key, value in spec.items()):
+                action = "patch"
+        if decision.clamped.replicas == split.online:
+            cond = ("False", "ReplicasMatchPortrait", "online replica count matches")
+        else:
+            cond = ("True", "ReplicasNotMatchPortrait", "online replica count does not match")
+        conditions = set_condition(
+            conditions,
+            GRAY_PROGRESSING,
+            cond[0],
+            cond[1],
+            f"{cond[2]} replica count of current portrait value",
+            gen,
+            now,
+        )
+        if decision.next_step_at is not None:
+            requeue = max(decision.next_step_at - now, dt.timedelta(0))
+    elif existing is not None:
+        action = "delete"
+    conditions = set_condition(
+        conditions,
+        SCALING_ACTIVE,
+        "True",
+        "SucceededAutoscaling",
+        "the autoscaling process is functional",
+        gen,
+        now,
+    )
+    new_status = IhpaStatus(previous, current, gray, conditions)
+    return Decision(new_status, action, spec, tuple(events), requeue, seen)
