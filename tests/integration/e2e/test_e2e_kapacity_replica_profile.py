@@ -46,15 +46,16 @@ def gated_deployment() -> JSON:
     return manifest
 
 
-def profile(online: int, cutoff: int) -> JSON:
+def profile(online: int, cutoff: int, *, name: str = APP, paused: bool = False) -> JSON:
     return {
         "apiVersion": "autoscaling.kapacitystack.io/v1alpha1",
         "kind": "ReplicaProfile",
-        "metadata": {"name": APP, "namespace": NAMESPACE},
+        "metadata": {"name": name, "namespace": NAMESPACE},
         "spec": {
-            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": APP},
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
             "onlineReplicas": online,
             "cutoffReplicas": cutoff,
+            "paused": paused,
         },
     }
 
@@ -79,6 +80,8 @@ class RpRun:
     scaled_in_replicas: int
     scaled_in_status: JSON
     events: list[tuple[str, str]]
+    ghost_status: JSON
+    paused_status: JSON
 
 
 def _condition(pod: JSON, kind: str) -> JSON:
@@ -151,6 +154,10 @@ def rp_run() -> RpRun:
             await manager.wait_started()
             await e2e.advance(10)
             await e2e.api.create(REPLICA_PROFILE, NAMESPACE, profile(4, 0))
+            await e2e.api.create(REPLICA_PROFILE, NAMESPACE, profile(1, 0, name="ghost"))
+            await e2e.api.create(
+                REPLICA_PROFILE, NAMESPACE, profile(1, 0, name="idle", paused=True)
+            )
             await e2e.advance(CUTOFF_AT)
             before = await _pods(e2e)
             await _set_profile(e2e, 2, 2)
@@ -174,6 +181,8 @@ def rp_run() -> RpRun:
                 scaled_in_replicas=await e2e.replicas(APP),
                 scaled_in_status=(await e2e.api.get(REPLICA_PROFILE, NAMESPACE, APP))["status"],
                 events=await _events(e2e),
+                ghost_status=(await e2e.api.get(REPLICA_PROFILE, NAMESPACE, "ghost"))["status"],
+                paused_status=(await e2e.api.get(REPLICA_PROFILE, NAMESPACE, "idle"))["status"],
             )
         finally:
             manager.stop()
@@ -237,3 +246,27 @@ def test_events_carry_kapacitys_texts(rp_run: RpRun) -> None:
     assert message.endswith("]")
     assert sorted(message[len("cutoff pods: [") : -1].split(" ")) == cutoff_names
     assert ("UpdateScale", "rescale target workload from 4 to 2 replicas") in rp_run.events
+
+
+def test_a_missing_target_is_reported_and_retried(rp_run: RpRun) -> None:
+    message = 'failed to get the target\'s current scale: deployments.apps "ghost" not found'
+    (ensured,) = rp_run.ghost_status["conditions"]
+    assert (ensured["type"], ensured["status"], ensured["reason"], ensured["message"]) == (
+        "ReplicaProfileEnsured",
+        "False",
+        "FailedGetScale",
+        message,
+    )
+    assert ("FailedGetScale", message) in rp_run.events
+
+
+def test_a_paused_profile_only_reports_it(rp_run: RpRun) -> None:
+    conditions = {c["type"]: c for c in rp_run.paused_status["conditions"]}
+    assert set(conditions) == {"ReplicaProfileApplied", "ReplicaProfileEnsured"}
+    for condition in conditions.values():
+        assert (condition["status"], condition["reason"], condition["message"]) == (
+            "False",
+            "ReplicaProfilePaused",
+            "the replica profile is paused",
+        )
+    assert "onlineReplicas" not in rp_run.paused_status

@@ -57,10 +57,9 @@ from podscale.controllers.kapacity.pod_states import (
     state_of,
 )
 from podscale.controllers.kapacity.pod_traffic import POD, needs_online_gate, set_gate, set_state
-from podscale.controllers.kapacity.reading import Condition, KapacityError
+from podscale.controllers.kapacity.reading import KapacityError
 from podscale.controllers.kapacity.replicaprofile import (
     PodSorterType,
-    ReplicaProfile,
     TrafficControllerType,
     parse_replica_profile,
 )
@@ -73,9 +72,8 @@ from podscale.controllers.kapacity.rp_status import (
     PAUSED_MESSAGE,
     SKIPPED_MESSAGE,
     go_list,
-    set_condition,
-    status_json,
 )
+from podscale.controllers.kapacity.rp_sync import ProfileSync, SyncFailed
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
 from podscale.controllers.runtime_owners import meta
@@ -87,62 +85,9 @@ __all__ = ["COMPONENT", "ReplicaProfileController", "SyncFailed"]
 CRD: Final = kind_for("apiextensions.k8s.io/v1", "CustomResourceDefinition")
 # Kapacity's controller name, which its events carry as their source.
 COMPONENT: Final = "replica_profile_controller"
-_MERGE_PATCH: Final = "application/merge-patch+json"
 _LOG = logging.getLogger(__name__)
 
 JSON = dict[str, Any]
-
-
-class SyncFailed(Exception):
-    """A step failed and was reported; raised so the work queue retries with backoff."""
-
-
-class _Sync:
-    """One reconcile's view of a profile: its conditions and counts, written on demand."""
-
-    def __init__(self, owner: ReplicaProfileController, obj: JSON, rp: ReplicaProfile) -> None:
-        self.owner, self.obj, self.rp = owner, obj, rp
-        self.conditions: tuple[Condition, ...] = rp.status.conditions
-        self.counts: Classified | None = None
-        self.written: JSON = dict(obj.get("status") or {})
-
-    def set(self, condition_type: str, status: str, reason: str, message: str) -> None:
-        self.conditions = set_condition(
-            self.conditions,
-            condition_type,
-            status,
-            reason,
-            message,
-            generation=self.rp.generation,
-            now=self.owner.clock.now(),
-        )
-
-    async def write(self) -> None:
-        status = status_json(self.counts, self.conditions, self.written)
-        if status == self.written:
-            return
-        await self.owner.api.patch(
-            REPLICA_PROFILE,
-            self.rp.namespace,
-            self.rp.name,
-            {"status": status},
-            content_type=_MERGE_PATCH,
-            subresource="status",
-        )
-        self.written = status
-
-    async def event(self, event_type: str, reason: str, message: str) -> None:
-        await self.owner.recorder.record(self.obj, event_type, reason, message)
-
-    async def fail(self, condition_type: str, reason: str, message: str) -> SyncFailed:
-        """Kapacity's ``errorOut``: Warning event, condition False, status written."""
-        await self.event("Warning", reason, message)
-        self.set(condition_type, "False", reason, message)
-        try:
-            await self.write()
-        except ApiError as err:
-            _LOG.warning("failed to update ReplicaProfile status: %s", err)
-        return SyncFailed(message)
 
 
 class ReplicaProfileController:
@@ -236,7 +181,7 @@ class ReplicaProfileController:
         except KapacityError as err:  # the schema keeps this out; never crash on it
             _LOG.warning("ignoring ReplicaProfile %s: %s", key, err)
             return
-        sync = _Sync(self, obj, rp)
+        sync = ProfileSync(self.api, self.clock, self.recorder, obj, rp)
         if rp.spec.paused:
             sync.set(APPLIED, "False", "ReplicaProfilePaused", PAUSED_MESSAGE)
             sync.set(ENSURED, "False", "ReplicaProfilePaused", PAUSED_MESSAGE)
@@ -283,7 +228,7 @@ class ReplicaProfileController:
             sync.set(APPLIED, "False", "StateChangeSkipped", SKIPPED_MESSAGE)
         await sync.write()
 
-    async def _read_scale(self, sync: _Sync) -> tuple[JSON, KindInfo, Selector]:
+    async def _read_scale(self, sync: ProfileSync) -> tuple[JSON, KindInfo, Selector]:
         target = sync.rp.spec.target
         try:
             mappings = await resolve_target(self.api, target.to_json())
@@ -304,7 +249,7 @@ class ReplicaProfileController:
                 await set_gate(self.api, pod, True, self.clock.now())
 
     async def _change_states(
-        self, sync: _Sync, pods: Sequence[Mapping[str, Any]], counts: Classified
+        self, sync: ProfileSync, pods: Sequence[Mapping[str, Any]], counts: Classified
     ) -> bool:
         """Move pods between states; False when the profile cannot be applied (reported)."""
         spec = sync.rp.spec
