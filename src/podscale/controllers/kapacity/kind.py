@@ -24,6 +24,7 @@ __all__ = [
     "IHPA",
     "KIND",
     "POD_STATE_LABEL",
+    "READINESS_GATE_ONLINE",
     "REPLICA_PROFILE",
     "REPLICA_PROFILE_CRD_NAME",
     "REPLICA_PROFILE_KIND",
@@ -43,6 +44,9 @@ REPLICA_PROFILE_CRD_NAME: Final = f"{REPLICA_PROFILE_PLURAL}.{GROUP}"
 
 # The label Kapacity puts on a pod that is not online (its value a PodState: Cutoff, Standby).
 POD_STATE_LABEL: Final = "kapacitystack.io/pod-state"
+# The pod condition (a readiness gate) Kapacity's ReadinessGate traffic controller sets:
+# True puts the pod in its Services' endpoints, False takes it out.
+READINESS_GATE_ONLINE: Final = "kapacitystack.io/online"
 
 _VERBS: Final = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 

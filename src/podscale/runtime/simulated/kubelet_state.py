@@ -9,9 +9,11 @@ driver loses nothing.
 Lifecycle: first sight sets ``startTime`` with containers waiting in ContainerCreating;
 after ``profile.startup`` they run (started, not ready); ``profile.readiness_delay`` after a
 container starts it is ready, and the pod's Ready/ContainersReady conditions flip with a
-``lastTransitionTime``. ``crash`` terminates running containers; the kubelet restarts them
-with upstream's CrashLoopBackOff (first restart at once, then 10s doubling to 300s);
-``restartCount`` grows when the new container starts, as the runtime reports it. A node
+``lastTransitionTime`` (Ready also waits for every ``spec.readinessGates`` condition to be
+True: conditions another writer sets, which the kubelet keeps as they are). ``crash``
+terminates running containers; the kubelet restarts them with upstream's CrashLoopBackOff
+(first restart at once, then 10s doubling to 300s); ``restartCount`` grows when the new
+container starts, as the runtime reports it. A node
 whose Ready condition is not True freezes its pods and the node lifecycle controller marks
 them not ready (``node_lost``). A pod with ``deletionTimestamp`` stops being ready and its
 containers exit after ``profile.termination`` (bounded by its grace period); then
@@ -36,6 +38,7 @@ from podscale.runtime.simulated.pod_status import (
     format_go_duration,
     parse_time,
     pod_ref,
+    readiness_gates,
     set_condition,
     update_readiness,
 )
@@ -220,7 +223,7 @@ def advance_pod(
                 before = copy.deepcopy(container)
                 _advance_container(pod, status, container, now, profile)
         status["phase"] = _pod_phase(pod, status.get("containerStatuses") or [])
-    update_readiness(status, now)
+    update_readiness(status, now, readiness_gates(pod))
     return None if status == old else status
 
 
@@ -249,7 +252,7 @@ def crash(
         entry["started"] = False
     if status.get("containerStatuses"):
         status["phase"] = _pod_phase(pod, status["containerStatuses"])
-        update_readiness(status, now)
+        update_readiness(status, now, readiness_gates(pod))
     return status
 
 

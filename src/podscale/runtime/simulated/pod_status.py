@@ -3,11 +3,13 @@
 Helpers of ``podscale.runtime.simulated.kubelet_state`` kept apart so the state machine reads as one
 concept. Conditions follow upstream's ``UpdatePodCondition``: ``lastTransitionTime`` moves
 only when the status flips. Ready and ContainersReady are derived from the container
-statuses with the kubelet's reason ``ContainersNotReady`` and message shape.
+statuses with the kubelet's reason ``ContainersNotReady`` and message shape, and Ready
+also from the pod's readiness gates (``ReadinessGatesNotReady``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -18,10 +20,12 @@ from podscale.hpa.conditions import format_time
 __all__ = [
     "INITIAL_BACKOFF",
     "MAX_BACKOFF",
+    "READINESS_GATES_NOT_READY",
     "crash_loop_backoff",
     "format_go_duration",
     "parse_time",
     "pod_ref",
+    "readiness_gates",
     "set_condition",
     "update_readiness",
 ]
@@ -29,6 +33,8 @@ __all__ = [
 # Upstream kubelet: ``backOffPeriod`` 10s and ``MaxContainerBackOff`` 300s.
 INITIAL_BACKOFF: Final = timedelta(seconds=10)
 MAX_BACKOFF: Final = timedelta(seconds=300)
+# Upstream kubelet's reason for a pod whose containers are ready but a readiness gate is not.
+READINESS_GATES_NOT_READY: Final = "ReadinessGatesNotReady"
 
 
 def parse_time(text: str) -> datetime:
@@ -97,8 +103,40 @@ def _set_reason(condition: dict[str, Any], reason: str | None, message: str | No
         condition["message"] = message or ""
 
 
-def update_readiness(status: dict[str, Any], now: datetime) -> None:
-    """Derive ContainersReady and Ready from the container statuses."""
+def readiness_gates(pod: Mapping[str, Any]) -> tuple[str, ...]:
+    """The condition types the pod's ``spec.readinessGates`` name, in order."""
+    gates = (pod.get("spec") or {}).get("readinessGates") or ()
+    return tuple(str(g.get("conditionType") or "") for g in gates)
+
+
+def _gates_not_ready(status: Mapping[str, Any], gates: Sequence[str]) -> str | None:
+    """The kubelet's message for the gates whose condition is missing or not True."""
+    conditions = {
+        str(c.get("type")): c for c in reversed(status.get("conditions") or ()) if c.get("type")
+    }
+    problems: list[str] = []
+    for gate in gates:
+        condition = conditions.get(gate)
+        if condition is None:
+            problems.append(
+                f'corresponding condition of pod readiness gate "{gate}" does not exist.'
+            )
+        elif condition.get("status") != "True":
+            problems.append(
+                f'the status of pod readiness gate "{gate}" is not "True", '
+                f"but {condition.get('status') or ''}"
+            )
+    return ", ".join(problems) if problems else None
+
+
+def update_readiness(status: dict[str, Any], now: datetime, gates: Sequence[str] = ()) -> None:
+    """Derive ContainersReady and Ready from the container statuses and ``gates``.
+
+    As upstream's ``GeneratePodReadyCondition``: Ready follows ContainersReady while that
+    is not True; then every readiness gate's condition must be True, else Ready is False
+    with reason ``ReadinessGatesNotReady``. Conditions the kubelet does not own (a gate's)
+    are left as they are.
+    """
     containers = status.get("containerStatuses") or []
     if not containers:
         return  # not started by the kubelet yet: nothing to derive
@@ -107,6 +145,10 @@ def update_readiness(status: dict[str, Any], now: datetime) -> None:
         message = f"containers with unready status: [{' '.join(unready)}]"
         for kind in ("ContainersReady", "Ready"):
             set_condition(status, kind, "False", now, "ContainersNotReady", message)
+        return
+    set_condition(status, "ContainersReady", "True", now)
+    gated = _gates_not_ready(status, gates)
+    if gated is None:
+        set_condition(status, "Ready", "True", now)
     else:
-        for kind in ("ContainersReady", "Ready"):
-            set_condition(status, kind, "True", now)
+        set_condition(status, "Ready", "False", now, READINESS_GATES_NOT_READY, gated)

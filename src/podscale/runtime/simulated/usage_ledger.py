@@ -14,6 +14,8 @@ Contract:
   interval gets the part after its start, so a fresh container's counter is zero at its
   start time, as the metrics server assumes for its first point.
 * A restart (a new ``startedAt``) starts a new counter from zero; the old one is forgotten.
+* A pod labelled Standby (``controllers.kapacity.kind.POD_STATE_LABEL``: Kapacity's standby
+  state, its resources reclaimed) uses nothing while it carries the label.
 * Counters and working sets are reported as whole numbers of at least 1: the metrics server
   drops a pod with a zero reading (a real container always uses something), and a pod
   dropped from the metrics would read to the HPA as a pod without metrics.
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
+from podscale.controllers.kapacity.kind import POD_STATE_LABEL
 from podscale.metrics.server.summary import (
     ContainerStats,
     CPUStats,
@@ -52,6 +55,7 @@ PodKey = tuple[str, str]
 NODE_SYSTEM_MILLI_CPU: Final = 50
 NODE_SYSTEM_MEMORY: Final = 256 * 1024 * 1024
 _CORE_NANOS_PER_MILLI_SECOND: Final = 1_000_000  # 1 millicore for 1 s, in core-ns
+_STANDBY: Final = "Standby"
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,18 +144,20 @@ class UsageLedger:
             if pod is None:
                 continue
             self._requests[key] = self._requests.get(key, 0.0) + usage.request_rate * span
+            standby = pod.labels.get(POD_STATE_LABEL) == _STANDBY
             for container in usage.containers:
                 began = pod.started.get(container.name)
                 if began is None:
                     continue
                 seconds = _seconds(end - max(start, began))
+                milli_cpu, memory = (0, 0) if standby else (container.milli_cpu, container.memory)
                 counters = self._cpu.setdefault(key, {})
                 counter = (container.name, began)
-                counters[counter] = counters.get(counter, 0.0) + container.milli_cpu * seconds
-                self._memory.setdefault(key, {})[container.name] = container.memory
+                counters[counter] = counters.get(counter, 0.0) + milli_cpu * seconds
+                self._memory.setdefault(key, {})[container.name] = memory
                 if usage.node in node_cpu:
-                    node_cpu[usage.node] += container.milli_cpu * seconds
-                    node_memory[usage.node] += container.memory
+                    node_cpu[usage.node] += milli_cpu * seconds
+                    node_memory[usage.node] += memory
         for name, milli_seconds in node_cpu.items():
             self._node_cpu[name] = self._node_cpu.get(name, 0.0) + milli_seconds
             self._node_memory[name] = node_memory[name]

@@ -157,3 +157,29 @@ def test_the_counter_is_the_integral_and_never_goes_back(pieces: list[tuple[int,
         assert cpu.usage_core_nano_seconds >= previous
         previous = cpu.usage_core_nano_seconds
     assert previous == max(expected, 1)
+
+
+@pytest.mark.parametrize(
+    ("state", "expected"),
+    [
+        (None, (10 * 100 * MILLI_SECOND_NS, 1000)),
+        ("Cutoff", (10 * 100 * MILLI_SECOND_NS, 1000)),
+        ("Standby", (1, 1)),
+    ],
+    ids=["online-uses-its-share", "cutoff-still-runs", "standby-resources-reclaimed"],
+)
+def test_a_kapacity_standby_pod_uses_nothing(state: str | None, expected: tuple[int, int]) -> None:
+    raw = pod()
+    if state is not None:
+        raw["metadata"]["labels"]["kapacitystack.io/pod-state"] = state
+    found = running_pod(raw)
+    assert found is not None
+    ledger = UsageLedger()
+    ledger.credit([usage(100)], {found.key: found}, ["node-1"], T0, T0 + timedelta(seconds=10))
+    (container,) = ledger.pod_stats(found, T0 + timedelta(seconds=10)).containers
+    assert container.cpu is not None
+    assert container.memory is not None
+    assert (container.cpu.usage_core_nano_seconds, container.memory.working_set_bytes) == expected
+    node = ledger.node_stats("node-1", T0 + timedelta(seconds=10))
+    assert node.memory is not None
+    assert node.memory.working_set_bytes == NODE_SYSTEM_MEMORY + (0 if state == "Standby" else 1000)
