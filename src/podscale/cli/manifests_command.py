@@ -26,8 +26,8 @@ __all__ = ["manifests"]
     default=None,
     metavar="LIST",
     help="Controllers to deploy, kube-controller-manager's syntax (default: the "
-    "podscale-only ones: cronhpa, ehpa, phpa, keda-operator, usage-history; '*' adds "
-    "the HPA controller).",
+    "podscale-only ones: cronhpa, ehpa, phpa, keda-operator, usage-history, ihpa, "
+    "replicaprofile; '*' adds the HPA controller).",
 )
 @click.option("--namespace", default=DEFAULT_NAMESPACE, show_default=True)
 @click.option("--image", default=DEFAULT_IMAGE, show_default=True)

@@ -43,6 +43,8 @@ DEFAULT_CONTROLLERS: Final = frozenset(
         "predictive-horizontal-pod-autoscaler-controller",
         "keda-operator",
         "usage-history-controller",
+        "ihpa-controller",
+        "replicaprofile-controller",
     }
 )
 

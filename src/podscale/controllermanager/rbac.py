@@ -54,6 +54,7 @@ _CRDS: Final = Rule("apiextensions.k8s.io", ("customresourcedefinitions",), _LIS
 # HPA role has this very rule.
 _SCALE: Final = Rule("*", ("*/scale",), ("get", "update"))
 _HPA: Final = "horizontalpodautoscalers"
+_KAPACITY: Final = "autoscaling.kapacitystack.io"
 # Beyond upstream's role: the HPA controllers read a target whose replicas someone else
 # changed, for its managedFields (``controllers.hpa.contest_target``). Only the built-in
 # workloads: a target of another kind is reported with an unknown writer instead (a
@@ -145,6 +146,35 @@ CONTROLLER_RULES: Final[Mapping[str, tuple[Rule, ...]]] = {
         Rule("", ("pods",), ("list",)),
         Rule("metrics.k8s.io", ("pods",), ("list",)),
         Rule("external.metrics.k8s.io", ("*",), ("get",)),
+        _EVENTS,
+    ),
+    # controllers.kapacity (IhpaController): reads its IHPAs, patches their status, keeps
+    # the ReplicaProfile of the same name (owned with blockOwnerDeletion, hence the owner's
+    # finalizers), and for a Dynamic Reactive portrait reads the target's /scale, its pods
+    # and the metrics APIs as the HPA controller does.
+    "ihpa-controller": (
+        _CRDS,
+        Rule(_KAPACITY, ("intelligenthorizontalpodautoscalers",), _READ),
+        Rule(_KAPACITY, ("intelligenthorizontalpodautoscalers/status",), ("patch",)),
+        Rule(_KAPACITY, ("intelligenthorizontalpodautoscalers/finalizers",), ("update",)),
+        Rule(
+            _KAPACITY, ("replicaprofiles",), ("get", "list", "watch", "create", "patch", "delete")
+        ),
+        Rule("*", ("*/scale",), ("get",)),
+        Rule("", ("pods",), ("list",)),
+        *_METRICS,
+        _EVENTS,
+    ),
+    # controllers.kapacity (ReplicaProfileController): reads its ReplicaProfiles, patches
+    # their status, labels pods and patches their online readiness gate (pods/status), and
+    # rescales the target.
+    "replicaprofile-controller": (
+        _CRDS,
+        Rule(_KAPACITY, ("replicaprofiles",), _READ),
+        Rule(_KAPACITY, ("replicaprofiles/status",), ("patch",)),
+        _SCALE,
+        Rule("", ("pods",), ("list", "watch", "patch")),
+        Rule("", ("pods/status",), ("patch",)),
         _EVENTS,
     ),
     # controllers.usagehistory: the autoscalers' informers (HPA, PHPA, EHPA), each target's

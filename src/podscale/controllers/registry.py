@@ -32,6 +32,8 @@ from podscale.controllers.hpa.controller import (
     HorizontalPodAutoscalerController,
 )
 from podscale.controllers.hpa.metrics_client import MetricsClient
+from podscale.controllers.kapacity.controller import IhpaController
+from podscale.controllers.kapacity.rp_controller import ReplicaProfileController
 from podscale.controllers.keda.controller import ScaledObjectController
 from podscale.controllers.keda.scalers.base import PodMetricsReader
 from podscale.controllers.manager import Controller
@@ -195,6 +197,14 @@ _SPECS: Final[tuple[ControllerSpec, ...]] = (
             external=c.external_metrics_source,
             pod_metrics=c.metrics if isinstance(c.metrics, PodMetricsReader) else None,
         ),
+    ),
+    # Kapacity's IntelligentHorizontalPodAutoscaler and the ReplicaProfiles it writes (one
+    # manager upstream, two controllers here): idle until their CRDs are installed.
+    ControllerSpec("ihpa-controller", "ihpa", lambda c: IhpaController(c.api, c.clock, c.metrics)),
+    ControllerSpec(
+        "replicaprofile-controller",
+        "replicaprofile",
+        lambda c: ReplicaProfileController(c.api, c.clock),
     ),
 )
 

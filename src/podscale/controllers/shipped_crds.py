@@ -15,9 +15,8 @@ always registered (``controllers.registry``) and stay idle until their CRD is in
 A product kind's CRD comes with its controller, as an operator's chart installs both:
 ``INSTALLED_WITH`` maps such a CRD to the controller (canonical ``--controllers`` name)
 whose running makes ``podscale up`` install it by default (the CronHPA's, the PHPA's,
-KEDA's ScaledObject). The example
-operator's WebApp is installed only on request, and so, for now, are Kapacity's two
-CRDs: the ``ihpa-controller`` they name is not among the registered controllers.
+KEDA's ScaledObject, Kapacity's IHPA and ReplicaProfile). The example operator's WebApp
+is installed only on request.
 ``crds_to_install`` is the rule.
 """
 

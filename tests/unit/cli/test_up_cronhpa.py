@@ -60,11 +60,15 @@ def test_the_controller_is_on_by_default_and_can_be_disabled() -> None:
 
 
 WEBAPP_CRD = "webapps.examples.podscale.dev"
-# Every controller but the EHPA's, the PHPA's and KEDA's, whose CRDs come with them (the last
-# cases).
-EVERYTHING = select_controllers("*,-ehpa,-predictivehorizontalpodautoscaling,-keda")
+# Every controller but the EHPA's, the PHPA's, KEDA's and Kapacity's, whose CRDs come with
+# them (the last cases).
+EVERYTHING = select_controllers("*,-ehpa,-predictivehorizontalpodautoscaling,-keda,-ihpa")
 PHPA_CRD = "predictivehorizontalpodautoscalers.autoscaling.podscale.dev"
 KEDA_CRD = "scaledobjects.keda.sh"
+KAPACITY_CRDS = (
+    "intelligenthorizontalpodautoscalers.autoscaling.kapacitystack.io",
+    "replicaprofiles.autoscaling.kapacitystack.io",
+)
 EHPA_CRDS = (
     "effectivehorizontalpodautoscalers.autoscaling.crane.io",
     "substitutes.autoscaling.crane.io",
@@ -78,7 +82,7 @@ EHPA_CRDS = (
         (
             (),
             (),
-            select_controllers("*,-cronhpa,-ehpa,-predictivehorizontalpodautoscaling,-keda"),
+            select_controllers("*,-cronhpa,-ehpa,-predictivehorizontalpodautoscaling,-keda,-ihpa"),
             (),
         ),
         ((), (), select_controllers(""), ()),
@@ -89,11 +93,22 @@ EHPA_CRDS = (
         (
             (),
             (),
-            select_controllers("*,-predictivehorizontalpodautoscaling,-keda"),
+            select_controllers("*,-predictivehorizontalpodautoscaling,-keda,-ihpa"),
             (CRONHPA_CRD, *EHPA_CRDS),
         ),
-        ((), (), select_controllers("*,-keda"), (CRONHPA_CRD, *EHPA_CRDS, PHPA_CRD)),
-        ((), (), select_controllers("*"), (CRONHPA_CRD, *EHPA_CRDS, PHPA_CRD, KEDA_CRD)),
+        ((), (), select_controllers("*,-keda,-ihpa"), (CRONHPA_CRD, *EHPA_CRDS, PHPA_CRD)),
+        (
+            (),
+            (),
+            select_controllers("*,-ihpa"),
+            (CRONHPA_CRD, *EHPA_CRDS, PHPA_CRD, KEDA_CRD),
+        ),
+        (
+            (),
+            (),
+            select_controllers("*"),
+            (CRONHPA_CRD, *EHPA_CRDS, PHPA_CRD, KEDA_CRD, *KAPACITY_CRDS),
+        ),
     ],
     ids=[
         "default-with-its-controller",
@@ -106,6 +121,7 @@ EHPA_CRDS = (
         "ehpa-with-its-controller",
         "phpa-with-its-controller",
         "keda-with-its-operator",
+        "kapacity-with-its-controller",
     ],
 )
 def test_which_shipped_crds_podscale_up_installs(

@@ -89,6 +89,8 @@ def test_the_default_objects() -> None:
         "substitutes.autoscaling.crane.io",
         "predictivehorizontalpodautoscalers.autoscaling.podscale.dev",
         "scaledobjects.keda.sh",
+        "intelligenthorizontalpodautoscalers.autoscaling.kapacitystack.io",
+        "replicaprofiles.autoscaling.kapacitystack.io",
     }
     [api_service] = by_kind(objects, "APIService")
     assert api_service["metadata"]["name"] == "v1beta1.external.metrics.k8s.io"

@@ -36,6 +36,8 @@ def test_the_default_set_is_podscales_own_controllers() -> None:
         "predictive-horizontal-pod-autoscaler-controller",
         "keda-operator",
         "usage-history-controller",
+        "ihpa-controller",
+        "replicaprofile-controller",
     } == DEFAULT_CONTROLLERS
 
 
