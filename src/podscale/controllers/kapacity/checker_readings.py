@@ -8,11 +8,13 @@ the HPA reads their metric types: the target's ``/scale`` and pods
 (``podscale.hpa.calculator.calculate_replicas``, with upstream's default HPA settings)
 over the IHPA controller's ``MetricsClient``, asked first through
 ``controllers.hpa.prefetch`` since the engine is synchronous; all rules of all checkers
-share one round of queries. A checker is anomalous when any rule holds. Anything that
-cannot be read (an unreadable rule, the target, a metric) is logged and counts as no
-anomaly, so a broken checker never stops a change nor crashes the controller; an External
-checker (a user's plug-in, which podscale does not run) never sees one either. The
-controller calls this only while a gray change is in force (``reconcile.gray_in_force``).
+share one round of queries. An Object or External Value rule reads its value straight
+from the client (the engine returns it only with a replica count, which needs ready
+pods). A checker is anomalous when any rule holds. Anything that cannot be read (an
+unreadable rule, the target, a metric) is logged and counts as no anomaly, so a broken
+checker never stops a change nor crashes the controller; an External checker (a user's
+plug-in, which podscale does not run) never sees one either. The controller calls this
+only while a gray change is in force (``reconcile.gray_in_force``).
 """
 
 from __future__ import annotations
@@ -59,11 +61,54 @@ def _rules(ihpa: Ihpa) -> list[list[MetricRule]]:
     return out
 
 
+def _direct(rule: MetricRule) -> bool:
+    """An Object or External Value: its value alone, which the HPA engine would only hand
+    back with a replica count that needs ready pods (a checker needs none)."""
+    return rule.kind == "Value" and rule.spec.get("type") in ("Object", "External")
+
+
+async def _value(client: MetricsClient, rule: MetricRule, namespace: str) -> int:
+    """The object's value, or the sum of the external metric's series (as the HPA sums)."""
+    if rule.spec.get("type") == "Object":
+        source = rule.spec.get("object") or {}
+        metric = source.get("metric") or {}
+        value, _ = await client.object_metric(
+            str(metric.get("name") or ""),
+            namespace,
+            dict(source.get("describedObject") or {}),
+            metric.get("selector"),
+        )
+        return value
+    metric = (rule.spec.get("external") or {}).get("metric") or {}
+    values, _ = await client.external_metric(
+        str(metric.get("name") or ""), namespace, metric.get("selector")
+    )
+    return sum(values)
+
+
+async def _direct_anomalous(
+    client: MetricsClient, rules: Sequence[MetricRule], namespace: str
+) -> bool:
+    seen = False
+    for rule in rules:
+        if not _direct(rule):
+            continue
+        try:
+            actual = await _value(client, rule, namespace)
+        except MetricsUnavailable as err:
+            _LOG.info("stability checker metric not read: %s", err)
+            continue
+        seen = seen or holds(rule, actual)
+    return seen
+
+
 def _anomalous(
     rules: Sequence[MetricRule], source: QueryRecorder | RecordedMetrics, context: dict[str, Any]
 ) -> bool:
     seen = False
     for rule in rules:
+        if _direct(rule):
+            continue
         try:
             proposal = calculate_replicas(dict(rule.spec), metrics=source, **context)
             actual = observed(rule, proposal)
@@ -81,8 +126,8 @@ async def read_checkers(
     """Every checker of ``ihpa`` with whether it sees an anomaly now."""
     checkers = ihpa.spec.stability_checkers
     rules = _rules(ihpa)
-    anomalous = [False] * len(checkers)
-    if any(rules):
+    anomalous = [await _direct_anomalous(client, r, ihpa.namespace) for r in rules]
+    if any(not _direct(rule) for checker_rules in rules for rule in checker_rules):
         try:
             current, selector, pods = await read_target(
                 api, ihpa.namespace, ihpa.spec.target.to_json()
@@ -102,7 +147,8 @@ async def read_checkers(
             for checker_rules in rules:
                 _anomalous(checker_rules, recorder, context)
             answers = await fetch_answers(client, recorder.queries)
-            anomalous = [_anomalous(r, answers, context) for r in rules]
+            read = [_anomalous(r, answers, context) for r in rules]
+            anomalous = [a or b for a, b in zip(anomalous, read, strict=True)]
     return tuple(
         CheckerReading(
             checker_name(index, checker),

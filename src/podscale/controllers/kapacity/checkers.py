@@ -88,16 +88,16 @@ def rule_of(metric: Mapping[str, Any], path: str) -> MetricRule:
         raise KapacityError(f"{path}.{source_field}.target: Required value")
     kind = target.get("type")
     at = f"{path}.{source_field}.target"
+    if kind not in ("Utilization", "AverageValue", "Value"):
+        raise KapacityError(f"{at}.type: unsupported target type {kind!r}")
     try:
         if kind == "Utilization":
             value = int(target.get("averageUtilization") or 0)
         elif kind == "AverageValue":
             value = quantity_milli(target.get("averageValue") or 0)
-        elif kind == "Value":
-            value = quantity_milli(target.get("value") or 0)
         else:
-            raise KapacityError(f"{at}.type: unsupported target type {kind!r}")
-    except (TypeError, ValueError) as err:
+            value = quantity_milli(target.get("value") or 0)
+    except (TypeError, ValueError) as err:  # an unparsable quantity or percent
         raise KapacityError(f"{at}: {err}") from None
     spec = {key: value for key, value in metric.items() if key not in ("name", "operator")}
     return MetricRule(spec, raw_operator, kind, value, str(metric.get("name") or ""))
