@@ -269,3 +269,59 @@ def test_dynamic_reactive_follows_the_metric_every_sync_period() -> None:
     assert seen["value"] == {"provider": "Dynamic-Reactive", "replicas": 7}
     assert seen["quiet"] == (2, 0, 0)
     assert seen["asked"] == 2  # once per sync period, not per reconcile
+
+
+def test_rollback_checker_undoes_a_gray_change_then_it_restarts_after_cool_down() -> None:
+    metrics = QueueMetrics()
+    seen: dict[str, Any] = {}
+    checker = {
+        "type": "Metrics",
+        "stabilizationAction": "Rollback",
+        "coolDownSeconds": 120,
+        "metrics": {
+            "metrics": [
+                {
+                    "type": "External",
+                    "external": {
+                        "metric": {"name": "queue"},
+                        "target": {"type": "Value", "value": "100"},
+                    },
+                }
+            ]
+        },
+    }
+    four = {"type": "Static", "priority": 0, "static": {"replicas": 4}}
+
+    async def body(plane: Plane) -> None:
+        await plane.api.create(DEPLOY, "default", workload("Deployment", "web", 4))
+        await plane.api.create(IHPA, "default", ihpa([four], stabilityCheckers=[checker]))
+        await plane.sleep_to(5)
+        seen["created"] = await plane.counts()
+        seen["asked_outside_gray"] = metrics.asked
+        one = {"type": "Static", "priority": 0, "static": {"replicas": 1}}
+        await plane.patch_spec({"portraitProviders": [one], "behavior": GRAY_DOWN})
+        await plane.sleep_to(15)
+        seen["first_step"] = await plane.counts()
+        metrics.milli = 200_000  # 200 > 100: the checker sees an anomaly
+        await plane.sleep_to(45)
+        seen["rolled_back"] = await plane.counts()
+        seen["gray"] = (await plane.ihpa())["status"]["gray"]["grayPercent"]
+        metrics.milli = 0
+        await plane.sleep_to(120)
+        seen["cooling_down"] = await plane.counts()
+        await plane.sleep_to(200)
+        seen["restarted"] = await plane.counts()
+        await plane.sleep_to(400)
+        seen["done"] = await plane.counts()
+        seen["reasons"] = await plane.reasons()
+
+    on_plane(body, metrics)
+    assert seen["created"] == (4, 0, 0)
+    assert seen["asked_outside_gray"] == 0
+    assert seen["first_step"] == (3, 1, 0)
+    assert seen["rolled_back"] == (4, 0, 0)
+    assert seen["gray"] == 0
+    assert seen["cooling_down"] == (4, 0, 0)
+    assert seen["restarted"] == (3, 1, 0)
+    assert seen["done"] == (1, 0, 0)
+    assert seen["reasons"].count("GrayRolledBack") == 1

@@ -15,7 +15,9 @@ mode), and the events, as component ``ihpa_controller``. A failed ReplicaProfile
 work queue's backoff, as a failed portrait fetch is. The next look is ``add_after``: the
 gray change's next step, a Cron rule's next start or end, a Dynamic provider's sync period.
 Pods and ``/scale`` are the ReplicaProfile controller's (``rp_controller``); this one never
-touches them. The stability checkers' last anomalies are kept in memory per object.
+touches them. The stability checkers are read (``checker_readings``, through the same
+``MetricsClient`` as the Reactive portrait) only while a gray change runs; their last
+anomalies are kept in memory per object. The writes are ``ihpa_writes``'.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Final
 
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.client.cache import object_key
@@ -32,8 +34,9 @@ from podscale.client.informer import EventHandler
 from podscale.client.workqueue import WorkQueue
 from podscale.controllers.hpa.metrics_client import MetricsClient
 from podscale.controllers.kapacity import reconcile as decision
-from podscale.controllers.kapacity.gray import ReplicaSplit
+from podscale.controllers.kapacity.checker_readings import read_checkers
 from podscale.controllers.kapacity.ihpa_status import IhpaStatus
+from podscale.controllers.kapacity.ihpa_writes import existing_profile, write_profile, write_status
 from podscale.controllers.kapacity.kind import (
     CRD_NAME,
     IHPA,
@@ -44,6 +47,7 @@ from podscale.controllers.kapacity.portrait_sources import Sourced, dynamic_prov
 from podscale.controllers.kapacity.portraits import PortraitValue as Offered
 from podscale.controllers.kapacity.reactive import ReactiveError, reactive_replicas
 from podscale.controllers.kapacity.reading import JSON, Condition, KapacityError, conditions
+from podscale.controllers.kapacity.stability import CheckerReading
 from podscale.controllers.kapacity.types import Ihpa, PortraitProvider, ProviderType, parse_ihpa
 from podscale.controllers.kapacity.validation import portrait_problem
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
@@ -52,33 +56,18 @@ from podscale.controllers.runtime_owners import controller_ref_of, meta
 from podscale.controllers.webapp.definition_gate import GatedListWatcher, established
 from podscale.store.interface import Clock
 
-__all__ = ["COMPONENT", "IhpaController", "status_json"]
+__all__ = ["COMPONENT", "IhpaController"]
 
 _LOG = logging.getLogger(__name__)
 
 CRD: Final = kind_for("apiextensions.k8s.io/v1", "CustomResourceDefinition")
 COMPONENT: Final = "ihpa_controller"  # Kapacity's IHPAControllerName, its event source
-_MERGE_PATCH: Final = "application/merge-patch+json"
 _FETCH_PREFIX: Final = "failed to update and fetch portrait value: "
 _RP_FAILURES: Final = {
     "create": ("FailedCreateReplicaProfile", "failed to create ReplicaProfile"),
     "patch": ("FailedUpdateReplicaProfile", "failed to patch ReplicaProfile"),
     "delete": ("FailedDeleteReplicaProfile", "failed to delete ReplicaProfile"),
 }
-
-
-def status_json(status: IhpaStatus) -> JSON:
-    """``status`` in Kapacity's field names; absent parts are omitted."""
-    body: JSON = {}
-    if status.previous is not None:
-        body["previousPortraitValue"] = status.previous.to_json()
-    if status.current is not None:
-        body["currentPortraitValue"] = status.current.to_json()
-    if status.gray is not None:
-        body["gray"] = status.gray.to_json()
-    if status.conditions:
-        body["conditions"] = [c.to_json() for c in status.conditions]
-    return body
 
 
 class IhpaController:
@@ -94,7 +83,7 @@ class IhpaController:
     ) -> None:
         self._api = api
         self._clock = clock
-        # Kept for the Dynamic provider's Reactive portraits (not computed yet).
+        # For the Dynamic provider's Reactive portraits and the stability checkers.
         self._metrics = metrics
         self._recorder = EventRecorder(api, clock, COMPONENT)
         self._sources = {
@@ -166,19 +155,19 @@ class IhpaController:
             await self._unreadable(obj, str(err), now)
             return
         sourced = [] if ihpa.spec.paused else await self._offers(key, ihpa, now)
-        existing = await self._existing(ihpa)
+        existing = await existing_profile(self._api, ihpa)
         chosen = decision.decide(
             ihpa,
             [s.result for s in sourced],
             existing,
-            (),
+            await self._readings(ihpa, now),
             self._anomalies.get(key, {}),
             now,
         )
         self._anomalies[key] = chosen.last_anomaly
         status = chosen.status
         try:
-            await self._write_profile(obj, ihpa, chosen)
+            await write_profile(self._api, obj, ihpa, chosen)
         except ApiError as err:
             reason, what = _RP_FAILURES[chosen.rp_action]
             message = f"{what}: {err}"
@@ -191,17 +180,26 @@ class IhpaController:
                 ihpa.generation,
                 now,
             )
-            await self._write_status(
-                obj, IhpaStatus(status.previous, status.current, status.gray, failed)
+            await write_status(
+                self._api, obj, IhpaStatus(status.previous, status.current, status.gray, failed)
             )
             await self._recorder.record(obj, "Warning", reason, message)
             raise
-        await self._write_status(obj, status)
+        await write_status(self._api, obj, status)
         for event_type, reason, message in chosen.events:
             await self._recorder.record(obj, event_type, reason, message)
         if chosen.failed:
             raise RuntimeError(f"IntelligentHorizontalPodAutoscaler {key}: {chosen.events[-1][2]}")
         self._wake(key, chosen, sourced, ihpa, now)
+
+    async def _readings(self, ihpa: Ihpa, now: dt.datetime) -> tuple[CheckerReading, ...]:
+        """The stability checkers now, read only while a gray change runs (they act on
+        nothing else); without a metrics client they are not read."""
+        if self._metrics is None or ihpa.spec.paused or not ihpa.spec.stability_checkers:
+            return ()
+        if not decision.gray_in_force(ihpa, now):
+            return ()
+        return await read_checkers(self._api, self._metrics, ihpa, now)
 
     def _forget(self, key: str) -> None:
         self._anomalies.pop(key, None)
@@ -252,77 +250,6 @@ class IhpaController:
         held[index] = (value, now)
         return value
 
-    async def _existing(self, ihpa: Ihpa) -> decision.Existing | None:
-        try:
-            found = await self._api.get(REPLICA_PROFILE, ihpa.namespace, ihpa.name)
-        except ApiError as err:
-            if err.status == 404:
-                return None
-            raise
-        spec: Mapping[str, Any] = found.get("spec") or {}
-        split = ReplicaSplit(
-            int(spec.get("onlineReplicas") or 0),
-            int(spec.get("cutoffReplicas") or 0),
-            int(spec.get("standbyReplicas") or 0),
-        )
-        return decision.Existing(split, spec)
-
-    async def _write_profile(self, obj: JSON, ihpa: Ihpa, chosen: decision.Decision) -> None:
-        if chosen.rp_action == "create":
-            owner = {
-                "apiVersion": obj.get("apiVersion"),
-                "kind": IHPA.kind,
-                "name": ihpa.name,
-                "uid": meta(obj).get("uid"),
-                "controller": True,
-                "blockOwnerDeletion": True,
-            }
-            body = {
-                "apiVersion": f"{REPLICA_PROFILE.group}/{REPLICA_PROFILE.version}",
-                "kind": REPLICA_PROFILE.kind,
-                "metadata": {
-                    "name": ihpa.name,
-                    "namespace": ihpa.namespace,
-                    "ownerReferences": [owner],
-                },
-                "spec": chosen.rp_spec,
-            }
-            await self._api.create(REPLICA_PROFILE, ihpa.namespace, body)
-        elif chosen.rp_action == "patch":
-            await self._api.patch(
-                REPLICA_PROFILE,
-                ihpa.namespace,
-                ihpa.name,
-                {"spec": chosen.rp_spec},
-                content_type=_MERGE_PATCH,
-            )
-        elif chosen.rp_action == "delete":
-            try:
-                await self._api.delete(REPLICA_PROFILE, ihpa.namespace, ihpa.name)
-            except ApiError as err:
-                if err.status != 404:
-                    raise
-
-    async def _write_status(self, obj: JSON, status: IhpaStatus) -> None:
-        body = status_json(status)
-        old = obj.get("status") or {}
-        if old == body:
-            return
-        patch: JSON = {key: None for key in old if key not in body}
-        patch.update(body)
-        try:
-            await self._api.patch(
-                IHPA,
-                meta(obj).get("namespace"),
-                str(meta(obj).get("name")),
-                {"status": patch},
-                content_type=_MERGE_PATCH,
-                subresource="status",
-            )
-        except ApiError as err:
-            if err.status != 404:
-                raise
-
     async def _unreadable(self, obj: JSON, message: str, now: dt.datetime) -> None:
         try:
             held = conditions((obj.get("status") or {}).get("conditions"), "status.conditions")
@@ -338,7 +265,7 @@ class IhpaController:
             generation if isinstance(generation, int) else 0,
             now,
         )
-        await self._write_status(obj, IhpaStatus(conditions=updated))
+        await write_status(self._api, obj, IhpaStatus(conditions=updated))
         await self._recorder.record(obj, "Warning", "FailedParseSpec", message)
 
     def _wake(

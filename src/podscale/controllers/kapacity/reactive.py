@@ -30,7 +30,7 @@ from podscale.controllers.runtime_api import ControllerApi
 from podscale.hpa.calculator import calculate_replicas
 from podscale.hpa.types import Config, MetricError, MetricsUnavailable
 
-__all__ = ["ReactiveError", "reactive_replicas"]
+__all__ = ["ReactiveError", "reactive_replicas", "read_target"]
 
 POD: Final = kind_for("v1", "Pod")
 
@@ -70,6 +70,25 @@ def _propose(
     return replicas, errors
 
 
+async def read_target(
+    api: ControllerApi, namespace: str, target: Mapping[str, Any]
+) -> tuple[int, str, list[dict[str, Any]]]:
+    """The target's ``/scale`` replicas and selector and the pods it selects, as the HPA
+    engine takes them; ``ReactiveError`` otherwise. Shared with ``checker_readings``."""
+    try:
+        mappings = await resolve_target(api, target)
+        scale, _ = await read_scale(api, mappings, namespace, str(target.get("name") or ""))
+    except ScaleTargetError as err:
+        raise ReactiveError(f"failed to get the target's current scale: {err}") from None
+    current = int((scale.get("spec") or {}).get("replicas") or 0)
+    selector = str((scale.get("status") or {}).get("selector") or "")
+    try:
+        listed = await api.list(POD, namespace, label_selector=selector)
+    except ApiError as err:
+        raise ReactiveError(f"failed to list pods: {err}") from None
+    return current, selector, list(listed.get("items") or [])
+
+
 async def reactive_replicas(
     api: ControllerApi,
     client: MetricsClient,
@@ -82,18 +101,7 @@ async def reactive_replicas(
     """The replica count the Reactive portrait holds now; ``ReactiveError`` otherwise."""
     if not metrics:
         raise ReactiveError("invalid metrics (0 invalid out of 0), first error is: <nil>")
-    try:
-        mappings = await resolve_target(api, target)
-        scale, _ = await read_scale(api, mappings, namespace, str(target.get("name") or ""))
-    except ScaleTargetError as err:
-        raise ReactiveError(f"failed to get the target's current scale: {err}") from None
-    current = int((scale.get("spec") or {}).get("replicas") or 0)
-    selector = str((scale.get("status") or {}).get("selector") or "")
-    try:
-        listed = await api.list(POD, namespace, label_selector=selector)
-    except ApiError as err:
-        raise ReactiveError(f"failed to list pods: {err}") from None
-    pods = list(listed.get("items") or [])
+    current, selector, pods = await read_target(api, namespace, target)
     config = Config(
         tolerance=algorithm.tolerance,
         cpu_initialization_period=algorithm.cpu_initialization_period,

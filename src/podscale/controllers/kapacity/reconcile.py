@@ -34,7 +34,7 @@ from podscale.controllers.kapacity.ihpa_status import GrayStatus, IhpaStatus, Po
 from podscale.controllers.kapacity.portraits import PortraitOffer, merge_portraits
 from podscale.controllers.kapacity.portraits import PortraitValue as Offered
 from podscale.controllers.kapacity.reading import JSON, Condition
-from podscale.controllers.kapacity.stability import CheckerReading, stabilize, verdict
+from podscale.controllers.kapacity.stability import CheckerReading, Verdict, stabilize, verdict
 from podscale.controllers.kapacity.types import GrayStrategy, Ihpa, ScaleMode
 from podscale.controllers.kapacity.validation import FAILED_PORTRAIT
 
@@ -44,11 +44,15 @@ __all__ = [
     "ProviderResult",
     "RpAction",
     "decide",
+    "gray_in_force",
     "replica_profile_spec",
     "set_condition",
 ]
 
 SCALING_ACTIVE: Final = "ScalingActive"
+# podscale's period for reading stability checkers during a gray change (the HPA's sync
+# period); Kapacity has none, as its controller does not read checkers yet.
+CHECK_PERIOD: Final = dt.timedelta(seconds=15)
 GRAY_PROGRESSING: Final = "GrayProgressing"
 _EPOCH: Final = dt.datetime(1, 1, 1, tzinfo=dt.UTC)
 
@@ -168,6 +172,54 @@ def _same(status_value: PortraitValue | None, offered: Offered) -> bool:
     )
 
 
+def gray_in_force(ihpa: Ihpa, now: dt.datetime) -> bool:
+    """Whether a gray change of ``ihpa``'s status is running (its steps or observation):
+    the only time its stability checkers matter, hence are read."""
+    status = ihpa.status
+    if ihpa.spec.scale_mode != ScaleMode.AUTO or status.gray is None or status.current is None:
+        return False
+    steps = _gray_input(ihpa, status.previous, status.current.replicas)
+    strategy = gray_steps.current_strategy(steps)
+    if strategy is None:
+        return False
+    gray = status.gray
+    if gray.gray_percent < 100 or gray.last_update_time is None:
+        return True
+    return now < gray.last_update_time + dt.timedelta(seconds=strategy.observation_seconds)
+
+
+def _action_started(
+    readings: Sequence[CheckerReading],
+    last_anomaly: Mapping[str, dt.datetime],
+    found: Verdict,
+    decision: gray_steps.GrayDecision,
+    now: dt.datetime,
+) -> list[Event]:
+    """podscale's event when a checker action comes into force (none while it lasts):
+    what was in force from earlier anomalies alone is compared with the verdict."""
+    quiet = [replace(r, anomalous=False) for r in readings]
+    if verdict(quiet, last_anomaly, now).action == found.action:
+        return []
+    names = ", ".join(r.name for r in readings if r.anomalous and r.action == found.action)
+    if found.action == "Rollback":
+        return [
+            (
+                "Warning",
+                "GrayRolledBack",
+                f"gray change rolled back to {decision.split.online} online replicas: "
+                f"stability checker(s) {names} detected anomalies",
+            )
+        ]
+    return [
+        (
+            "Warning",
+            "GrayPaused",
+            f"gray change paused at {decision.split.online} online replicas: "
+            f"stability checker(s) {names} detected anomalies",
+        )
+    ]
+
+
 def _fail(
     ihpa: Ihpa, status: IhpaStatus, reason: str, message: str, now: dt.datetime, *, failed: bool
 ) -> Decision:
@@ -244,7 +296,9 @@ def decide(
         decision = gray_steps.decide_gray(steps, held, now)
         found = verdict(readings, last_anomaly, now)
         seen = found.last_anomaly
-        decision = stabilize(steps, held, decision, found, now)
+        plain, decision = decision, stabilize(steps, held, decision, found, now)
+        if decision is not plain:
+            events.extend(_action_started(readings, last_anomaly, found, decision, now))
         if decision.gray is not None and decision.gray != held:
             gray = GrayStatus(decision.gray.gray_percent, decision.gray.last_update_time)
         limited = decision.clamped.limited
@@ -292,6 +346,9 @@ def decide(
         )
         if decision.next_step_at is not None:
             requeue = max(decision.next_step_at - now, dt.timedelta(0))
+            if ihpa.spec.stability_checkers:
+                # Look at the checkers while the change runs, not only at its steps.
+                requeue = min(requeue, CHECK_PERIOD)
     elif existing is not None:
         action = "delete"
     conditions = set_condition(

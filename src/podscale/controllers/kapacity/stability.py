@@ -2,8 +2,9 @@
 
 An IHPA's `stabilityCheckers` each name an action, Pause or Rollback, and a
 `coolDownSeconds`: the action stays in force while the checker sees an anomaly and for
-the cool-down after it last saw one, then the change resumes. A Metrics checker sees an
-anomaly when its metric's observed value is above its threshold (`metric_anomalous`).
+the cool-down after it last saw one, then the change resumes. Whether a Metrics checker
+sees an anomaly is `podscale.controllers.kapacity.checkers`' rule comparison (read by
+`checker_readings`); `metric_anomalous` is its default rule, observed above the target.
 Kapacity declares these fields but its controller does not act on them yet; the rules
 here are podscale's reading of their documentation:
 - `verdict` folds the checkers: Rollback outranks Pause, and a checker counts while it
