@@ -4,8 +4,8 @@ An embedded control plane on virtual time plays the cluster (its workload contro
 simulated nodes run unrecorded); a second manager, as ``podscale controller-manager``
 would, runs every controller with an RBAC table over recording APIs, one per controller,
 with a metrics client of its own over HTTP (through the API server app). The workloads have an HPA,
-a CronHPA (on a Deployment and on an HPA), a PHPA, two EHPAs (Auto and Preview) and a
-ScaledObject, later deleted. Every call a controller made must be allowed by the
+a CronHPA (on a Deployment and on an HPA), a PHPA, two EHPAs (Auto and Preview), a
+ScaledObject, later deleted, and an IHPA whose gray scale-down cuts pods off. Every call a controller made must be allowed by the
 ClusterRole rules of that controller alone; the union must be allowed by the default
 ClusterRole plus the HPA controller's.
 """
@@ -30,6 +30,7 @@ from podscale.controllermanager.rbac import CONTROLLER_RULES, allows, cluster_ru
 from podscale.controllers.cronhpa.kind import CRONHPA
 from podscale.controllers.ehpa.kind import EHPA
 from podscale.controllers.hpa import RestMetricsClient
+from podscale.controllers.kapacity.kind import IHPA
 from podscale.controllers.keda.kind import SCALED_OBJECT
 from podscale.controllers.manager import ControllerManager
 from podscale.controllers.phpa.kind import PHPA
@@ -198,6 +199,64 @@ def autoscalers() -> list[tuple[KindInfo, JSON]]:
                 },
             },
         ),
+        (
+            IHPA,
+            {
+                "apiVersion": "autoscaling.kapacitystack.io/v1alpha1",
+                "kind": "IntelligentHorizontalPodAutoscaler",
+                "metadata": {"name": "gray", "namespace": "default"},
+                "spec": {
+                    "scaleTargetRef": target("gray"),
+                    "minReplicas": 1,
+                    "maxReplicas": 10,
+                    # Static 3 with a Reactive portrait beside it, then a Cron rule (1 from
+                    # 00:03) starts a gray scale-down: pods are cut off, then deleted.
+                    "portraitProviders": [
+                        {"type": "Static", "priority": 0, "static": {"replicas": 3}},
+                        {
+                            "type": "Dynamic",
+                            "priority": 0,
+                            "dynamic": {
+                                "portraitType": "Reactive",
+                                "metrics": [CPU_50],
+                                "algorithm": {"type": "KubeHPA"},
+                            },
+                        },
+                        {
+                            "type": "Cron",
+                            "priority": 1,
+                            "cron": {
+                                "crons": [
+                                    {
+                                        "name": "low",
+                                        "start": "3 0 * * *",
+                                        "end": "0 1 * * *",
+                                        "replicas": 1,
+                                    }
+                                ]
+                            },
+                        },
+                    ],
+                    "behavior": {
+                        "scaleDown": {
+                            "grayStrategy": {
+                                "grayState": "Cutoff",
+                                "changeIntervalSeconds": 60,
+                                "changePercent": 50,
+                                "observationSeconds": 60,
+                            }
+                        }
+                    },
+                    "stabilityCheckers": [
+                        {
+                            "type": "Metrics",
+                            "stabilizationAction": "Pause",
+                            "metrics": {"metrics": [CPU_50]},
+                        }
+                    ],
+                },
+            },
+        ),
     ]
 
 
@@ -248,13 +307,15 @@ def record_run() -> dict[str, set[Call]]:
             "substitutes.autoscaling.crane.io",
             "predictivehorizontalpodautoscalers.autoscaling.podscale.dev",
             "scaledobjects.keda.sh",
+            "intelligenthorizontalpodautoscalers.autoscaling.kapacitystack.io",
+            "replicaprofiles.autoscaling.kapacitystack.io",
         ):
             await api.create(CRD, None, shipped_definition(crd))
         tasks = [asyncio.create_task(plane.run()), asyncio.create_task(manager.run())]
         try:
             await plane.wait_started()
             await manager.wait_started()
-            for name in ("shop", "batch", "web", "crane", "preview", "queue"):
+            for name in ("shop", "batch", "web", "crane", "preview", "queue", "gray"):
                 await api.create(DEPLOY, "default", deployment(name))
             for kind, obj in autoscalers():
                 await api.create(kind, "default", obj)
@@ -319,6 +380,14 @@ def test_the_run_exercises_what_the_rules_are_for(recorded: dict[str, set[Call]]
         Call("patch", "keda.sh", "scaledobjects", "status"),
         Call("list", "metrics.k8s.io", "pods"),
         Call("create", "", "events"),
+        Call(
+            "patch", "autoscaling.kapacitystack.io", "intelligenthorizontalpodautoscalers", "status"
+        ),
+        Call("create", "autoscaling.kapacitystack.io", "replicaprofiles"),
+        Call("patch", "autoscaling.kapacitystack.io", "replicaprofiles"),
+        Call("patch", "autoscaling.kapacitystack.io", "replicaprofiles", "status"),
+        Call("patch", "", "pods"),
+        Call("patch", "", "pods", "status"),
     }
     assert sorted(map(str, expected - everything)) == []
 
