@@ -3,11 +3,11 @@
 An embedded control plane on virtual time plays the cluster (its workload controllers and
 simulated nodes run unrecorded); a second manager, as ``podscale controller-manager``
 would, runs every controller with an RBAC table over recording APIs, one per controller,
-with a metrics client of its own over HTTP (through the API server app). The workloads have an HPA,
-a CronHPA (on a Deployment and on an HPA), a PHPA, two EHPAs (Auto and Preview), a
-ScaledObject, later deleted, and an IHPA whose gray scale-down cuts pods off. Every call a controller made must be allowed by the
-ClusterRole rules of that controller alone; the union must be allowed by the default
-ClusterRole plus the HPA controller's.
+with a metrics client of its own over HTTP (through the API server app). The workloads
+have an HPA, a CronHPA (on a Deployment and on an HPA), a PHPA, two EHPAs (Auto and
+Preview), a ScaledObject, later deleted, and an IHPA whose gray scale-down cuts pods off.
+Every call a controller made must be allowed by the ClusterRole rules of that controller
+alone; the union must be allowed by the default ClusterRole plus the HPA controller's.
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ over the IHPA controller's ``MetricsClient``, asked first through
 ``controllers.hpa.prefetch`` since the engine is synchronous; all rules of all checkers
 share one round of queries. An Object or External Value rule reads its value straight
 from the client (the engine returns it only with a replica count, which needs ready
-pods). A checker is anomalous when any rule holds. Anything that cannot be read (an
+pods). Resource and Pods rules are read over the online pods only (podscale's choice:
+the load a checker guards is the one the pods in traffic carry). A checker is anomalous
+when any rule holds. Anything that cannot be read (an
 unreadable rule, the target, a metric) is logged and counts as no anomaly, so a broken
 checker never stops a change nor crashes the controller; an External checker (a user's
 plug-in, which podscale does not run) never sees one either. The controller calls this
@@ -33,6 +35,7 @@ from podscale.controllers.kapacity.checkers import (
     observed,
     rule_of,
 )
+from podscale.controllers.kapacity.pod_states import PodState, state_of
 from podscale.controllers.kapacity.reactive import ReactiveError, read_target
 from podscale.controllers.kapacity.reading import KapacityError
 from podscale.controllers.kapacity.stability import CheckerReading
@@ -59,6 +62,10 @@ def _rules(ihpa: Ihpa) -> list[list[MetricRule]]:
                     _LOG.info("stability checker of %s/%s: %s", ihpa.namespace, ihpa.name, err)
         out.append(rules)
     return out
+
+
+def _labels(pod: Any) -> Any:
+    return (pod.get("metadata") or {}).get("labels")
 
 
 def _direct(rule: MetricRule) -> bool:
@@ -135,9 +142,13 @@ async def read_checkers(
         except ReactiveError as err:
             _LOG.info("stability checkers of %s/%s not read: %s", ihpa.namespace, ihpa.name, err)
         else:
+            # The pods that serve traffic: a cut-off or standby pod is idle by design, and
+            # upstream's CPU rule would still count it (it went unready long after it
+            # started), diluting exactly the load the checker watches.
+            online = [p for p in pods if state_of(_labels(p)) is PodState.ONLINE]
             context: dict[str, Any] = {
-                "current_replicas": current,
-                "pods": pods,
+                "current_replicas": len(online) or current,
+                "pods": online,
                 "namespace": ihpa.namespace,
                 "selector": selector,
                 "now": now,
