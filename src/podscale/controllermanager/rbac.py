@@ -177,13 +177,14 @@ CONTROLLER_RULES: Final[Mapping[str, tuple[Rule, ...]]] = {
         Rule("", ("pods/status",), ("patch",)),
         _EVENTS,
     ),
-    # controllers.usagehistory: the autoscalers' informers (HPA, PHPA, EHPA), each target's
+    # controllers.usagehistory: the autoscalers' informers (HPA, PHPA, EHPA, IHPA), each target's
     # /scale for its selector, and the pods' usage through metrics.k8s.io.
     "usage-history-controller": (
         _CRDS,
         Rule("autoscaling", (_HPA,), _LIST_WATCH),
         Rule("autoscaling.podscale.dev", ("predictivehorizontalpodautoscalers",), _LIST_WATCH),
         Rule("autoscaling.crane.io", ("effectivehorizontalpodautoscalers",), _LIST_WATCH),
+        Rule(_KAPACITY, ("intelligenthorizontalpodautoscalers",), _LIST_WATCH),
         Rule("*", ("*/scale",), ("get",)),
         Rule("metrics.k8s.io", ("pods",), ("list",)),
     ),

@@ -142,9 +142,15 @@ class Plane:
         return [e["reason"] for e in ordered if e["involvedObject"]["kind"] == IHPA.kind]
 
 
-def on_plane(body: Callable[[Plane], Awaitable[None]], metrics: QueueMetrics | None = None) -> None:
+def on_plane(
+    body: Callable[[Plane], Awaitable[None]],
+    metrics: QueueMetrics | None = None,
+    *,
+    plane: Plane | None = None,
+) -> None:
     async def main() -> bool:
-        plane = Plane(metrics)
+        nonlocal plane
+        plane = plane or Plane(metrics)
         task = await plane.start()
         try:
             await body(plane)

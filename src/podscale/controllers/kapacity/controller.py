@@ -13,7 +13,9 @@ mode), and the events, as component ``ihpa_controller``. A failed ReplicaProfile
 ``ScalingActive`` False with Kapacity's ``FailedCreateReplicaProfile`` /
 ``FailedUpdateReplicaProfile`` / ``FailedDeleteReplicaProfile`` and is retried through the
 work queue's backoff, as a failed portrait fetch is. The next look is ``add_after``: the
-gray change's next step, a Cron rule's next start or end, a Dynamic provider's sync period.
+gray change's next step, a Cron rule's next start or end, a Reactive provider's sync
+period, a Predictive provider's next point or refit (``predictive_source``, which reads
+the usage history handed in as ``history``).
 Pods and ``/scale`` are the ReplicaProfile controller's (``rp_controller``); this one never
 touches them. The stability checkers are read (``checker_readings``, through the same
 ``MetricsClient`` as the Reactive portrait) only while a gray change runs; their last
@@ -25,6 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Final
 
 from podscale.api.kinds import KindInfo, kind_for
@@ -45,15 +48,18 @@ from podscale.controllers.kapacity.kind import (
 )
 from podscale.controllers.kapacity.portrait_sources import Sourced, dynamic_provider_id, offer_of
 from podscale.controllers.kapacity.portraits import PortraitValue as Offered
+from podscale.controllers.kapacity.predictive_source import PredictivePortraits
 from podscale.controllers.kapacity.reactive import ReactiveError, reactive_replicas
 from podscale.controllers.kapacity.reading import JSON, Condition, KapacityError, conditions
 from podscale.controllers.kapacity.stability import CheckerReading
 from podscale.controllers.kapacity.types import Ihpa, PortraitProvider, ProviderType, parse_ihpa
 from podscale.controllers.kapacity.validation import portrait_problem
+from podscale.controllers.phpa.forecasting import Fit, fit_series
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
 from podscale.controllers.runtime_owners import controller_ref_of, meta
 from podscale.controllers.webapp.definition_gate import GatedListWatcher, established
+from podscale.history import SeriesReader
 from podscale.store.interface import Clock
 
 __all__ = ["COMPONENT", "IhpaController"]
@@ -79,7 +85,13 @@ class IhpaController:
     informer_kinds: Final[Sequence[KindInfo]] = (CRD,)
 
     def __init__(
-        self, api: ControllerApi, clock: Clock, metrics: MetricsClient | None = None
+        self,
+        api: ControllerApi,
+        clock: Clock,
+        metrics: MetricsClient | None = None,
+        *,
+        history: SeriesReader | None = None,
+        fit: Fit = fit_series,
     ) -> None:
         self._api = api
         self._clock = clock
@@ -95,6 +107,8 @@ class IhpaController:
         # Per object and Dynamic provider index: the last Reactive value and when it was
         # made (what Kapacity's HorizontalPortrait status holds between two generations).
         self._reactive: dict[str, dict[int, tuple[Offered | None, dt.datetime]]] = {}
+        # Predictive portraits forecast the usage history (``fit``: tests pass a small model).
+        self._predictive = PredictivePortraits(api, history, fit)
 
     # -- wiring -----------------------------------------------------------------------
 
@@ -204,6 +218,7 @@ class IhpaController:
     def _forget(self, key: str) -> None:
         self._anomalies.pop(key, None)
         self._reactive.pop(key, None)
+        self._predictive.forget(key)
 
     async def _offers(self, key: str, ihpa: Ihpa, now: dt.datetime) -> list[Sourced]:
         problem = portrait_problem(ihpa.spec)
@@ -212,6 +227,11 @@ class IhpaController:
             return [Sourced(decision.ProviderResult(error=error))]
         offers = []
         for index, provider in enumerate(ihpa.spec.portrait_providers):
+            spec = provider.dynamic
+            if spec is not None and spec.portrait_type == "Predictive":
+                value, changes = await self._predictive.offer(key, index, ihpa, spec, now)
+                offers.append(replace(offer_of(provider, now, value), changes_at=changes))
+                continue
             dynamic = await self._dynamic(key, index, ihpa, provider, now)
             offers.append(offer_of(provider, now, dynamic))
         return offers
@@ -219,8 +239,8 @@ class IhpaController:
     async def _dynamic(
         self, key: str, index: int, ihpa: Ihpa, provider: PortraitProvider, now: dt.datetime
     ) -> Offered | None:
-        """A Reactive KubeHPA portrait, regenerated once per sync period; other Dynamic
-        portraits (Predictive needs Kapacity's external algorithm jobs) offer nothing."""
+        """A Reactive KubeHPA portrait, regenerated once per sync period (Predictive ones
+        are ``predictive_source``'s); other Dynamic portraits offer nothing."""
         spec = provider.dynamic
         if spec is None or spec.portrait_type != "Reactive" or self._metrics is None:
             return None

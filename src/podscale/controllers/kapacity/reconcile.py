@@ -4,7 +4,8 @@
 this time (``portrait_sources``), the ReplicaProfile it owns (counts and ``paused``, or
 None), the stability checkers' readings with their last anomalies, and ``now``; it returns
 the status to write, what to do with the ReplicaProfile, the events and when to look
-again. The controller shell (``controller``) does the I/O. Kapacity's steps:
+again. The controller shell (``controller``) does the I/O; the conditions, ReplicaProfile spec and
+event texts come from ``ihpa_messages``. Kapacity's steps:
 - paused: the ReplicaProfile (if any) is paused; ``ScalingActive`` False ``ScalingPaused``;
 - a provider failing (or a spec ``validation.portrait_problem`` refuses): ``ScalingActive``
   False ``FailedUpdateAndFetchPortraitValue`` with a Warning event of that reason; no live
@@ -30,11 +31,18 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
 from podscale.controllers.kapacity import gray as gray_steps
+from podscale.controllers.kapacity.ihpa_messages import (
+    Event,
+    checker_events,
+    profile_events,
+    replica_profile_spec,
+    set_condition,
+)
 from podscale.controllers.kapacity.ihpa_status import GrayStatus, IhpaStatus, PortraitValue
 from podscale.controllers.kapacity.portraits import PortraitOffer, merge_portraits
 from podscale.controllers.kapacity.portraits import PortraitValue as Offered
-from podscale.controllers.kapacity.reading import JSON, Condition
-from podscale.controllers.kapacity.stability import CheckerReading, Verdict, stabilize, verdict
+from podscale.controllers.kapacity.reading import JSON
+from podscale.controllers.kapacity.stability import CheckerReading, stabilize, verdict
 from podscale.controllers.kapacity.types import GrayStrategy, Ihpa, ScaleMode
 from podscale.controllers.kapacity.validation import FAILED_PORTRAIT
 
@@ -57,7 +65,6 @@ GRAY_PROGRESSING: Final = "GrayProgressing"
 _EPOCH: Final = dt.datetime(1, 1, 1, tzinfo=dt.UTC)
 
 RpAction = Literal["none", "create", "patch", "delete"]
-Event = tuple[str, str, str]  # type, reason, message
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,55 +92,6 @@ class Decision:
     requeue_after: dt.timedelta | None = None
     last_anomaly: Mapping[str, dt.datetime] = field(default_factory=dict)
     failed: bool = False  # Kapacity returns an error: the work queue retries with backoff
-
-
-def set_condition(
-    conditions: Sequence[Condition],
-    kind: str,
-    status: str,
-    reason: str,
-    message: str,
-    generation: int,
-    now: dt.datetime,
-) -> tuple[Condition, ...]:
-    """Kapacity's SetConditionInList: the transition time moves only when status does."""
-    out: list[Condition] = []
-    found = False
-    for cond in conditions:
-        if cond.type != kind:
-            out.append(cond)
-            continue
-        found = True
-        moved = cond.status != status or cond.last_transition_time is None
-        stamp = now if moved else cond.last_transition_time
-        out.append(Condition(kind, status, reason, message, stamp, generation))
-    if not found:
-        out.append(Condition(kind, status, reason, message, now, generation))
-    return tuple(out)
-
-
-def replica_profile_spec(ihpa: Ihpa, split: gray_steps.ReplicaSplit) -> JSON:
-    """The ReplicaProfile spec Kapacity writes for ``split``."""
-    behavior = ihpa.spec.behavior.replica_profile
-    sorter: JSON = {"type": "WorkloadDefault"}
-    traffic: JSON = {"type": "ReadinessGate"}
-    if behavior is not None:
-        sorter = {"type": behavior.pod_sorter.value}
-        if behavior.pod_sorter_external is not None:
-            ext = behavior.pod_sorter_external
-            sorter["external"] = {"name": ext.name, "config": dict(ext.config)}
-        traffic = {"type": behavior.traffic_controller.value}
-        if behavior.traffic_controller_external is not None:
-            ext = behavior.traffic_controller_external
-            traffic["external"] = {"name": ext.name, "config": dict(ext.config)}
-    return {
-        "scaleTargetRef": ihpa.spec.target.to_json(),
-        "onlineReplicas": split.online,
-        "cutoffReplicas": split.cutoff,
-        "standbyReplicas": split.standby,
-        "paused": ihpa.spec.paused,
-        "behavior": {"podSorter": sorter, "podTrafficController": traffic},
-    }
 
 
 def _strategy(strategy: GrayStrategy | None) -> gray_steps.GrayStrategy | None:
@@ -186,38 +144,6 @@ def gray_in_force(ihpa: Ihpa, now: dt.datetime) -> bool:
     if gray.gray_percent < 100 or gray.last_update_time is None:
         return True
     return now < gray.last_update_time + dt.timedelta(seconds=strategy.observation_seconds)
-
-
-def _action_started(
-    readings: Sequence[CheckerReading],
-    last_anomaly: Mapping[str, dt.datetime],
-    found: Verdict,
-    decision: gray_steps.GrayDecision,
-    now: dt.datetime,
-) -> list[Event]:
-    """podscale's event when a checker action comes into force (none while it lasts):
-    what was in force from earlier anomalies alone is compared with the verdict."""
-    quiet = [replace(r, anomalous=False) for r in readings]
-    if verdict(quiet, last_anomaly, now).action == found.action:
-        return []
-    names = ", ".join(r.name for r in readings if r.anomalous and r.action == found.action)
-    if found.action == "Rollback":
-        return [
-            (
-                "Warning",
-                "GrayRolledBack",
-                f"gray change rolled back to {decision.split.online} online replicas: "
-                f"stability checker(s) {names} detected anomalies",
-            )
-        ]
-    return [
-        (
-            "Warning",
-            "GrayPaused",
-            f"gray change paused at {decision.split.online} online replicas: "
-            f"stability checker(s) {names} detected anomalies",
-        )
-    ]
 
 
 def _fail(
@@ -298,7 +224,7 @@ def decide(
         seen = found.last_anomaly
         plain, decision = decision, stabilize(steps, held, decision, found, now)
         if decision is not plain:
-            events.extend(_action_started(readings, last_anomaly, found, decision, now))
+            events.extend(checker_events(readings, last_anomaly, found, decision, now))
         if decision.gray is not None and decision.gray != held:
             gray = GrayStatus(decision.gray.gray_percent, decision.gray.last_update_time)
         limited = decision.clamped.limited
@@ -309,26 +235,9 @@ def decide(
         spec = replica_profile_spec(ihpa, split)
         if existing is None:
             action = "create"
-            events.append(
-                (
-                    "Normal",
-                    "CreateReplicaProfile",
-                    f"create ReplicaProfile with onlineReplcas: {split.online}, "
-                    f"cutoffReplicas: {split.cutoff}, standbyReplicas: {split.standby}",
-                )
-            )
+            events.extend(profile_events(None, split))
         else:
-            old = existing.split
-            if old != split:
-                events.append(
-                    (
-                        "Normal",
-                        "UpdateReplicaProfile",
-                        f"update ReplicaProfile with onlineReplcas: {old.online} -> "
-                        f"{split.online}, cutoffReplicas: {old.cutoff} -> {split.cutoff}, "
-                        f"standbyReplicas: {old.standby} -> {split.standby}",
-                    )
-                )
+            events.extend(profile_events(existing.split, split))
             if any(existing.spec.get(key) != value for key, value in spec.items()):
                 action = "patch"
         if decision.clamped.replicas == split.online:

@@ -1,12 +1,15 @@
 """The autoscaler kinds the usage-history controller reads, and their CRDs' names.
 
 The HorizontalPodAutoscaler is built in; PredictiveHorizontalPodAutoscaler
-(``autoscaling.podscale.dev/v1alpha1``) and Crane's EffectiveHorizontalPodAutoscaler
-(``autoscaling.crane.io/v1alpha1``) are custom kinds that may not be installed, so each is
+(``autoscaling.podscale.dev/v1alpha1``), Crane's EffectiveHorizontalPodAutoscaler
+(``autoscaling.crane.io/v1alpha1``) and Kapacity's IntelligentHorizontalPodAutoscaler
+(``autoscaling.kapacitystack.io/v1alpha1``, whose Predictive portrait forecasts this
+history) are custom kinds that may not be installed, so each is
 read through a ``webapp.definition_gate.GatedListWatcher`` opened when its CRD is
 Established. Only what a list-watch needs is described here (names, scope, verbs): the
-kinds' own packages (``controllers.phpa``, ``controllers.ehpa``) own their full
-definitions, and an informer shared with them is keyed by group, version and kind alike.
+kinds' own packages (``controllers.phpa``, ``controllers.ehpa``, ``controllers.kapacity``)
+own their full definitions, and an informer shared with them is keyed by group, version
+and kind alike.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Final
 
 from podscale.api.kinds import KindInfo, Subresource, kind_for
 
-__all__ = ["CUSTOM_AUTOSCALERS", "EHPA", "HPA", "PHPA", "GatedKind"]
+__all__ = ["CUSTOM_AUTOSCALERS", "EHPA", "HPA", "IHPA", "PHPA", "GatedKind"]
 
 HPA: Final = kind_for("autoscaling/v2", "HorizontalPodAutoscaler")
 _VERBS: Final = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
@@ -63,4 +66,10 @@ class GatedKind:
         return f"{self.kind.plural}.{self.kind.group}"
 
 
-CUSTOM_AUTOSCALERS: Final = (GatedKind(PHPA), GatedKind(EHPA))
+IHPA: Final = _custom(
+    "autoscaling.kapacitystack.io",
+    "IntelligentHorizontalPodAutoscaler",
+    "intelligenthorizontalpodautoscalers",
+    "ihpa",
+)
+CUSTOM_AUTOSCALERS: Final = (GatedKind(PHPA), GatedKind(EHPA), GatedKind(IHPA))
