@@ -200,7 +200,11 @@ _SPECS: Final[tuple[ControllerSpec, ...]] = (
     ),
     # Kapacity's IntelligentHorizontalPodAutoscaler and the ReplicaProfiles it writes (one
     # manager upstream, two controllers here): idle until their CRDs are installed.
-    ControllerSpec("ihpa-controller", "ihpa", lambda c: IhpaController(c.api, c.clock, c.metrics)),
+    ControllerSpec(
+        "ihpa-controller",
+        "ihpa",
+        lambda c: IhpaController(c.api, c.clock, c.metrics, history=c.history),
+    ),
     ControllerSpec(
         "replicaprofile-controller",
         "replicaprofile",

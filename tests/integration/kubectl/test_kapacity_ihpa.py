@@ -9,7 +9,8 @@ ihpa`` and ``kubectl get rp`` list the objects; ``kubectl describe ihpa`` shows 
 previous and current portrait values with their provider, the gray percent and Kapacity's
 conditions and events; ``kubectl describe rp`` the online/cutoff counts and the pods moved;
 ``kubectl get po -L kapacitystack.io/pod-state`` the cut-off pod, still running, its
-readiness gate closed (``-o wide``) and so not Ready; at the end the workload is scaled to 2. Waits are bounded polls on wall time.
+readiness gate closed (``-o wide``) and so not Ready; at the end the workload is scaled
+to 2. Waits are bounded polls on wall time.
 """
 
 from __future__ import annotations

@@ -112,9 +112,19 @@ def _gray_input(ihpa: Ihpa, previous: PortraitValue | None, current: int) -> gra
         max_replicas=ihpa.spec.max_replicas,
         previous_replicas=None if previous is None else previous.replicas,
         current_replicas=current,
-        scale_up=_strategy(behavior.scale_up),
-        scale_down=_strategy(behavior.scale_down),
+        # A disabled direction takes no step, gray or not (``_disabled`` holds its count).
+        scale_up=None if behavior.scale_up_disabled else _strategy(behavior.scale_up),
+        scale_down=None if behavior.scale_down_disabled else _strategy(behavior.scale_down),
         preview=ihpa.spec.scale_mode == ScaleMode.PREVIEW,
+    )
+
+
+def _disabled(ihpa: Ihpa, online: int, wanted: int) -> bool:
+    """Whether moving the online count from ``online`` to ``wanted`` goes in a direction
+    ``spec.behavior`` disables (podscale's reading of ``disabled``: the profile is held)."""
+    behavior = ihpa.spec.behavior
+    return (wanted > online and behavior.scale_up_disabled) or (
+        wanted < online and behavior.scale_down_disabled
     )
 
 
@@ -232,6 +242,8 @@ def decide(
             conditions, limited.type, limited.status, limited.reason, limited.message, gen, now
         )
         split = decision.split
+        if existing is not None and _disabled(ihpa, existing.split.online, split.online):
+            split = existing.split
         spec = replica_profile_spec(ihpa, split)
         if existing is None:
             action = "create"

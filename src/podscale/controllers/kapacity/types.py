@@ -117,11 +117,14 @@ class GrayStrategy:
 
 @dataclass(frozen=True, slots=True)
 class Behavior:
-    """``spec.behavior``: a direction without a gray strategy changes replicas at once."""
+    """``spec.behavior``: a direction without a gray strategy changes replicas at once; a
+    ``disabled`` direction not at all."""
 
     scale_up: GrayStrategy | None = None
     scale_down: GrayStrategy | None = None
     replica_profile: ReplicaProfileBehavior | None = None
+    scale_up_disabled: bool = False
+    scale_down_disabled: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,9 +176,16 @@ def _gray(raw: Any, path: str) -> GrayStrategy | None:
 def _behavior(raw: Any, path: str) -> Behavior:
     body = mapping(raw, path)
     profile = body.get("replicaProfile")
+    up, down = body.get("scaleUp"), body.get("scaleDown")
     return Behavior(
-        scale_up=_gray(body.get("scaleUp"), f"{path}.scaleUp"),
-        scale_down=_gray(body.get("scaleDown"), f"{path}.scaleDown"),
+        scale_up=_gray(up, f"{path}.scaleUp"),
+        scale_down=_gray(down, f"{path}.scaleDown"),
+        scale_up_disabled=boolean(
+            mapping(up, f"{path}.scaleUp").get("disabled"), f"{path}.scaleUp.disabled"
+        ),
+        scale_down_disabled=boolean(
+            mapping(down, f"{path}.scaleDown").get("disabled"), f"{path}.scaleDown.disabled"
+        ),
         replica_profile=None
         if profile is None
         else read_replica_profile_behavior(profile, f"{path}.replicaProfile"),

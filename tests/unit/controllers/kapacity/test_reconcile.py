@@ -258,3 +258,35 @@ def test_rollback_checker_returns_to_the_previous_count() -> None:
     assert found.rp_spec is not None
     assert (found.rp_spec["onlineReplicas"], found.rp_spec["cutoffReplicas"]) == (3, 0)
     assert found.last_anomaly == {"checker-0": T0}
+
+
+@pytest.mark.parametrize(
+    ("behavior", "offered", "online"),
+    [
+        ({"scaleDown": {"disabled": True}}, 1, 3),
+        ({"scaleDown": {"disabled": True}}, 5, 5),
+        ({"scaleUp": {"disabled": True}}, 5, 3),
+        ({"scaleUp": {"disabled": True}}, 1, 1),
+        ({"scaleDown": {"disabled": True, **CUTOFF_HALF["scaleDown"]}}, 1, 3),
+    ],
+    ids=[
+        "scale-down-disabled-holds",
+        "scale-down-disabled-still-scales-up",
+        "scale-up-disabled-holds",
+        "scale-up-disabled-still-scales-down",
+        "disabled-wins-over-a-gray-strategy",
+    ],
+)
+def test_a_disabled_direction_holds_the_replica_profile(
+    behavior: dict[str, Any], offered: int, online: int
+) -> None:
+    obj = ihpa(status=STATIC_3, behavior=behavior)
+    spec = replica_profile_spec(obj, ReplicaSplit(3))
+    found = decide(obj, [static(offered)], Existing(ReplicaSplit(3), spec), (), {}, T0)
+    assert found.rp_spec is not None
+    assert (found.rp_spec["onlineReplicas"], found.rp_spec["cutoffReplicas"]) == (online, 0)
+    assert found.status.current is not None
+    assert found.status.current.replicas == offered  # the portrait is still reported
+    assert found.status.gray is None  # no gray change starts in a disabled direction
+    progressing = "True" if online != offered else "False"
+    assert conditions(found)["GrayProgressing"][0] == progressing
