@@ -32,6 +32,7 @@ __all__ = [
     "Desired",
     "PodState",
     "StateChange",
+    "allowed_online",
     "classify",
     "is_running",
     "plan_state_change",
@@ -170,3 +171,17 @@ def plan_state_change(current: Classified, desired: Desired, order: Sequence[str
         names(PodState.STANDBY),
         names(PodState.DELETED),
     )
+
+
+def allowed_online(direction: str, wanted: int, online: int) -> int:
+    """The online count a ReplicaProfile may ask for, given its ``allowedScalingDirection``
+    (Kapacity: "it only cares about online replicas"; podscale enforces it, Kapacity's
+    reconciler only declares it): ``Both`` any, ``Neither`` the pods online now, ``Up``
+    no fewer and ``Down`` no more than those."""
+    if direction == "Neither":
+        return online
+    if direction == "Up":
+        return max(wanted, online)
+    if direction == "Down":
+        return min(wanted, online)
+    return wanted

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 from podscale.api.kinds import KindInfo, kind_for
@@ -51,6 +52,7 @@ from podscale.controllers.kapacity.pod_states import (
     Classified,
     Desired,
     PodState,
+    allowed_online,
     classify,
     is_running,
     plan_state_change,
@@ -193,6 +195,11 @@ class ReplicaProfileController:
         await self._open_new_gates(pods)
         counts = classify(pods)
         sync.counts = counts
+        # allowedScalingDirection bounds the online count against the pods online now.
+        online = allowed_online(
+            rp.spec.allowed_scaling_direction, rp.spec.online_replicas, len(counts.online)
+        )
+        sync.rp = rp = replace(rp, spec=replace(rp.spec, online_replicas=online))
         spec = rp.spec
         ensured = (len(counts.online), len(counts.cutoff), len(counts.standby)) == (
             spec.online_replicas,

@@ -15,6 +15,7 @@ from podscale.controllers.kapacity.pod_states import (
     Desired,
     PodState,
     StateChange,
+    allowed_online,
     classify,
     is_running,
     plan_state_change,
@@ -187,3 +188,32 @@ def test_no_pod_moves_twice_and_counts_reach_the_spec(
     assert not set(change.online) & set(current.online)
     assert not set(change.cutoff) & set(current.cutoff)
     assert not set(change.standby) & set(current.standby)
+
+
+@pytest.mark.parametrize(
+    ("direction", "wanted", "online", "expected"),
+    [
+        ("Both", 6, 4, 6),
+        ("Both", 2, 4, 2),
+        ("Neither", 6, 4, 4),
+        ("Neither", 2, 4, 4),
+        ("Up", 6, 4, 6),
+        ("Up", 2, 4, 4),
+        ("Down", 6, 4, 4),
+        ("Down", 2, 4, 2),
+    ],
+    ids=[
+        "both-up",
+        "both-down",
+        "neither-holds-up",
+        "neither-holds-down",
+        "up-allows-up",
+        "up-holds-down",
+        "down-holds-up",
+        "down-allows-down",
+    ],
+)
+def test_allowed_scaling_direction_bounds_the_online_count(
+    direction: str, wanted: int, online: int, expected: int
+) -> None:
+    assert allowed_online(direction, wanted, online) == expected
