@@ -2,7 +2,9 @@
 
 HPAs are read as autoscaling/v2 and described by ``podscale.cli.describe_hpa``, PHPAs
 (podscale's shipped PredictiveHorizontalPodAutoscaler) by ``describe_phpa``, Crane's
-EffectiveHorizontalPodAutoscalers by ``describe_ehpa``; ReplicaSets,
+EffectiveHorizontalPodAutoscalers by ``describe_ehpa``, Kapacity's
+IntelligentHorizontalPodAutoscalers (with their ReplicaProfile of the same name) by
+``describe_ihpa`` and ReplicaProfiles by ``describe_rp``; ReplicaSets,
 StatefulSets and Deployments get kubectl's header (name, selector, labels, replicas, pods
 status from the pods their controller owns) and events. Events are listed with the field
 selector kubectl uses (``involvedObject.name/namespace/kind/uid``). Beyond kubectl, a
@@ -39,6 +41,9 @@ JSON = dict[str, Any]
 _WORKLOADS = frozenset({"ReplicaSet", "Deployment", "StatefulSet"})
 _PHPA_KIND = "PredictiveHorizontalPodAutoscaler"
 _EHPA_KIND = "EffectiveHorizontalPodAutoscaler"
+_IHPA_KIND = "IntelligentHorizontalPodAutoscaler"
+_RP_KIND = "ReplicaProfile"
+_CUSTOM = frozenset({_PHPA_KIND, _EHPA_KIND, _IHPA_KIND, _RP_KIND})
 
 
 async def _events(api: HttpApi, obj: JSON, kind: str) -> list[JSON]:
@@ -260,11 +265,39 @@ async def _describe_one(
         from podscale.cli.describe_ehpa import describe_ehpa  # see _resolve
 
         return describe_ehpa(obj, events, now)
+    if kind.kind in (_IHPA_KIND, _RP_KIND):
+        return await _describe_kapacity(api, kind, obj, events, now)
     owned = (
         kind_for("apps/v1", "ReplicaSet") if kind.kind == "Deployment" else kind_for("v1", "Pod")
     )
     related = await _owned(api, obj, owned)
     return describe_workload(kind.kind, obj, related, events, now)
+
+
+async def _describe_kapacity(
+    api: HttpApi, kind: KindInfo, obj: JSON, events: list[JSON], now: datetime
+) -> str:
+    # Imported here, as in _resolve: only describing a Kapacity kind loads its modules.
+    from podscale.controllers.kapacity.reading import KapacityError
+
+    try:
+        if kind.kind == _RP_KIND:
+            from podscale.cli.describe_rp import describe_replica_profile
+
+            return describe_replica_profile(obj, events, now)
+        from podscale.cli.describe_ihpa import describe_ihpa
+        from podscale.cli.describe_rp import REPLICA_PROFILE
+
+        metadata = obj.get("metadata") or {}
+        try:  # the IHPA's profile has its name; there is none in Preview or before a sync
+            profile: JSON | None = await api.get(
+                REPLICA_PROFILE, metadata.get("namespace"), str(metadata.get("name") or "")
+            )
+        except ApiError:
+            profile = None
+        return describe_ihpa(obj, profile, events, now)
+    except KapacityError as err:  # the schema keeps these out; say so rather than crash
+        raise CommandError(f"error: cannot describe {kind.plural}: {err}") from None
 
 
 def _resolve(resource: str) -> KindInfo:
@@ -280,9 +313,17 @@ def _resolve(resource: str) -> KindInfo:
             return PHPA
         from podscale.cli.describe_ehpa import EHPA, is_ehpa
 
-        if not is_ehpa(resource):
+        if is_ehpa(resource):
+            return EHPA
+        from podscale.cli.describe_ihpa import IHPA, is_ihpa
+
+        if is_ihpa(resource):
+            return IHPA
+        from podscale.cli.describe_rp import REPLICA_PROFILE, is_replica_profile
+
+        if not is_replica_profile(resource):
             raise
-        return EHPA
+        return REPLICA_PROFILE
 
 
 async def describe_objects(
@@ -292,7 +333,7 @@ async def describe_objects(
     kind = _resolve(resource)
     if kind.kind == "HorizontalPodAutoscaler":
         kind = kind_for("autoscaling/v2", "HorizontalPodAutoscaler")
-    elif kind.kind not in _WORKLOADS and kind.kind not in (_PHPA_KIND, _EHPA_KIND):
+    elif kind.kind not in _WORKLOADS and kind.kind not in _CUSTOM:
         raise CommandError(f'error: describe is not supported for "{kind.plural}" yet')
     namespace = target.namespace if kind.namespaced else None
     report = Report()
