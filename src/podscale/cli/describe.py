@@ -293,7 +293,9 @@ async def _describe_kapacity(
             profile: JSON | None = await api.get(
                 REPLICA_PROFILE, metadata.get("namespace"), str(metadata.get("name") or "")
             )
-        except ApiError:
+        except ApiError as err:
+            if err.status != 404:
+                raise
             profile = None
         return describe_ihpa(obj, profile, events, now)
     except KapacityError as err:  # the schema keeps these out; say so rather than crash
