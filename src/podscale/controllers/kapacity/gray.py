@@ -22,19 +22,22 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Literal
 
 from podscale.controllers.kapacity.portraits import Clamped, clamp_replicas
+from podscale.controllers.kapacity.types import GrayStrategy
 
-GrayState = Literal["Online", "Cutoff", "Standby", "Deleted"]
-
-
-@dataclass(frozen=True)
-class GrayStrategy:
-    gray_state: GrayState
-    change_interval_seconds: int
-    change_percent: int
-    observation_seconds: int = 0
+__all__ = [
+    "GrayDecision",
+    "GrayInput",
+    "GrayStatus",
+    "GrayStrategy",
+    "ReplicaSplit",
+    "current_strategy",
+    "decide_gray",
+    "split_at",
+    "start_gray",
+    "wait_seconds",
+]
 
 
 @dataclass(frozen=True)

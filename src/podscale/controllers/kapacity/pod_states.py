@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, Final
 
 from podscale.controllers.kapacity.kind import POD_STATE_LABEL
+from podscale.controllers.kapacity.types import PodState
 
 __all__ = [
     "Classified",
@@ -38,13 +38,6 @@ __all__ = [
     "plan_state_change",
     "state_of",
 ]
-
-
-class PodState(StrEnum):
-    ONLINE = "Online"
-    CUTOFF = "Cutoff"
-    STANDBY = "Standby"
-    DELETED = "Deleted"
 
 
 _ORDERED: Final = (PodState.ONLINE, PodState.CUTOFF, PodState.STANDBY, PodState.DELETED)

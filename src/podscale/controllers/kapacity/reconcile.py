@@ -43,7 +43,7 @@ from podscale.controllers.kapacity.portraits import PortraitOffer, merge_portrai
 from podscale.controllers.kapacity.portraits import PortraitValue as Offered
 from podscale.controllers.kapacity.reading import JSON
 from podscale.controllers.kapacity.stability import CheckerReading, stabilize, verdict
-from podscale.controllers.kapacity.types import GrayStrategy, Ihpa, ScaleMode
+from podscale.controllers.kapacity.types import Ihpa, ScaleMode
 from podscale.controllers.kapacity.validation import FAILED_PORTRAIT
 
 __all__ = [
@@ -94,17 +94,6 @@ class Decision:
     failed: bool = False  # Kapacity returns an error: the work queue retries with backoff
 
 
-def _strategy(strategy: GrayStrategy | None) -> gray_steps.GrayStrategy | None:
-    if strategy is None:
-        return None
-    return gray_steps.GrayStrategy(
-        gray_state=strategy.gray_state.value,
-        change_interval_seconds=strategy.change_interval_seconds,
-        change_percent=strategy.change_percent,
-        observation_seconds=strategy.observation_seconds,
-    )
-
-
 def _gray_input(ihpa: Ihpa, previous: PortraitValue | None, current: int) -> gray_steps.GrayInput:
     behavior = ihpa.spec.behavior
     return gray_steps.GrayInput(
@@ -113,8 +102,8 @@ def _gray_input(ihpa: Ihpa, previous: PortraitValue | None, current: int) -> gra
         previous_replicas=None if previous is None else previous.replicas,
         current_replicas=current,
         # A disabled direction takes no step, gray or not (``_disabled`` holds its count).
-        scale_up=None if behavior.scale_up_disabled else _strategy(behavior.scale_up),
-        scale_down=None if behavior.scale_down_disabled else _strategy(behavior.scale_down),
+        scale_up=None if behavior.scale_up_disabled else behavior.scale_up,
+        scale_down=None if behavior.scale_down_disabled else behavior.scale_down,
         preview=ihpa.spec.scale_mode == ScaleMode.PREVIEW,
     )
 
