@@ -16,11 +16,11 @@ are 0 are left out, as the Go types' ``omitempty`` does on the wire.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Final
 
+from podscale.api.json_copy import copy_json
 from podscale.api.kinds import kind_for
 from podscale.client.http import ApiError
 from podscale.controllers.deployment import conditions as cond
@@ -129,7 +129,7 @@ class DeploymentSync:
 
     async def write_status(self, status: Mapping[str, Any]) -> None:
         """Write ``status`` (and the working copy's annotations) unless nothing changed."""
-        body = copy.deepcopy(self.deployment)
+        body = copy_json(self.deployment)
         body["status"] = wire_status(status)
         if body["status"] == (self.deployment.get("status") or {}):
             return
@@ -160,7 +160,7 @@ class DeploymentSync:
         if condition is None:
             return
         self.set_condition(condition)
-        await self.update_deployment_status(copy.deepcopy(self.deployment))
+        await self.update_deployment_status(copy_json(self.deployment))
 
     async def sync_status(self, new_name: str | None) -> None:
         """``syncDeploymentStatus``: counts and Available only, no progress estimate."""
@@ -193,7 +193,7 @@ class DeploymentSync:
         size_changed = old_scale != new_scale
         if not size_changed and all(annotations.get(k) == v for k, v in wanted.items()):
             return False
-        body = copy.deepcopy(rs)
+        body = copy_json(rs)
         body.setdefault("spec", {})["replicas"] = new_scale
         body["metadata"]["annotations"] = {**annotations, **wanted}
         self.replica_sets[name] = await self.api.update(REPLICA_SET, self.namespace, body)

@@ -10,11 +10,11 @@ the controller writes only on change. Unknown status fields survive.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
+from podscale.api.json_copy import copy_json
 from podscale.controllers.replicaset.podstate import (
     is_pod_active,
     is_pod_available,
@@ -104,7 +104,7 @@ def replica_set_status(
     active = [pod for pod in pods if is_pod_active(pod)]
     template_labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
     min_ready_seconds = int(spec.get("minReadySeconds") or 0)
-    status: dict[str, Any] = copy.deepcopy(dict(rs.get("status") or {}))
+    status: dict[str, Any] = copy_json(dict(rs.get("status") or {}))
     status["replicas"] = len(active)
     status["fullyLabeledReplicas"] = sum(_has_template_labels(template_labels, p) for p in active)
     status["readyReplicas"] = sum(is_pod_ready(p) for p in active)

@@ -9,11 +9,11 @@ controller or a simulated API server produce the same names from an injected RNG
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Mapping
 from typing import Any, Final
 
+from podscale.api.json_copy import copy_json
 from podscale.api.names import validate_dns1123_subdomain_name
 
 __all__ = [
@@ -78,11 +78,11 @@ def pod_from_template(rs: Mapping[str, Any]) -> dict[str, Any]:
         pod_meta["namespace"] = metadata["namespace"]
     for field in ("labels", "annotations", "finalizers"):
         if template_meta.get(field):
-            pod_meta[field] = copy.deepcopy(template_meta[field])
+            pod_meta[field] = copy_json(template_meta[field])
     pod_meta["ownerReferences"] = [controller_ref(rs)]
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": pod_meta,
-        "spec": copy.deepcopy(template.get("spec") or {}),
+        "spec": copy_json(template.get("spec") or {}),
     }

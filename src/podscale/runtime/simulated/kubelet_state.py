@@ -26,11 +26,11 @@ Neighbours: ``podscale.runtime.simulated.scheduling`` binds pods first,
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
+from podscale.api.json_copy import copy_json
 from podscale.hpa.conditions import format_time
 from podscale.runtime.simulated.node_objects import node, set_node_ready
 from podscale.runtime.simulated.pod_status import (
@@ -206,7 +206,7 @@ def advance_pod(
     if not is_node_ready(node):
         lost = node_lost(pod, now)
         return None if lost == old else lost
-    status = copy.deepcopy(old)
+    status = copy_json(old)
     if "startTime" not in status:
         status["startTime"] = format_time(now)
         status["phase"] = "Pending"
@@ -220,7 +220,7 @@ def advance_pod(
             # A late call may cross several steps (created, running, ready) at once.
             before = None
             while before != container:
-                before = copy.deepcopy(container)
+                before = copy_json(container)
                 _advance_container(pod, status, container, now, profile)
         status["phase"] = _pod_phase(pod, status.get("containerStatuses") or [])
     update_readiness(status, now, readiness_gates(pod))
@@ -235,7 +235,7 @@ def crash(
     container: str | None = None,
 ) -> dict[str, Any]:
     """The status after the running containers (or only ``container``) exit with ``exit_code``."""
-    status = copy.deepcopy(pod.get("status") or {})
+    status = copy_json(pod.get("status") or {})
     for entry in status.get("containerStatuses") or []:
         running = (entry.get("state") or {}).get("running")
         if running is None or (container is not None and entry.get("name") != container):
@@ -259,7 +259,7 @@ def crash(
 def node_lost(pod: dict[str, Any], now: datetime) -> dict[str, Any]:
     """The status once the node lifecycle controller sees the node NotReady: only the pod's
     Ready condition turns False (upstream ``MarkPodsNotReady``); phase and containers stay."""
-    status = copy.deepcopy(pod.get("status") or {})
+    status = copy_json(pod.get("status") or {})
     if any(c.get("type") == "Ready" for c in status.get("conditions") or []):
         set_condition(status, "Ready", "False", now)
     return status

@@ -6,10 +6,10 @@ Plain JSON dicts as the API server stores them, so ``podscale.runtime.simulated.
 
 from __future__ import annotations
 
-import copy
 from datetime import datetime
 from typing import Any
 
+from podscale.api.json_copy import copy_json
 from podscale.hpa.conditions import format_time
 
 __all__ = ["node", "set_node_ready"]
@@ -61,7 +61,7 @@ def node(
 def set_node_ready(node_obj: dict[str, Any], ready: bool, now: datetime) -> dict[str, Any]:
     """A copy of the node with Ready True, or Unknown as when its kubelet stops reporting
     (the node lifecycle controller's view of a lost node)."""
-    changed = copy.deepcopy(node_obj)
+    changed = copy_json(node_obj)
     status = changed.setdefault("status", {})
     kept = [c for c in status.get("conditions") or [] if c.get("type") != "Ready"]
     previous = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), None)
