@@ -195,11 +195,6 @@ class ReplicaProfileController:
         await self._open_new_gates(pods)
         counts = classify(pods)
         sync.counts = counts
-        # allowedScalingDirection bounds the online count against the pods online now.
-        online = allowed_online(
-            rp.spec.allowed_scaling_direction, rp.spec.online_replicas, len(counts.online)
-        )
-        sync.rp = rp = replace(rp, spec=replace(rp.spec, online_replicas=online))
         spec = rp.spec
         ensured = (len(counts.online), len(counts.cutoff), len(counts.standby)) == (
             spec.online_replicas,
@@ -213,6 +208,13 @@ class ReplicaProfileController:
         await sync.write()
         if ensured:
             return
+        # allowedScalingDirection bounds the online count against the pods online now: what
+        # it forbids stays unsatisfied (Ensured False) and is not acted on.
+        online = allowed_online(
+            spec.allowed_scaling_direction, spec.online_replicas, len(counts.online)
+        )
+        sync.rp = rp = replace(rp, spec=replace(spec, online_replicas=online))
+        spec = rp.spec
         needed = bool(spec.cutoff_replicas or spec.standby_replicas)
         needed = needed or bool(counts.cutoff or counts.standby)
         current = int((scale.get("spec") or {}).get("replicas") or 0)
