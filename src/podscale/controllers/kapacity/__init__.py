@@ -1,3 +1,5 @@
 """Kapacity's IntelligentHorizontalPodAutoscaler and ReplicaProfile
-(``autoscaling.kapacitystack.io/v1alpha1``): the kinds, their CRDs, types and checks, and the
-pure decisions (portraits, gray steps, stability checkers); no controller runs them yet."""
+(``autoscaling.kapacitystack.io/v1alpha1``): the kinds and their CRDs, types and checks, the
+pure decisions (portraits, gray steps, stability checkers, one IHPA reconcile, pod state
+transfers) and the two controller shells, ``controller.IhpaController`` and
+``rp_controller.ReplicaProfileController`` (registered in ``controllers.registry``)."""
