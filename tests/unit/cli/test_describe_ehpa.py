@@ -5,8 +5,6 @@ server with the CRD installed."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,8 @@ from podscale.controllers.ehpa.kind import definition
 from podscale.plane.files import write_kubeconfig
 from podscale.store.memory import MemoryStore
 from podscale.testing.clock import FakeClock
+
+from .served import post
 
 JSON = dict[str, Any]
 NOW = datetime(2026, 11, 26, 1, 30, tzinfo=UTC)  # a Thursday, 01:30 UTC
@@ -192,17 +192,6 @@ def test_a_cron_that_does_not_parse_is_shown_as_invalid() -> None:
 )
 def test_which_names_mean_the_kind(name: str, expected: bool) -> None:
     assert is_ehpa(name) is expected
-
-
-def post(url: str, body: JSON) -> None:
-    request = urllib.request.Request(
-        url,
-        data=json.dumps(body).encode(),
-        headers={"content-type": "application/json"},
-        method="POST",
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        assert response.status == 201
 
 
 def test_podscale_describe_ehpa_against_a_server(tmp_path: Path) -> None:

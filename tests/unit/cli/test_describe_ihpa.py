@@ -5,8 +5,6 @@ its own; end to end against a server with both CRDs installed."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,8 @@ from podscale.controllers.kapacity.kind import definition, replica_profile_defin
 from podscale.plane.files import write_kubeconfig
 from podscale.store.memory import MemoryStore
 from podscale.testing.clock import FakeClock
+
+from .served import post
 
 JSON = dict[str, Any]
 NOW = datetime(2026, 11, 26, 1, 30, tzinfo=UTC)
@@ -313,17 +313,6 @@ def test_describe_replica_profile() -> None:
 )
 def test_which_names_mean_the_kinds(name: str, ihpa_kind: bool, rp_kind: bool) -> None:
     assert (is_ihpa(name), is_replica_profile(name)) == (ihpa_kind, rp_kind)
-
-
-def post(url: str, body: JSON) -> None:
-    request = urllib.request.Request(
-        url,
-        data=json.dumps(body).encode(),
-        headers={"content-type": "application/json"},
-        method="POST",
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        assert response.status == 201
 
 
 def test_podscale_describe_ihpa_against_a_server(tmp_path: Path) -> None:

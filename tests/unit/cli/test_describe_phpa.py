@@ -4,8 +4,6 @@ then its conditions and events; end to end against a server with the CRD install
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,8 @@ from podscale.controllers.phpa.kind import definition
 from podscale.plane.files import write_kubeconfig
 from podscale.store.memory import MemoryStore
 from podscale.testing.clock import FakeClock
+
+from .served import post
 
 JSON = dict[str, Any]
 NOW = datetime(2026, 11, 26, 1, 0, tzinfo=UTC)
@@ -89,17 +89,6 @@ WINDOW = {
 PHPAS = (
     "/apis/autoscaling.podscale.dev/v1alpha1/namespaces/default/predictivehorizontalpodautoscalers"
 )
-
-
-def post(url: str, body: JSON) -> None:
-    request = urllib.request.Request(
-        url,
-        data=json.dumps(body).encode(),
-        headers={"content-type": "application/json"},
-        method="POST",
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        assert response.status == 201
 
 
 def lines(text: str) -> list[list[str]]:
