@@ -41,6 +41,7 @@ from podscale.controllers.kapacity.reading import KapacityError
 from podscale.controllers.kapacity.stability import CheckerReading
 from podscale.controllers.kapacity.types import CheckerType, Ihpa
 from podscale.controllers.runtime_api import ControllerApi
+from podscale.controllers.runtime_owners import meta
 from podscale.hpa.calculator import calculate_replicas
 from podscale.hpa.types import Config, MetricError, MetricsUnavailable
 
@@ -62,10 +63,6 @@ def _rules(ihpa: Ihpa) -> list[list[MetricRule]]:
                     _LOG.info("stability checker of %s/%s: %s", ihpa.namespace, ihpa.name, err)
         out.append(rules)
     return out
-
-
-def _labels(pod: Any) -> Any:
-    return (pod.get("metadata") or {}).get("labels")
 
 
 def _direct(rule: MetricRule) -> bool:
@@ -145,7 +142,7 @@ async def read_checkers(
             # The pods that serve traffic: a cut-off or standby pod is idle by design, and
             # upstream's CPU rule would still count it (it went unready long after it
             # started), diluting exactly the load the checker watches.
-            online = [p for p in pods if state_of(_labels(p)) is PodState.ONLINE]
+            online = [p for p in pods if state_of(meta(p).get("labels")) is PodState.ONLINE]
             context: dict[str, Any] = {
                 "current_replicas": len(online) or current,
                 "pods": online,
