@@ -34,7 +34,7 @@ import statistics
 import tarfile
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import lru_cache
 from pathlib import Path
@@ -236,6 +236,9 @@ class TraceRate:
     offset: timedelta = timedelta(0)
     loop: bool = False
     rate_scale: float = 1.0
+    # The series once parsed: ``load_trace`` resolves the path on every call (a system
+    # call per component), and a replay asks for the rate every simulated second.
+    _parsed: list[TraceSeries] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.time_scale) and self.time_scale > 0):
@@ -246,8 +249,10 @@ class TraceRate:
             raise ValueError("offset must not be negative")
 
     def series(self) -> TraceSeries:
-        """The parsed trace (read on first use, then cached)."""
-        return load_trace(self.path, self.request_type)
+        """The parsed trace (read on first use, then kept by this rate)."""
+        if not self._parsed:
+            self._parsed.append(load_trace(self.path, self.request_type))
+        return self._parsed[0]
 
     def rate_at(self, t: timedelta) -> float:
         series = self.series()

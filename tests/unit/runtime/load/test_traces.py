@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from podscale.runtime.load import TraceError, TraceRate, load_trace
+from podscale.runtime.load import traces as traces_module
 
 REPO = Path(__file__).resolve().parents[4]
 # The full-resolution traces sit in the shared folder next to the repository, when present.
@@ -208,6 +209,28 @@ def test_loaded_once_and_cached(tmp_path: Path) -> None:
     path.write_text("minute,requests\n0,120\n", encoding="utf-8")
     assert TraceRate(path).series() is first
     assert TraceRate(path).rate_at(timedelta(0)) == 1.0
+
+
+def test_a_rate_parses_and_resolves_its_path_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A replay reads the rate every simulated second: the path is not resolved each time.
+    path = write(tmp_path, "once.csv", "minute,requests\n0,60\n1,120\n")
+    rate = TraceRate(path)
+    calls: list[Path] = []
+    real = traces_module.load_trace
+
+    def counting(given: str | Path, request_type: str | None = None) -> object:
+        calls.append(Path(given))
+        return real(given, request_type)
+
+    monkeypatch.setattr(traces_module, "load_trace", counting)
+    assert [rate.rate_at(t) for t in (0 * S, 59 * S, 60 * S, 10 * M)] == [1.0, 1.0, 2.0, 2.0]
+    assert calls == [path]
+    # What a rate remembers is not part of its identity.
+    assert rate == TraceRate(path)
+    assert hash(rate) == hash(TraceRate(path))
+    assert "_parsed" not in repr(rate)
 
 
 def test_lazy_until_first_use(tmp_path: Path) -> None:
