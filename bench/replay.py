@@ -14,13 +14,22 @@ Three figures, the goals of the replay command (wall time on this machine):
   100; ``--fleet-hours`` shortens the span, and the report then extrapolates to a day,
   labelled as such: the first 10 simulated minutes (the setup: every pod created) once,
   the rest at the rate measured after them);
-- ``week``: seven simulated days of one workload (goal <= 30 s).
+- ``week``: seven simulated days of one workload (goal <= 30 s);
+- ``trace``: what a user runs, ``podscale replay``'s engine (``podscale.replay.replay``, one
+  run, no worker process) on the NASA weekday of docs/replay.md's baselines (minutes
+  5760-7200 after a 30-minute warm-up, 2 CPU per request/s, 500m request, 90 s startup, the
+  upstream-default HPA of ``examples/replay-baselines/default.yaml``): a day of a real trace,
+  peaking at 27 pods, with about seven times the sine's scale events. Reported next to the
+  goals (the day's goal is the sine's), not instead of them.
 
 Every run checks its result and the script exits 1 when one fails: at the peak (noon of each
 day) and at the end, each workload's ``spec.replicas`` must lie within a band around the pods
-the noise-free load needs (ceil(cpu / (200m x 50%))): the HPA followed the load.
+the noise-free load needs (ceil(cpu / (200m x 50%))): the HPA followed the load. The
+``trace`` figure checks the replay's own measures: the HPA's cost lies between the oracle's
+and fixed-at-the-peak's, its highest replicas reach the needed peak, and it was
+under-provisioned for less than a tenth of the needed pod-minutes.
 
-Usage: python3 bench/replay.py [--only day,fleet,week] [--fleet 100] [--fleet-hours 24]
+Usage: python3 bench/replay.py [--only day,fleet,week,trace] [--fleet 100] [--fleet-hours 24]
                                [--days 7] [--json]
 """
 
@@ -53,6 +62,9 @@ BASELINE_MILLICPU = 1
 TROUGH_RATE = 10.0
 PEAK_RATE = 150.0
 GOALS = {"day": 5.0, "fleet": 300.0, "week": 30.0}
+REPO = Path(__file__).resolve().parents[1]
+NASA = REPO / "src" / "podscale" / "demo" / "scenarios" / "traces" / "nasa-1995-per-minute.csv"
+DEFAULT_HPA = REPO / "examples" / "replay-baselines" / "default.yaml"
 # A shortened fleet is extrapolated from its steady state after this much simulated time.
 SETUP_HOURS = 10 / 60
 
@@ -259,6 +271,42 @@ def replay(name: str, workloads: int, duration: timedelta, tick: timedelta) -> R
     return run
 
 
+def trace_day() -> Run:
+    """The ``trace`` figure: one ``podscale replay`` run of the NASA weekday (see above)."""
+    import yaml
+
+    from podscale.replay.from_trace import TraceWorkload, trace_scenario
+    from podscale.replay.replay import replay as run_replay
+    from podscale.replay.target import Autoscaler
+    from podscale.replay.window import choose_window
+
+    workload = TraceWorkload(NASA, "2", "500m", "90s")
+    scen = trace_scenario(workload)
+    window = choose_window(
+        scen.duration, timedelta(minutes=5760), timedelta(minutes=1440), timedelta(minutes=30)
+    )
+    objects = tuple(d for d in yaml.safe_load_all(DEFAULT_HPA.read_text("utf-8")) if d)
+    gc.collect()
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    result = run_replay(scen, [Autoscaler("default", objects)], window, workers=1)
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    hpa = next(r.totals for r in result.runs if not r.reference)
+    peak, oracle = (r.totals for r in result.runs if r.reference)  # in this order
+    needed_pod_minutes = oracle.cost_pod_hours * 60
+    run = Run("trace", 1, 24.0, wall, cpu, 0, hpa.scale_ups + hpa.scale_downs)
+    checks = [
+        (
+            "cost within [oracle, peak]",
+            oracle.cost_pod_hours <= hpa.cost_pod_hours <= peak.cost_pod_hours,
+        ),
+        ("reaches the peak", hpa.max_replicas >= peak.max_replicas),
+        ("under < 10% of needed", hpa.under_pod_minutes < 0.1 * needed_pod_minutes),
+    ]
+    for label, ok in checks:
+        run.checks.append(Check(label, 24.0, peak.max_replicas, hpa.max_replicas, ok))
+    return run
+
+
 def report(run: Run, goal: float, hours: float | None = None) -> JSON:
     """The run's figures; ``hours``: extrapolate the run to that many simulated hours."""
     wall = run.wall_seconds
@@ -286,7 +334,7 @@ def report(run: Run, goal: float, hours: float | None = None) -> JSON:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--only", default="day,fleet,week", help="comma-separated figures")
+    parser.add_argument("--only", default="day,fleet,week,trace", help="comma-separated figures")
     parser.add_argument("--fleet", type=int, default=100, help="workloads of the fleet figure")
     parser.add_argument("--fleet-hours", type=float, default=24.0, help="fleet span, hours")
     parser.add_argument("--days", type=float, default=7.0, help="days of the week figure")
@@ -311,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
         elif figure == "week":
             run = replay("week", 1, args.days * DAY, tick)
             reports.append(report(run, GOALS["week"]))
+        elif figure == "trace":
+            reports.append(report(trace_day(), GOALS["day"]))
         else:
             parser.error(f"unknown figure {figure!r}")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
