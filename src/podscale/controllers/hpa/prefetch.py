@@ -43,10 +43,13 @@ class MetricQuery:
 
     kind: str
     args: tuple[Any, ...]
+    # The query's identity (kind and canonical JSON of the arguments), computed once: a
+    # remembered query is looked up by it at every sync. The arguments are never changed
+    # after construction (the recorder keeps them as the engine passed them).
+    key: tuple[str, str] = field(init=False, repr=False, compare=False)
 
-    @property
-    def key(self) -> tuple[str, str]:
-        return self.kind, _canonical(list(self.args))
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", (self.kind, _canonical(list(self.args))))
 
 
 class _ByQuery:
