@@ -130,10 +130,10 @@ class RecordedMetrics(_ByQuery):
     missed: list[MetricQuery] = field(default_factory=list)
 
     def _on(self, kind: str, *args: Any) -> Any:
-        query = MetricQuery(kind, args)
-        answer = self.answers.get(query.key)
+        # The query's key without the query: it is made only when it was not answered.
+        answer = self.answers.get((kind, _canonical(list(args))))
         if answer is None:
-            self.missed.append(query)
+            self.missed.append(MetricQuery(kind, args))
             raise MetricsUnavailable(_NOT_FETCHED)
         if isinstance(answer, MetricsUnavailable):
             raise MetricsUnavailable(str(answer))
