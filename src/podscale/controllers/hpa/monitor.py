@@ -89,16 +89,34 @@ class ControllerMetrics:
             self._computations,
             self._computation_seconds,
         )
+        # The labelled children by label values: ``labels()`` hands out the same child for
+        # the same values as long as none is removed, and these families are private and
+        # never remove one; looking them up here spares its checks on every sync.
+        self._reconciliation_children: dict[tuple[str, str], tuple[Counter, Histogram]] = {}
+        self._computation_children: dict[tuple[str, str, str], tuple[Counter, Histogram]] = {}
 
     def observe_reconciliation(self, action: str, error: str, seconds: float) -> None:
-        self._reconciliations.labels(action, error).inc()
-        self._reconciliation_seconds.labels(action, error).observe(seconds)
+        key = (action, error)
+        children = self._reconciliation_children.get(key)
+        if children is None:
+            children = (
+                self._reconciliations.labels(*key),
+                self._reconciliation_seconds.labels(*key),
+            )
+            self._reconciliation_children[key] = children
+        children[0].inc()
+        children[1].observe(seconds)
 
     def observe_metric_computation(
         self, action: str, error: str, metric_type: str, seconds: float
     ) -> None:
-        self._computations.labels(action, error, metric_type).inc()
-        self._computation_seconds.labels(action, error, metric_type).observe(seconds)
+        key = (action, error, metric_type)
+        children = self._computation_children.get(key)
+        if children is None:
+            children = (self._computations.labels(*key), self._computation_seconds.labels(*key))
+            self._computation_children[key] = children
+        children[0].inc()
+        children[1].observe(seconds)
 
     def reconciliations(self, action: str, error: str) -> int:
         """How many reconciliations were recorded with these labels."""

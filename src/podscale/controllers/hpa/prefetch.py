@@ -43,10 +43,13 @@ class MetricQuery:
 
     kind: str
     args: tuple[Any, ...]
+    # The query's identity (kind and canonical JSON of the arguments), computed once: a
+    # remembered query is looked up by it at every sync. The arguments are never changed
+    # after construction (the recorder keeps them as the engine passed them).
+    key: tuple[str, str] = field(init=False, repr=False, compare=False)
 
-    @property
-    def key(self) -> tuple[str, str]:
-        return self.kind, _canonical(list(self.args))
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", (self.kind, _canonical(list(self.args))))
 
 
 class _ByQuery:
@@ -127,10 +130,10 @@ class RecordedMetrics(_ByQuery):
     missed: list[MetricQuery] = field(default_factory=list)
 
     def _on(self, kind: str, *args: Any) -> Any:
-        query = MetricQuery(kind, args)
-        answer = self.answers.get(query.key)
+        # The query's key without the query: it is made only when it was not answered.
+        answer = self.answers.get((kind, _canonical(list(args))))
         if answer is None:
-            self.missed.append(query)
+            self.missed.append(MetricQuery(kind, args))
             raise MetricsUnavailable(_NOT_FETCHED)
         if isinstance(answer, MetricsUnavailable):
             raise MetricsUnavailable(str(answer))

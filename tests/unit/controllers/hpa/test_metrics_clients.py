@@ -17,10 +17,12 @@ import httpx
 import pytest
 
 from podscale.apiserver.http.app import create_app
+from podscale.apiserver.metricsapis.pod_usage import PodUsageReader
 from podscale.apiserver.state import ServerState
 from podscale.client.http import HttpApi
 from podscale.client.kubeconfig import Connection
 from podscale.controllers.hpa import InProcessMetricsClient, MetricsClient, RestMetricsClient
+from podscale.controllers.hpa.metrics_inprocess import _usage_reader
 from podscale.hpa.types import MetricsUnavailable, PodMetric
 from podscale.metrics.push import PushMetricsProvider
 from podscale.store.memory import MemoryStore
@@ -257,3 +259,24 @@ def test_rest_urls(query: Query, path: str, params: dict[str, str] | None) -> No
     with contextlib.suppress(MetricsUnavailable):
         asyncio.run(query(client))
     assert recorder.requests == [("GET", path, params)]
+
+
+class _Reader:
+    def pod_usage_selected(self, namespace: str, selector: Any) -> None:
+        return None
+
+
+class _Blocked(_Reader):
+    pod_usage_selected = None  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize(
+    "provider",
+    [_Reader(), _Blocked(), PodMetricsSource(), object()],
+    ids=["reader", "method-set-to-none", "json-only-provider", "plain-object"],
+)
+def test_usage_reader_check_agrees_with_the_protocol(provider: object) -> None:
+    # The in-process client's cheap check answers as isinstance on the protocol does.
+    found = _usage_reader(provider)
+    assert (found is provider) == isinstance(provider, PodUsageReader)
+    assert found is None or found is provider

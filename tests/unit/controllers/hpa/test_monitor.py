@@ -6,6 +6,9 @@ pairs are sorted by name (``le`` among them); names, labels, help and buckets ar
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from podscale.controllers.hpa.monitor import BUCKETS, ControllerMetrics
 
 PREFIX = "horizontal_pod_autoscaler_controller_"
@@ -104,3 +107,42 @@ def test_two_controllers_in_one_process_do_not_share_counts() -> None:
     first, second = ControllerMetrics(), ControllerMetrics()
     first.observe_reconciliation("none", "none", 0.1)
     assert (first.reconciliations("none", "none"), second.render()) == (1, "")
+
+
+class _Uncached(ControllerMetrics):
+    """The general path: every observation looks its children up through ``labels()``."""
+
+    def observe_reconciliation(self, action: str, error: str, seconds: float) -> None:
+        self._reconciliations.labels(action, error).inc()
+        self._reconciliation_seconds.labels(action, error).observe(seconds)
+
+    def observe_metric_computation(
+        self, action: str, error: str, metric_type: str, seconds: float
+    ) -> None:
+        self._computations.labels(action, error, metric_type).inc()
+        self._computation_seconds.labels(action, error, metric_type).observe(seconds)
+
+
+_observations = st.lists(
+    st.tuples(
+        st.sampled_from(["scale_up", "scale_down", "none"]),
+        st.sampled_from(["spec", "internal", "none"]),
+        st.sampled_from([None, "Resource", "Pods", "External"]),
+        st.floats(0, 40, allow_nan=False),
+    ),
+    max_size=30,
+)
+
+
+@given(_observations)
+def test_remembered_children_record_what_labels_would(
+    observations: list[tuple[str, str, str | None, float]],
+) -> None:
+    cached, plain = ControllerMetrics(), _Uncached()
+    for metrics in (cached, plain):
+        for action, error, metric_type, seconds in observations:
+            if metric_type is None:
+                metrics.observe_reconciliation(action, error, seconds)
+            else:
+                metrics.observe_metric_computation(action, error, metric_type, seconds)
+    assert cached.render() == plain.render()

@@ -10,8 +10,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from podscale.api import Quantity
 from podscale.apiserver.metricsapis.pod_usage import ContainerUsage, PodUsage
-from podscale.controllers.hpa.metrics_values import pod_resource_values, pod_usage_values
+from podscale.controllers.hpa.metrics_values import (
+    nano_to_milli,
+    pod_resource_values,
+    pod_usage_values,
+    units_to_milli,
+)
 from podscale.hpa.types import MetricsUnavailable, PodMetric
 from podscale.metrics.server.render import render_pod_metrics
 from podscale.metrics.server.usage import Usage
@@ -94,3 +100,19 @@ def test_cpu_rounds_up_to_a_millicore(cpu: int, milli: int) -> None:
     samples, stamp = pod_usage_values([record], "cpu", None)
     assert samples == {"p": PodMetric(milli, NOW, timedelta(seconds=15))}
     assert stamp == NOW  # whole seconds, as the rendered timestamp
+
+
+# The integer conversions ``pod_usage_values`` uses instead of building a Quantity per
+# container: equal to the Quantity's milli value everywhere, int64 saturation included.
+huge = st.integers(-(2**70), 2**70)
+around_rounding = st.integers(-(10**7), 10**7)
+
+
+@given(st.one_of(huge, around_rounding, st.sampled_from([0, 1, -1, 999_999, 10**6, -(10**6)])))
+def test_nano_to_milli_is_the_quantity_milli_value(nanos: int) -> None:
+    assert nano_to_milli(nanos) == Quantity(nanos, -9, "DecimalSI").milli_value()
+
+
+@given(st.one_of(huge, st.sampled_from([0, 1, -1, 2**63 // 1000, -(2**63) // 1000 - 1])))
+def test_units_to_milli_is_the_quantity_milli_value(units: int) -> None:
+    assert units_to_milli(units) == Quantity(units, 0, "BinarySI").milli_value()

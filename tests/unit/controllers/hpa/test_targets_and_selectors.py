@@ -4,8 +4,11 @@ resolving ``scaleTargetRef`` is tested in test_scale_targets."""
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import UTC, datetime
 from typing import Any
+
+import pytest
 
 from podscale.api.selectors import parse_selector
 from podscale.controllers.hpa.prefetch import MetricQuery, QueryRecorder, fetch_answers
@@ -107,3 +110,26 @@ def test_a_replay_reports_the_questions_it_had_no_answer_for() -> None:
     decision = decide(hpa, metrics=complete, **options)
     assert [q.kind for q in complete.missed] == ["resource"]
     assert decision.trace.metrics[0].error is not None
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "same"),
+    [
+        (("cpu", "ns", "app=web", None), ("cpu", "ns", "app=web", None), True),
+        (
+            ("rps", "ns", "app=web", {"matchLabels": {"a": "1", "b": "2"}}),
+            ("rps", "ns", "app=web", {"matchLabels": {"b": "2", "a": "1"}}),
+            True,
+        ),
+        (("cpu", "ns", "app=web", None), ("cpu", "ns", "app=web", "c"), False),
+        (("rps", "ns", "x", {"matchLabels": {"a": "1"}}), ("rps", "ns", "x", {}), False),
+    ],
+    ids=["equal-args", "dict-order-ignored", "container-differs", "selector-differs"],
+)
+def test_a_query_key_is_its_canonical_arguments(
+    first: tuple[Any, ...], second: tuple[Any, ...], same: bool
+) -> None:
+    # Computed once at construction: the same as canonical JSON of the arguments.
+    one, other = MetricQuery("pods", first), MetricQuery("pods", second)
+    assert one.key == ("pods", json.dumps(list(first), sort_keys=True, separators=(",", ":")))
+    assert (one.key == other.key) is same
