@@ -96,6 +96,12 @@ class ServerState:
     # Validating admission hooks by (group, kind): the webhooks a product's install brings
     # (the plane registers KEDA's with its operator), run by ``operations.verbs``.
     admission_hooks: AdmissionHooks = field(default_factory=AdmissionHooks)
+    # The Scale views ``operations.subresources.get_scale`` served last, by (storage
+    # resource, namespace, name, the parent's resourceVersion, id of the kind info), each
+    # with the kind info it was made for (so the id stays that info's) and the view.
+    scale_views: dict[tuple[str, str, str, str, int], tuple[object, JSON]] = field(
+        default_factory=dict
+    )
 
 
 def json_response(

@@ -159,38 +159,34 @@ def scale_view(info: KindInfo, parent: JSON) -> JSON:
     return scale_of(parent)
 
 
-# The Scale views served last, by (store, storage resource, namespace, name, the parent's
-# resourceVersion, kind info): a view is a pure function of the stored parent, and a
-# resourceVersion names one stored state of one object of one store, so an entry is exact for
-# as long as that revision is the parent's current one; a write moves it, and the next read
-# misses. The store and info are held in the entry, so their ids stay theirs. Custom kinds are
-# not kept (their scale paths come from a CRD that can change under the same revision).
-# Controllers and replays read a target's Scale every sync; decoding the whole parent for
-# three fields was most of the read.
-_ScaleKey = tuple[int, str, str, str, str, int]
-_scales: dict[_ScaleKey, tuple[object, KindInfo, JSON]] = {}
+# A Scale view is a pure function of the stored parent, and a resourceVersion names one
+# stored state of one object of the server's store, so a view kept by the parent's
+# resourceVersion (``ServerState.scale_views``) is exact for as long as that revision is the
+# parent's current one; a write moves it and the next read misses. Custom kinds are not kept
+# (their scale paths come from a CRD that can change under the same revision). Controllers
+# and replays read a target's Scale every sync; decoding the whole parent for three fields
+# was most of the read.
 _SCALE_MEMO_LIMIT: Final = 1024
 
 
 def get_scale(state: ServerState, info: KindInfo, namespace: str | None, name: str) -> JSON:
     if isinstance(info, CustomKind):
         return scale_view(info, get_object(state, info, namespace, name))
-    store = state.store
+    views = state.scale_views
     resource = storage_resource(info)
-    revision = store.revision_of(resource, namespace or "", name)
+    revision = state.store.revision_of(resource, namespace or "", name)
     if revision is not None:
-        known = _scales.get((id(store), resource, namespace or "", name, str(revision), id(info)))
-        if known is not None and known[0] is store and known[1] is info:
-            return copy_json(known[2])
+        known = views.get((resource, namespace or "", name, str(revision), id(info)))
+        if known is not None and known[0] is info:
+            return copy_json(known[1])
     scale = scale_view(info, get_object(state, info, namespace, name))
     # Keyed by the resourceVersion the view was made from (a write between revision_of and
     # the read cannot file it under the older revision).
     version = str(scale["metadata"].get("resourceVersion") or "")
     if version:
-        if len(_scales) >= _SCALE_MEMO_LIMIT:
-            _scales.clear()
-        key = (id(store), resource, namespace or "", name, version, id(info))
-        _scales[key] = (store, info, copy_json(scale))
+        if len(views) >= _SCALE_MEMO_LIMIT:
+            views.clear()
+        views[(resource, namespace or "", name, version, id(info))] = (info, copy_json(scale))
     return scale
 
 
