@@ -24,7 +24,6 @@ from datetime import timedelta
 from typing import Any, Final
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
-from podscale.api.json_copy import copy_json
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.api.selector_model import Selector
 from podscale.api.selectors import selector_from_label_selector
@@ -35,6 +34,7 @@ from podscale.controllers.deployment import new_replica_set
 from podscale.controllers.deployment.claim import claim_replica_sets
 from podscale.controllers.deployment.fenceposts import RECREATE, ROLLING_UPDATE
 from podscale.controllers.deployment.proportional import is_scaling_event
+from podscale.controllers.deployment.replicasets import StateMemo
 from podscale.controllers.deployment.strategies import (
     rollout_recreate,
     rollout_rolling,
@@ -94,6 +94,9 @@ class DeploymentController:
         self._recorder = EventRecorder(api, clock, COMPONENT)
         self._queue: WorkQueue[str] | None = None
         self._listers: tuple[Lister, Lister, Lister] | None = None
+        # What each ReplicaSet version reads as, shared by all syncs (exact: keyed by uid
+        # and resourceVersion, see ``replicasets.StateMemo``); a deleted one is forgotten.
+        self._memo = StateMemo()
 
     # -- wiring -----------------------------------------------------------------------
 
@@ -159,6 +162,7 @@ class DeploymentController:
                 self._enqueue(deployment)
 
     def _delete_rs(self, rs: JSON) -> None:
+        self._memo.forget(meta(rs).get("uid"))
         ref = controller_ref_of(rs)
         deployment = None if ref is None else self._resolve(namespace_of(rs), ref)
         if deployment is not None:
@@ -204,7 +208,9 @@ class DeploymentController:
         cached = deployment_lister.get(namespace, name)
         if cached is None:
             return  # deleted: the garbage collector removes its ReplicaSets
-        deployment = copy_json(cached)
+        # A shallow copy: the sync only reads the cached object's nested dicts and
+        # replaces (copy-on-write, ``sync.DeploymentSync``) whatever it changes.
+        deployment = dict(cached)
         deployment.setdefault("apiVersion", "apps/v1")
         deployment.setdefault("kind", "Deployment")
         spec = deployment.get("spec") or {}
@@ -217,14 +223,13 @@ class DeploymentController:
             raise ValueError(f"deployment {key} has invalid label selector: {err}") from None
         # Only ReplicaSets this Deployment controls or could adopt (orphans its selector
         # matches) matter to the claim: copying every ReplicaSet of the namespace made each
-        # sync O(namespace), quadratic over a namespace of many Deployments.
+        # sync O(namespace), quadratic over a namespace of many Deployments. They are not
+        # copied: the sync never changes a ReplicaSet dict, it sends changed copies.
         uid = meta(deployment).get("uid")
-        candidates = [
-            copy_json(rs) for rs in rs_lister.list(namespace) if _claimable(rs, uid, selector)
-        ]
+        candidates = [rs for rs in rs_lister.list(namespace) if _claimable(rs, uid, selector)]
         replica_sets = await claim_replica_sets(self._api, deployment, candidates)
         sync = DeploymentSync(
-            self._api, self._recorder, deployment, replica_sets, self._clock.now()
+            self._api, self._recorder, deployment, replica_sets, self._clock.now(), memo=self._memo
         )
         new_name, old_names = sync.new_and_old_names()
         if meta(deployment).get("deletionTimestamp"):

@@ -9,7 +9,7 @@ Behaviour of upstream's ``FindNewReplicaSet``, ``FindOldReplicaSets``, ``MaxRevi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
@@ -87,14 +87,18 @@ def last_revision(replica_sets: Sequence[ReplicaSetState]) -> int:
 
 
 def find_new_replica_set(
-    template: Mapping[str, Any], replica_sets: Sequence[Mapping[str, Any]]
+    template: Mapping[str, Any],
+    replica_sets: Sequence[Mapping[str, Any]],
+    *,
+    state_of: Callable[[Mapping[str, Any]], ReplicaSetState] = replica_set_state,
 ) -> Mapping[str, Any] | None:
     """The oldest ReplicaSet dict whose template equals ``template`` ignoring the hash label.
 
     Oldest wins so that, should two match, the controller keeps converging on the same one.
+    ``state_of`` reads a ReplicaSet (a ``replicasets.StateMemo`` gives the same result).
     """
     by_name = {str((rs.get("metadata") or {}).get("name", "")): rs for rs in replica_sets}
-    for state in sort_by_creation(replica_set_state(rs) for rs in replica_sets):
+    for state in sort_by_creation(state_of(rs) for rs in replica_sets):
         candidate = by_name[state.name]
         if templates_equal((candidate.get("spec") or {}).get("template") or {}, template):
             return candidate
