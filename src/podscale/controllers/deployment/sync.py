@@ -196,13 +196,19 @@ class DeploymentSync:
         """``syncDeploymentStatus``: counts and Available only, no progress estimate."""
         new_rs = None if new_name is None else self.state(new_name)
         all_states = self.states(list(self.replica_sets))
-        await self.write_status(calculate_status(self.deployment, all_states, new_rs, self.now))
+        status = calculate_status(
+            self.deployment, all_states, new_rs, self.now, strategy=self.strategy
+        )
+        await self.write_status(status)
 
     async def sync_rollout_status(self, new_name: str | None) -> None:
         """``syncRolloutStatus``: also Progressing; unchanged status arms the deadline check."""
         new_rs = None if new_name is None else self.state(new_name)
         all_states = self.states(list(self.replica_sets))
-        status = wire_status(rollout_status(self.deployment, all_states, new_rs, self.now))
+        computed = rollout_status(
+            self.deployment, all_states, new_rs, self.now, strategy=self.strategy
+        )
+        status = wire_status(computed)
         if status == (self.deployment.get("status") or {}):
             self.requeue = requeue_after(self.deployment, status, self.now)
             return
