@@ -34,14 +34,13 @@ from podscale.controllers.deployment import new_replica_set
 from podscale.controllers.deployment.claim import claim_replica_sets
 from podscale.controllers.deployment.fenceposts import RECREATE, ROLLING_UPDATE
 from podscale.controllers.deployment.proportional import is_scaling_event
-from podscale.controllers.deployment.replicasets import StateMemo
 from podscale.controllers.deployment.strategies import (
     rollout_recreate,
     rollout_rolling,
     sync_scaling,
     sync_status_only,
 )
-from podscale.controllers.deployment.sync import DeploymentSync, wire_status
+from podscale.controllers.deployment.sync import DeploymentSync, SyncMemo, wire_status
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
 from podscale.controllers.runtime_owners import (
@@ -94,9 +93,9 @@ class DeploymentController:
         self._recorder = EventRecorder(api, clock, COMPONENT)
         self._queue: WorkQueue[str] | None = None
         self._listers: tuple[Lister, Lister, Lister] | None = None
-        # What each ReplicaSet version reads as, shared by all syncs (exact: keyed by uid
-        # and resourceVersion, see ``replicasets.StateMemo``); a deleted one is forgotten.
-        self._memo = StateMemo()
+        # What ReplicaSet versions read as and which one is new, shared by all syncs
+        # (``sync.SyncMemo``; each memo is exact); deleted objects are forgotten.
+        self._memo = SyncMemo()
 
     # -- wiring -----------------------------------------------------------------------
 
@@ -106,7 +105,9 @@ class DeploymentController:
         pods = informers.informer_for(POD)
         self._queue = queue
         self._listers = (deployments.lister, replica_sets.lister, pods.lister)
-        deployments.add_handler(EventHandler(self._enqueue, self._update_deployment, self._enqueue))
+        deployments.add_handler(
+            EventHandler(self._enqueue, self._update_deployment, self._delete_deployment)
+        )
         replica_sets.add_handler(EventHandler(self._add_rs, self._update_rs, self._delete_rs))
         pods.add_handler(EventHandler(on_delete=self._delete_pod))
 
@@ -120,6 +121,10 @@ class DeploymentController:
 
     def _update_deployment(self, old: JSON, cur: JSON) -> None:
         self._enqueue(cur)
+
+    def _delete_deployment(self, deployment: JSON) -> None:
+        self._memo.forget_deployment(meta(deployment).get("uid"))
+        self._enqueue(deployment)
 
     # -- ReplicaSet events ------------------------------------------------------------
 
@@ -162,7 +167,7 @@ class DeploymentController:
                 self._enqueue(deployment)
 
     def _delete_rs(self, rs: JSON) -> None:
-        self._memo.forget(meta(rs).get("uid"))
+        self._memo.forget_replica_set(meta(rs).get("uid"))
         ref = controller_ref_of(rs)
         deployment = None if ref is None else self._resolve(namespace_of(rs), ref)
         if deployment is not None:

@@ -6,9 +6,11 @@ Upstream's ``sync.go`` (``scale``, ``scaleReplicaSet``, ``cleanupDeployment``,
 decisions of this package. A ``DeploymentSync`` lives for one reconcile: it holds a
 working copy of the Deployment and its claimed ReplicaSets, and replaces each object it
 writes with the server's answer, so later steps of the same sync never send a stale
-resourceVersion. ``deployment.new_replica_set`` finds or creates the new ReplicaSet on
-it, ``deployment.strategies`` sequences the steps, ``deployment.controller`` creates one
-per key.
+resourceVersion. Nothing is copied up front: the working copy shares what it has not
+changed with the informer cache (each change is copy-on-write), the ReplicaSet dicts are
+only read, and their states come from the controller's ``SyncMemo``.
+``deployment.new_replica_set`` finds or creates the new ReplicaSet on it,
+``deployment.strategies`` sequences the steps, ``deployment.controller`` creates one per key.
 
 Status goes through the ``status`` subresource and only when it changed. Counts that
 are 0 are left out, as the Go types' ``omitempty`` does on the wire.
@@ -17,6 +19,7 @@ are 0 are left out, as the Go types' ``omitempty`` does on the wire.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 
@@ -34,14 +37,14 @@ from podscale.controllers.deployment.proportional import (
 from podscale.controllers.deployment.replicasets import ReplicaSetState, StateMemo
 from podscale.controllers.deployment.revisions import (
     REVISION_ANNOTATION,
-    find_new_replica_set,
+    NewReplicaSetMemo,
     replica_sets_to_delete,
 )
 from podscale.controllers.deployment.status import calculate_status, requeue_after, rollout_status
 from podscale.controllers.runtime_api import ControllerApi
 from podscale.controllers.runtime_events import EventRecorder
 
-__all__ = ["SCALING_REPLICA_SET", "DeploymentSync", "wire_status"]
+__all__ = ["SCALING_REPLICA_SET", "DeploymentSync", "SyncMemo", "wire_status"]
 
 JSON = dict[str, Any]
 DEPLOYMENT: Final = kind_for("apps/v1", "Deployment")
@@ -78,6 +81,20 @@ def _spec_replicas(obj: Mapping[str, Any]) -> int:
     return 1 if value is None else int(value)
 
 
+@dataclass(frozen=True, slots=True)
+class SyncMemo:
+    """What the syncs of one controller remember (each memo says why it is exact)."""
+
+    states: StateMemo = field(default_factory=StateMemo)
+    new_replica_sets: NewReplicaSetMemo = field(default_factory=NewReplicaSetMemo)
+
+    def forget_replica_set(self, uid: object) -> None:
+        self.states.forget(uid)
+
+    def forget_deployment(self, uid: object) -> None:
+        self.new_replica_sets.forget(uid)
+
+
 class DeploymentSync:
     """The writes of one sync of ``deployment`` over its claimed ``replica_sets``."""
 
@@ -89,7 +106,7 @@ class DeploymentSync:
         replica_sets: list[JSON],
         now: datetime,
         *,
-        memo: StateMemo | None = None,
+        memo: SyncMemo | None = None,
     ) -> None:
         self.api = api
         self.recorder = recorder
@@ -100,7 +117,7 @@ class DeploymentSync:
         self.now = now
         # The controller passes one memo for all its syncs (ReplicaSet versions repeat
         # from sync to sync); the ReplicaSet dicts are never changed in place.
-        self._memo = StateMemo() if memo is None else memo
+        self._memo = SyncMemo() if memo is None else memo
         # ``strategy_of`` of the spec dict it was read from: the spec is never changed in
         # place (only replaced with the whole Deployment), so identity keeps this exact.
         self._strategy: tuple[object, Strategy] | None = None
@@ -126,7 +143,7 @@ class DeploymentSync:
         return self._strategy[1]
 
     def state(self, name: str) -> ReplicaSetState:
-        return self._memo.state(self.replica_sets[name])
+        return self._memo.states.state(self.replica_sets[name])
 
     def states(self, names: list[str]) -> list[ReplicaSetState]:
         return [self.state(name) for name in names]
@@ -134,8 +151,11 @@ class DeploymentSync:
     def new_and_old_names(self) -> tuple[str | None, list[str]]:
         """The new ReplicaSet (template equal to the Deployment's) and every other one."""
         template = (self.deployment.get("spec") or {}).get("template") or {}
-        found = find_new_replica_set(
-            template, list(self.replica_sets.values()), state_of=self._memo.state
+        found = self._memo.new_replica_sets.find(
+            _meta(self.deployment).get("uid"),
+            template,
+            list(self.replica_sets.values()),
+            state_of=self._memo.states.state,
         )
         new_name = None if found is None else _name(found)
         return new_name, sorted(name for name in self.replica_sets if name != new_name)

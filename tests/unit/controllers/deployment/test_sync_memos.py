@@ -1,5 +1,7 @@
-"""``replicasets.StateMemo`` reads a ReplicaSet exactly as ``replica_set_state`` does: per
-``(uid, resourceVersion)``, recomputed when the version moves, never for local dicts."""
+"""The memos of ``sync.SyncMemo`` equal the general path. ``replicasets.StateMemo`` reads a
+ReplicaSet exactly as ``replica_set_state`` does: per ``(uid, resourceVersion)``,
+recomputed when the version moves, never for local dicts. ``revisions.NewReplicaSetMemo``
+answers as ``find_new_replica_set`` and reuses an answer only for the identical dicts."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from hypothesis import strategies as st
 
 from podscale.controllers.deployment.hashing import POD_TEMPLATE_HASH_LABEL
 from podscale.controllers.deployment.replicasets import StateMemo, replica_set_state
-from podscale.controllers.deployment.revisions import find_new_replica_set
+from podscale.controllers.deployment.revisions import NewReplicaSetMemo, find_new_replica_set
 
 JSON = dict[str, Any]
 
@@ -156,3 +158,49 @@ def test_find_new_replica_set_with_the_memo_equals_the_general_read(
         memoized = find_new_replica_set(template, replica_sets, state_of=memo.state)
         assert memoized is general
         assert (None if general is None else general["metadata"]["name"]) == expected
+
+
+def _template(image: str) -> JSON:
+    return {
+        "metadata": {"labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "c", "image": image}]},
+    }
+
+
+def test_new_replica_set_memo_reuses_an_answer_only_for_the_identical_dicts() -> None:
+    memo = NewReplicaSetMemo()
+    template = _template("nginx:1")
+    older = _rs("older", "2026-01-01T00:00:01Z", "nginx:1")
+    newer = _rs("newer", "2026-01-01T00:00:09Z", "nginx:2")
+    replica_sets = [older, newer]
+    first = memo.find("d", template, replica_sets)
+    assert first is older
+    assert memo.find("d", template, [older, newer]) is older  # the same objects: reused
+    # A new version of a ReplicaSet (a new dict) is looked at again, even if only its
+    # template changed, so is a new template, a list of another length or order.
+    rolled = _rs("older", "2026-01-01T00:00:01Z", "nginx:3", version="2")
+    assert memo.find("d", template, [rolled, newer]) is None
+    assert memo.find("d", _template("nginx:2"), [rolled, newer]) is newer
+    assert memo.find("d", _template("nginx:2"), [rolled]) is None
+    flipped = [newer, older]
+    assert memo.find("d", template, flipped) is find_new_replica_set(template, flipped)
+    assert len(memo) == 1
+
+
+@pytest.mark.parametrize("uid", [None, ""], ids=["no-uid", "empty-uid"])
+def test_new_replica_set_memo_needs_a_deployment_uid(uid: str | None) -> None:
+    memo = NewReplicaSetMemo()
+    template = _template("nginx:1")
+    replica_sets = [_rs("only", "2026-01-01T00:00:01Z", "nginx:1")]
+    assert memo.find(uid, template, replica_sets) is replica_sets[0]
+    template["spec"]["containers"][0]["image"] = "nginx:9"  # a local dict may change
+    assert memo.find(uid, template, replica_sets) is None
+    assert len(memo) == 0
+
+
+def test_new_replica_set_memo_forgets_a_deleted_deployment() -> None:
+    memo = NewReplicaSetMemo()
+    memo.find("d", _template("nginx:1"), [])
+    memo.forget("d")
+    memo.forget("never-seen")
+    assert len(memo) == 0
