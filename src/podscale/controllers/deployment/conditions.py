@@ -37,6 +37,7 @@ __all__ = [
     "paused_condition",
     "remove_condition",
     "set_condition",
+    "set_new_condition",
 ]
 
 # Condition types.
@@ -104,6 +105,23 @@ def set_condition(conditions: list[dict[str, Any]], condition: dict[str, Any]) -
         stored["lastTransitionTime"] = current.get("lastTransitionTime")
     remove_condition(conditions, condition["type"])
     conditions.append(stored)
+
+
+def set_new_condition(
+    conditions: list[dict[str, Any]],
+    condition_type: str,
+    status: str,
+    reason: str,
+    message: str,
+    now: datetime,
+) -> None:
+    """``set_condition(conditions, new_condition(...))``, without stamping a condition
+    that would not be stored: a stored one with the same status and reason stays as is
+    (``set_condition``'s first rule). Every sync restates Available this way."""
+    current = get_condition(conditions, condition_type)
+    if current is not None and current.get("status") == status and current.get("reason") == reason:
+        return
+    set_condition(conditions, new_condition(condition_type, status, reason, message, now))
 
 
 def remove_condition(conditions: list[dict[str, Any]], condition_type: str) -> None:

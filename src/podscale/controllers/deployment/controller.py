@@ -24,7 +24,6 @@ from datetime import timedelta
 from typing import Any, Final
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
-from podscale.api.json_copy import copy_json
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.api.selector_model import Selector
 from podscale.api.selectors import selector_from_label_selector
@@ -41,7 +40,7 @@ from podscale.controllers.deployment.strategies import (
     sync_scaling,
     sync_status_only,
 )
-from podscale.controllers.deployment.sync import DeploymentSync, wire_status
+from podscale.controllers.deployment.sync import DeploymentSync, SyncMemo, wire_status
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
 from podscale.controllers.runtime_owners import (
@@ -94,6 +93,9 @@ class DeploymentController:
         self._recorder = EventRecorder(api, clock, COMPONENT)
         self._queue: WorkQueue[str] | None = None
         self._listers: tuple[Lister, Lister, Lister] | None = None
+        # What ReplicaSet versions read as and which one is new, shared by all syncs
+        # (``sync.SyncMemo``; each memo is exact); deleted objects are forgotten.
+        self._memo = SyncMemo()
 
     # -- wiring -----------------------------------------------------------------------
 
@@ -103,7 +105,9 @@ class DeploymentController:
         pods = informers.informer_for(POD)
         self._queue = queue
         self._listers = (deployments.lister, replica_sets.lister, pods.lister)
-        deployments.add_handler(EventHandler(self._enqueue, self._update_deployment, self._enqueue))
+        deployments.add_handler(
+            EventHandler(self._enqueue, self._update_deployment, self._delete_deployment)
+        )
         replica_sets.add_handler(EventHandler(self._add_rs, self._update_rs, self._delete_rs))
         pods.add_handler(EventHandler(on_delete=self._delete_pod))
 
@@ -117,6 +121,10 @@ class DeploymentController:
 
     def _update_deployment(self, old: JSON, cur: JSON) -> None:
         self._enqueue(cur)
+
+    def _delete_deployment(self, deployment: JSON) -> None:
+        self._memo.forget_deployment(meta(deployment).get("uid"))
+        self._enqueue(deployment)
 
     # -- ReplicaSet events ------------------------------------------------------------
 
@@ -159,6 +167,7 @@ class DeploymentController:
                 self._enqueue(deployment)
 
     def _delete_rs(self, rs: JSON) -> None:
+        self._memo.forget_replica_set(meta(rs).get("uid"))
         ref = controller_ref_of(rs)
         deployment = None if ref is None else self._resolve(namespace_of(rs), ref)
         if deployment is not None:
@@ -204,7 +213,9 @@ class DeploymentController:
         cached = deployment_lister.get(namespace, name)
         if cached is None:
             return  # deleted: the garbage collector removes its ReplicaSets
-        deployment = copy_json(cached)
+        # A shallow copy: the sync only reads the cached object's nested dicts and
+        # replaces (copy-on-write, ``sync.DeploymentSync``) whatever it changes.
+        deployment = dict(cached)
         deployment.setdefault("apiVersion", "apps/v1")
         deployment.setdefault("kind", "Deployment")
         spec = deployment.get("spec") or {}
@@ -217,14 +228,13 @@ class DeploymentController:
             raise ValueError(f"deployment {key} has invalid label selector: {err}") from None
         # Only ReplicaSets this Deployment controls or could adopt (orphans its selector
         # matches) matter to the claim: copying every ReplicaSet of the namespace made each
-        # sync O(namespace), quadratic over a namespace of many Deployments.
+        # sync O(namespace), quadratic over a namespace of many Deployments. They are not
+        # copied: the sync never changes a ReplicaSet dict, it sends changed copies.
         uid = meta(deployment).get("uid")
-        candidates = [
-            copy_json(rs) for rs in rs_lister.list(namespace) if _claimable(rs, uid, selector)
-        ]
+        candidates = [rs for rs in rs_lister.list(namespace) if _claimable(rs, uid, selector)]
         replica_sets = await claim_replica_sets(self._api, deployment, candidates)
         sync = DeploymentSync(
-            self._api, self._recorder, deployment, replica_sets, self._clock.now()
+            self._api, self._recorder, deployment, replica_sets, self._clock.now(), memo=self._memo
         )
         new_name, old_names = sync.new_and_old_names()
         if meta(deployment).get("deletionTimestamp"):

@@ -58,6 +58,13 @@ def scaled_value(value: IntOrPercent, total: int, *, round_up: bool) -> int:
     return -(-product // 100) if round_up else product // 100
 
 
+# Results of ``resolve_fenceposts`` (pure), keyed by each argument with its type so that
+# ``True`` and ``1`` or ``1`` and ``1.0`` never share an entry; errors are not stored.
+# Every Deployment sync resolves the same few (strategy, replicas) pairs.
+_RESOLVED: dict[tuple[object, ...], tuple[int, int]] = {}
+_RESOLVED_LIMIT: Final = 4096
+
+
 def resolve_fenceposts(
     max_surge_value: IntOrPercent | None,
     max_unavailable_value: IntOrPercent | None,
@@ -70,6 +77,32 @@ def resolve_fenceposts(
     move, so unavailable becomes 1 (validation forbids 0/0, percentages can still get
     there on small deployments).
     """
+    key = (
+        type(max_surge_value),
+        max_surge_value,
+        type(max_unavailable_value),
+        max_unavailable_value,
+        type(desired),
+        desired,
+    )
+    try:
+        return _RESOLVED[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable value (not an int or string): no memo
+        return _resolve(max_surge_value, max_unavailable_value, desired)
+    resolved = _resolve(max_surge_value, max_unavailable_value, desired)
+    if len(_RESOLVED) >= _RESOLVED_LIMIT:
+        _RESOLVED.clear()
+    _RESOLVED[key] = resolved
+    return resolved
+
+
+def _resolve(
+    max_surge_value: IntOrPercent | None,
+    max_unavailable_value: IntOrPercent | None,
+    desired: int,
+) -> tuple[int, int]:
     surge = scaled_value(0 if max_surge_value is None else max_surge_value, desired, round_up=True)
     unavailable = scaled_value(
         0 if max_unavailable_value is None else max_unavailable_value, desired, round_up=False

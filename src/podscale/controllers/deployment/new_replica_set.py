@@ -190,8 +190,7 @@ async def _existing_or_collision(sync: DeploymentSync, name: str, err: ApiError)
         template, existing_template
     ):
         return existing
-    status = sync.deployment.setdefault("status", {})
-    status["collisionCount"] = int(status.get("collisionCount") or 0) + 1
+    sync.bump_collision_count()
     with contextlib.suppress(ApiError):  # the original error requeues the sync anyway
         await sync.update_deployment_status(copy.deepcopy(sync.deployment))
     raise err

@@ -2,8 +2,10 @@
 
 ``ReplicaSetState`` holds the few numbers and annotations the rollout decisions read
 (``rollout``, ``proportional``, ``revisions``, ``status``); ``replica_set_state`` reads it
-from a ReplicaSet dict. The sort helpers reproduce ``controller.ReplicaSetsByCreationTimestamp``,
-``ReplicaSetsBySizeOlder`` / ``ReplicaSetsBySizeNewer`` (``pkg/controller/controller_utils.go``):
+from a ReplicaSet dict, and ``StateMemo`` remembers it per stored version so that a sync
+does not re-read ReplicaSets that did not change since the last one. The sort helpers
+reproduce ``controller.ReplicaSetsByCreationTimestamp``, ``ReplicaSetsBySizeOlder`` /
+``ReplicaSetsBySizeNewer`` (``pkg/controller/controller_utils.go``):
 each is a total order (ties broken by name), so results never depend on input order.
 """
 
@@ -18,6 +20,7 @@ from podscale.api.timestamps import parse_time
 
 __all__ = [
     "ReplicaSetState",
+    "StateMemo",
     "active",
     "replica_set_state",
     "sort_by_creation",
@@ -81,6 +84,43 @@ def replica_set_state(rs: Mapping[str, Any]) -> ReplicaSetState:
         annotations=dict(meta.get("annotations") or {}),
         conditions=tuple(status.get("conditions") or ()),
     )
+
+
+class StateMemo:
+    """``replica_set_state`` remembered per ReplicaSet version.
+
+    Exact because the result depends only on the dict's content, and the API server gives
+    every stored change of an object a new ``metadata.resourceVersion``: two dicts with
+    the same ``(uid, resourceVersion)`` hold the same object. A dict lacking either (one
+    built locally, not read from the server) is read afresh every time. One entry per
+    uid (a newer version replaces it); ``forget`` drops a deleted ReplicaSet's entry.
+    Callers must not change a dict in place after reading it (the informer cache's
+    read-only contract; the Deployment controller writes copies).
+    """
+
+    __slots__ = ("_by_uid",)
+
+    def __init__(self) -> None:
+        self._by_uid: dict[object, tuple[object, ReplicaSetState]] = {}
+
+    def state(self, rs: Mapping[str, Any]) -> ReplicaSetState:
+        meta = rs.get("metadata") or {}
+        uid = meta.get("uid")
+        version = meta.get("resourceVersion")
+        if not uid or not version:
+            return replica_set_state(rs)
+        entry = self._by_uid.get(uid)
+        if entry is not None and entry[0] == version:
+            return entry[1]
+        state = replica_set_state(rs)
+        self._by_uid[uid] = (version, state)
+        return state
+
+    def forget(self, uid: object) -> None:
+        self._by_uid.pop(uid, None)
+
+    def __len__(self) -> int:
+        return len(self._by_uid)
 
 
 def active(replica_sets: Iterable[ReplicaSetState | None]) -> list[ReplicaSetState]:

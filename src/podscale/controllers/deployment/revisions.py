@@ -9,7 +9,7 @@ Behaviour of upstream's ``FindNewReplicaSet``, ``FindOldReplicaSets``, ``MaxRevi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
@@ -31,6 +31,7 @@ __all__ = [
     "MAX_REVISION_HISTORY_CHARS",
     "REVISION_ANNOTATION",
     "REVISION_HISTORY_ANNOTATION",
+    "NewReplicaSetMemo",
     "find_new_replica_set",
     "find_old_replica_sets",
     "last_revision",
@@ -87,18 +88,69 @@ def last_revision(replica_sets: Sequence[ReplicaSetState]) -> int:
 
 
 def find_new_replica_set(
-    template: Mapping[str, Any], replica_sets: Sequence[Mapping[str, Any]]
+    template: Mapping[str, Any],
+    replica_sets: Sequence[Mapping[str, Any]],
+    *,
+    state_of: Callable[[Mapping[str, Any]], ReplicaSetState] = replica_set_state,
 ) -> Mapping[str, Any] | None:
     """The oldest ReplicaSet dict whose template equals ``template`` ignoring the hash label.
 
     Oldest wins so that, should two match, the controller keeps converging on the same one.
+    ``state_of`` reads a ReplicaSet (a ``replicasets.StateMemo`` gives the same result).
     """
     by_name = {str((rs.get("metadata") or {}).get("name", "")): rs for rs in replica_sets}
-    for state in sort_by_creation(replica_set_state(rs) for rs in replica_sets):
+    for state in sort_by_creation(state_of(rs) for rs in replica_sets):
         candidate = by_name[state.name]
         if templates_equal((candidate.get("spec") or {}).get("template") or {}, template):
             return candidate
     return None
+
+
+class NewReplicaSetMemo:
+    """``find_new_replica_set`` remembered per Deployment, for the very same dicts.
+
+    Exact: the result depends only on the content of the template and the ReplicaSets,
+    and an entry is used only when the template and every ReplicaSet (in order) are the
+    identical objects of the call that stored it. Those dicts are never changed in place
+    (the informer cache's read-only contract) and the entry holds them, so their ids are
+    not reused. A Deployment requeued while nothing changed (``requeueStuckDeployment``)
+    hits; any new version of any of them misses. One entry per Deployment uid.
+    """
+
+    __slots__ = ("_by_uid",)
+
+    def __init__(self) -> None:
+        self._by_uid: dict[
+            object,
+            tuple[Mapping[str, Any], tuple[Mapping[str, Any], ...], Mapping[str, Any] | None],
+        ] = {}
+
+    def find(
+        self,
+        deployment_uid: object,
+        template: Mapping[str, Any],
+        replica_sets: Sequence[Mapping[str, Any]],
+        *,
+        state_of: Callable[[Mapping[str, Any]], ReplicaSetState] = replica_set_state,
+    ) -> Mapping[str, Any] | None:
+        entry = self._by_uid.get(deployment_uid) if deployment_uid else None
+        if (
+            entry is not None
+            and entry[0] is template
+            and len(entry[1]) == len(replica_sets)
+            and all(held is given for held, given in zip(entry[1], replica_sets, strict=True))
+        ):
+            return entry[2]
+        found = find_new_replica_set(template, replica_sets, state_of=state_of)
+        if deployment_uid:
+            self._by_uid[deployment_uid] = (template, tuple(replica_sets), found)
+        return found
+
+    def forget(self, deployment_uid: object) -> None:
+        self._by_uid.pop(deployment_uid, None)
+
+    def __len__(self) -> int:
+        return len(self._by_uid)
 
 
 def find_old_replica_sets(

@@ -15,7 +15,7 @@ from typing import Any
 
 from podscale.controllers.deployment import conditions as cond
 from podscale.controllers.deployment.conditions import has_progress_deadline
-from podscale.controllers.deployment.fenceposts import max_unavailable, strategy_of
+from podscale.controllers.deployment.fenceposts import Strategy, max_unavailable, strategy_of
 from podscale.controllers.deployment.replicasets import (
     ReplicaSetState,
     total_available,
@@ -57,11 +57,14 @@ def calculate_status(
     all_replica_sets: Sequence[ReplicaSetState],
     new_rs: ReplicaSetState | None,
     now: datetime,
+    *,
+    strategy: Strategy | None = None,
 ) -> dict[str, Any]:
     """The counts and the Available condition (upstream ``calculateStatus``).
 
     Other existing conditions are carried over (copied). Available is True when
-    ``availableReplicas >= replicas - maxUnavailable``.
+    ``availableReplicas >= replicas - maxUnavailable``. ``strategy`` is
+    ``strategy_of(deployment)``, passed by a caller that already read it.
     """
     old_status = deployment.get("status") or {}
     replicas = _replicas(deployment)
@@ -78,8 +81,11 @@ def calculate_status(
     if old_status.get("collisionCount") is not None:
         status["collisionCount"] = old_status["collisionCount"]
     conditions = [dict(c) for c in old_status.get("conditions") or ()]
-    if available >= replicas - max_unavailable(strategy_of(deployment), replicas):
-        condition = cond.new_condition(
+    if strategy is None:
+        strategy = strategy_of(deployment)
+    if available >= replicas - max_unavailable(strategy, replicas):
+        cond.set_new_condition(
+            conditions,
             cond.AVAILABLE,
             "True",
             cond.MINIMUM_REPLICAS_AVAILABLE,
@@ -87,14 +93,14 @@ def calculate_status(
             now,
         )
     else:
-        condition = cond.new_condition(
+        cond.set_new_condition(
+            conditions,
             cond.AVAILABLE,
             "False",
             cond.MINIMUM_REPLICAS_UNAVAILABLE,
             "Deployment does not have minimum availability.",
             now,
         )
-    cond.set_condition(conditions, condition)
     status["conditions"] = conditions
     return status
 
@@ -184,6 +190,8 @@ def rollout_status(
     all_replica_sets: Sequence[ReplicaSetState],
     new_rs: ReplicaSetState | None,
     now: datetime,
+    *,
+    strategy: Strategy | None = None,
 ) -> dict[str, Any]:
     """The full new status (upstream ``syncRolloutStatus``); compare with the stored one.
 
@@ -192,7 +200,7 @@ def rollout_status(
     ReplicaSetUpdated with a fresh ``lastUpdateTime``; past the deadline -> False/
     ProgressDeadlineExceeded. A ReplicaFailure of a ReplicaSet is copied up.
     """
-    status = calculate_status(deployment, all_replica_sets, new_rs, now)
+    status = calculate_status(deployment, all_replica_sets, new_rs, now, strategy=strategy)
     conditions: list[dict[str, Any]] = status["conditions"]
     if not has_progress_deadline(deployment):
         cond.remove_condition(conditions, cond.PROGRESSING)

@@ -6,9 +6,11 @@ Upstream's ``sync.go`` (``scale``, ``scaleReplicaSet``, ``cleanupDeployment``,
 decisions of this package. A ``DeploymentSync`` lives for one reconcile: it holds a
 working copy of the Deployment and its claimed ReplicaSets, and replaces each object it
 writes with the server's answer, so later steps of the same sync never send a stale
-resourceVersion. ``deployment.new_replica_set`` finds or creates the new ReplicaSet on
-it, ``deployment.strategies`` sequences the steps, ``deployment.controller`` creates one
-per key.
+resourceVersion. Nothing is copied up front: the working copy shares what it has not
+changed with the informer cache (each change is copy-on-write), the ReplicaSet dicts are
+only read, and their states come from the controller's ``SyncMemo``.
+``deployment.new_replica_set`` finds or creates the new ReplicaSet on it,
+``deployment.strategies`` sequences the steps, ``deployment.controller`` creates one per key.
 
 Status goes through the ``status`` subresource and only when it changed. Counts that
 are 0 are left out, as the Go types' ``omitempty`` does on the wire.
@@ -17,6 +19,7 @@ are 0 are left out, as the Go types' ``omitempty`` does on the wire.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 
@@ -31,17 +34,17 @@ from podscale.controllers.deployment.proportional import (
     replicas_annotations,
     scale_replica_sets,
 )
-from podscale.controllers.deployment.replicasets import ReplicaSetState, replica_set_state
+from podscale.controllers.deployment.replicasets import ReplicaSetState, StateMemo
 from podscale.controllers.deployment.revisions import (
     REVISION_ANNOTATION,
-    find_new_replica_set,
+    NewReplicaSetMemo,
     replica_sets_to_delete,
 )
 from podscale.controllers.deployment.status import calculate_status, requeue_after, rollout_status
 from podscale.controllers.runtime_api import ControllerApi
 from podscale.controllers.runtime_events import EventRecorder
 
-__all__ = ["SCALING_REPLICA_SET", "DeploymentSync", "wire_status"]
+__all__ = ["SCALING_REPLICA_SET", "DeploymentSync", "SyncMemo", "wire_status"]
 
 JSON = dict[str, Any]
 DEPLOYMENT: Final = kind_for("apps/v1", "Deployment")
@@ -78,6 +81,20 @@ def _spec_replicas(obj: Mapping[str, Any]) -> int:
     return 1 if value is None else int(value)
 
 
+@dataclass(frozen=True, slots=True)
+class SyncMemo:
+    """What the syncs of one controller remember (each memo says why it is exact)."""
+
+    states: StateMemo = field(default_factory=StateMemo)
+    new_replica_sets: NewReplicaSetMemo = field(default_factory=NewReplicaSetMemo)
+
+    def forget_replica_set(self, uid: object) -> None:
+        self.states.forget(uid)
+
+    def forget_deployment(self, uid: object) -> None:
+        self.new_replica_sets.forget(uid)
+
+
 class DeploymentSync:
     """The writes of one sync of ``deployment`` over its claimed ``replica_sets``."""
 
@@ -88,12 +105,22 @@ class DeploymentSync:
         deployment: JSON,
         replica_sets: list[JSON],
         now: datetime,
+        *,
+        memo: SyncMemo | None = None,
     ) -> None:
         self.api = api
         self.recorder = recorder
+        # The working copy is copy-on-write: it may share nested dicts with the informer
+        # cache, so every change below builds new dicts along the path it changes.
         self.deployment = deployment
         self.replica_sets = {_name(rs): rs for rs in replica_sets}
         self.now = now
+        # The controller passes one memo for all its syncs (ReplicaSet versions repeat
+        # from sync to sync); the ReplicaSet dicts are never changed in place.
+        self._memo = SyncMemo() if memo is None else memo
+        # ``strategy_of`` of the spec dict it was read from: the spec is never changed in
+        # place (only replaced with the whole Deployment), so identity keeps this exact.
+        self._strategy: tuple[object, Strategy] | None = None
         # Seconds after which the key should be looked at again (the progress deadline);
         # 0.0 asks for a rate-limited requeue. Read by the controller after the sync.
         self.requeue: float | None = None
@@ -110,10 +137,13 @@ class DeploymentSync:
 
     @property
     def strategy(self) -> Strategy:
-        return strategy_of(self.deployment)
+        spec = self.deployment.get("spec")
+        if self._strategy is None or self._strategy[0] is not spec:
+            self._strategy = (spec, strategy_of(self.deployment))
+        return self._strategy[1]
 
     def state(self, name: str) -> ReplicaSetState:
-        return replica_set_state(self.replica_sets[name])
+        return self._memo.states.state(self.replica_sets[name])
 
     def states(self, names: list[str]) -> list[ReplicaSetState]:
         return [self.state(name) for name in names]
@@ -121,7 +151,12 @@ class DeploymentSync:
     def new_and_old_names(self) -> tuple[str | None, list[str]]:
         """The new ReplicaSet (template equal to the Deployment's) and every other one."""
         template = (self.deployment.get("spec") or {}).get("template") or {}
-        found = find_new_replica_set(template, list(self.replica_sets.values()))
+        found = self._memo.new_replica_sets.find(
+            _meta(self.deployment).get("uid"),
+            template,
+            list(self.replica_sets.values()),
+            state_of=self._memo.states.state,
+        )
         new_name = None if found is None else _name(found)
         return new_name, sorted(name for name in self.replica_sets if name != new_name)
 
@@ -129,7 +164,9 @@ class DeploymentSync:
 
     async def write_status(self, status: Mapping[str, Any]) -> None:
         """Write ``status`` (and the working copy's annotations) unless nothing changed."""
-        body = copy_json(self.deployment)
+        # A shallow copy is enough: only ``status`` is replaced, and the client copies (or
+        # encodes) what it sends.
+        body = dict(self.deployment)
         body["status"] = wire_status(status)
         if body["status"] == (self.deployment.get("status") or {}):
             return
@@ -142,17 +179,30 @@ class DeploymentSync:
 
     def set_revision(self, revision: str) -> bool:
         """``SetDeploymentRevision`` on the working copy: whether it changed."""
-        annotations = self.deployment.setdefault("metadata", {}).setdefault("annotations", {})
+        metadata = self.deployment.get("metadata", {})
+        annotations = metadata.get("annotations", {})
         if annotations.get(REVISION_ANNOTATION) == revision:
             return False
-        annotations[REVISION_ANNOTATION] = revision
+        # Copy-on-write along deployment -> metadata -> annotations; keys keep their places.
+        annotations = {**annotations, REVISION_ANNOTATION: revision}
+        self.deployment = {**self.deployment, "metadata": {**metadata, "annotations": annotations}}
         return True
 
     def set_condition(self, condition: JSON) -> None:
-        status = self.deployment.setdefault("status", {})
-        conditions = list(status.get("conditions") or [])
+        """Store ``condition`` by upstream's ``SetDeploymentCondition`` rule."""
+        conditions = list((self.deployment.get("status", {})).get("conditions") or [])
         cond.set_condition(conditions, condition)
-        status["conditions"] = conditions
+        self._set_status_field("conditions", conditions)
+
+    def bump_collision_count(self) -> None:
+        """``status.collisionCount`` + 1 (a hash collision: the next name differs)."""
+        count = int(self.deployment.get("status", {}).get("collisionCount") or 0)
+        self._set_status_field("collisionCount", count + 1)
+
+    def _set_status_field(self, key: str, value: Any) -> None:
+        # Copy-on-write along deployment -> status; keys keep their places.
+        status = self.deployment.get("status", {})
+        self.deployment = {**self.deployment, "status": {**status, key: value}}
 
     async def check_paused_conditions(self) -> None:
         """Pausing/resuming records Progressing Unknown so a pause never counts as stalling."""
@@ -166,13 +216,19 @@ class DeploymentSync:
         """``syncDeploymentStatus``: counts and Available only, no progress estimate."""
         new_rs = None if new_name is None else self.state(new_name)
         all_states = self.states(list(self.replica_sets))
-        await self.write_status(calculate_status(self.deployment, all_states, new_rs, self.now))
+        status = calculate_status(
+            self.deployment, all_states, new_rs, self.now, strategy=self.strategy
+        )
+        await self.write_status(status)
 
     async def sync_rollout_status(self, new_name: str | None) -> None:
         """``syncRolloutStatus``: also Progressing; unchanged status arms the deadline check."""
         new_rs = None if new_name is None else self.state(new_name)
         all_states = self.states(list(self.replica_sets))
-        status = wire_status(rollout_status(self.deployment, all_states, new_rs, self.now))
+        computed = rollout_status(
+            self.deployment, all_states, new_rs, self.now, strategy=self.strategy
+        )
+        status = wire_status(computed)
         if status == (self.deployment.get("status") or {}):
             self.requeue = requeue_after(self.deployment, status, self.now)
             return
