@@ -44,6 +44,6 @@ class SharedItems:
     def memo(self, info: KindInfo, namespace: str | None) -> DecodeMemo[JSON]:
         scope = (info.group, info.version, info.plural, namespace)
         held = self._memos.get(scope)
-        if held is None or held[0] != info:
+        if held is None or (held[0] is not info and held[0] != info):
             held = self._memos[scope] = (info, DecodeMemo(lambda data: served_item(data, info)))
         return held[1]
