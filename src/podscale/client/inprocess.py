@@ -54,6 +54,7 @@ from podscale.apiserver.operations import (
 from podscale.apiserver.operations import (
     watch as operations_watch,
 )
+from podscale.apiserver.operations.shared_list import SharedItems
 from podscale.apiserver.operations.types import DeleteOptions, EncodedBody, Written
 from podscale.apiserver.registry import admission
 from podscale.apiserver.registry.bootstrap import ensure_system_namespaces
@@ -323,6 +324,18 @@ class InProcessApi:
                 resource_version_match=resource_version_match or "",
             )
         )
+        return _call(lambda: operations.list_body(kind, page))
+
+    async def list_shared(self, kind: KindInfo, namespace: str | None, shared: SharedItems) -> JSON:
+        """``list(kind, namespace)`` without options, the same list, its items kept in
+        ``shared`` between calls: an object unchanged since an earlier call of the caller is
+        not decoded again but handed out as the same item, so the caller must never
+        mutate one (a reader polling a whole list: ``podscale.scenario.snapshot``)."""
+        state = self._state
+        kind = self._served(kind)
+        scope = (namespace or None) if kind.namespaced else None
+        _call(lambda: operations.require_verb(kind, "list"))
+        page = _call(lambda: operations.list_shared_page(state, kind, scope, shared))
         return _call(lambda: operations.list_body(kind, page))
 
     async def create(

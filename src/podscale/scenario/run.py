@@ -36,6 +36,7 @@ from typing import Any, Final, Protocol, TypeVar
 from podscale.api.kinds import kind_for
 from podscale.api.selector_model import Selector
 from podscale.api.selectors import selector_from_label_selector
+from podscale.apiserver.operations.shared_list import SharedItems
 from podscale.controllers.hpa.scale_target import resolve_target
 from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime.clocks import VirtualClock
@@ -183,6 +184,8 @@ class ScenarioRun:
         self.started_at: datetime = plane.clock.now()
         self._pending = sorted(scenario.events, key=lambda e: e.at)
         self._cursor = EventCursor()
+        # The snapshots' listed objects, decoded once while unchanged (``read_snapshot``).
+        self._shared = SharedItems()
         self._external = ExternalMetricFeed(scenario.external_metrics)
 
     @property
@@ -296,7 +299,9 @@ class ScenarioRun:
         return sorted(str(p["metadata"]["name"]) for p in pods)
 
     async def snapshot(self) -> ScenarioSnapshot:
-        return await read_snapshot(self.plane, self.targets, self.offset(), self._cursor)
+        return await read_snapshot(
+            self.plane, self.targets, self.offset(), self._cursor, self._shared
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,9 +24,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final, Protocol
 
-from podscale.api.kinds import kind_for
+from podscale.api.kinds import KindInfo, kind_for
 from podscale.api.quantity import parse_quantity
 from podscale.api.selectors import Selector, SelectorError, selector_from_label_selector
+from podscale.apiserver.operations.shared_list import SharedItems
 from podscale.client.http import ApiError
 from podscale.controllers.hpa.metrics_values import pod_usage_values
 from podscale.controllers.hpa.scale_target import ScaleTargetError, read_scale, resolve_target
@@ -316,17 +317,26 @@ async def read_snapshot(
     targets: Sequence[TargetRef],
     offset: timedelta,
     cursor: EventCursor,
+    shared: SharedItems | None = None,
 ) -> ScenarioSnapshot:
-    """The workloads of ``targets``, every HPA, and the Events ``cursor`` has not seen."""
+    """The workloads of ``targets``, every HPA, and the Events ``cursor`` has not seen.
+
+    With ``shared`` (kept from one snapshot to the next) the LISTs of pods, HPAs and Events
+    are the same lists, but an object unchanged since the previous snapshot is not decoded
+    again (``InProcessApi.list_shared``); nothing here mutates a listed item."""
     now = plane.clock.now()
 
-    async def list_pods(namespace: str) -> list[JSON]:
-        return list((await plane.api.list(POD, namespace)).get("items") or [])
+    async def list_all(kind: KindInfo, namespace: str | None = None) -> list[JSON]:
+        if shared is None:
+            listed = await plane.api.list(kind, namespace)
+        else:
+            listed = await plane.api.list_shared(kind, namespace, shared)
+        return list(listed.get("items") or [])
 
-    pods_index = PodIndex(list_pods)
+    pods_index = PodIndex(lambda namespace: list_all(POD, namespace))
     workloads = [await _workload(plane, target, now, pods_index) for target in targets]
-    hpas = (await plane.api.list(HPA)).get("items") or []
-    events = (await plane.api.list(EVENT)).get("items") or []
+    hpas = await list_all(HPA)
+    events = await list_all(EVENT)
     return ScenarioSnapshot(
         offset=offset,
         workloads=tuple(workloads),

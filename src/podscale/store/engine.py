@@ -145,6 +145,7 @@ class VersionedStore:
         limit: int | None = None,
         continue_token: str | None = None,
         revision: int | None = None,
+        decode: Callable[[bytes], JSON] | None = None,
     ) -> ListResult:
         if revision is not None and (continue_token or revision < 1):
             raise ValueError("revision must be positive and cannot be combined with continue")
@@ -183,7 +184,11 @@ class VersionedStore:
                         current[key] = previous
         entries = sorted(current.items())
         page = listing.pick_page(
-            entries, orjson.loads, predicate=predicate, limit=limit, after=after
+            entries,
+            orjson.loads if decode is None else decode,
+            predicate=predicate,
+            limit=limit,
+            after=after,
         )
         token = None
         if page.last_key is not None:

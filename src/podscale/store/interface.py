@@ -203,13 +203,18 @@ class Store(Protocol):
         limit: int | None = None,
         continue_token: str | None = None,
         revision: int | None = None,
+        decode: Callable[[bytes], JSON] | None = None,
     ) -> ListResult:
         """Objects of ``resource`` (in ``namespace``, or all namespaces for ``None``), sorted
         by namespace then name, keeping those ``predicate`` accepts (label and field
         selectors). ``revision`` (positive, never with ``continue_token``) reads the state
         as of exactly that revision: ``TooLargeResourceVersionError`` when the store has
         not reached it, ``ExpiredError`` when the kept history no longer reaches back to
-        it. Raises ``ExpiredError`` for a continue token whose snapshot is gone."""
+        it. Raises ``ExpiredError`` for a continue token whose snapshot is gone.
+
+        ``decode`` turns an object's stored (JSON) bytes into its item, a fresh
+        ``orjson.loads`` by default; a ``decode_memo.DecodeMemo`` hands out what it made for
+        the same bytes before, so a caller listing often decodes only what changed."""
         ...
 
     async def wait_for_revision(self, revision: int, *, timeout: float) -> int:

@@ -27,6 +27,7 @@ from podscale.apiserver.errors import ApiError, bad_request, from_store_error, m
 from podscale.apiserver.fieldmanager import managers
 from podscale.apiserver.operations import field_owners, list_options
 from podscale.apiserver.operations.selectors import build_predicate
+from podscale.apiserver.operations.shared_list import SharedItems
 from podscale.apiserver.operations.types import (
     EncodedBody,
     ListPage,
@@ -50,6 +51,7 @@ __all__ = [
     "list_body",
     "list_fresh_page",
     "list_page",
+    "list_shared_page",
     "patch_loop",
     "patch_object",
     "require_verb",
@@ -163,6 +165,19 @@ async def list_fresh_page(
     )
 
 
+def list_shared_page(
+    state: ServerState, info: KindInfo, namespace: str | None, shared: SharedItems
+) -> ListPage:
+    """The whole current list (no selector, limit or resourceVersion), the one
+    ``list_page`` reads, its items served through ``shared`` (``operations.shared_list``):
+    objects unchanged since an earlier call are the items handed out then, read-only."""
+    read = list_options.plan_list_read("", "", limit=None, continue_token=None)
+    memo = shared.memo(info, namespace)
+    page = _read_page(state, info, namespace, None, read, None, None, served=memo)
+    memo.turn()
+    return page
+
+
 def _read_page(
     state: ServerState,
     info: KindInfo,
@@ -171,7 +186,10 @@ def _read_page(
     read: list_options.ListRead,
     limit: int | None,
     continue_token: str | None,
+    *,
+    served: Callable[[bytes], JSON] | None = None,
 ) -> ListPage:
+    """``served``, when given, makes each item from its stored bytes as served."""
     resource = storage_resource(info)
     try:
         current = state.store.revision
@@ -184,6 +202,7 @@ def _read_page(
             limit=limit,
             continue_token=continue_token or None,
             revision=read.exact,
+            decode=served,
         )
     except StoreError as err:
         raise from_store_error(err, resource, "") from None
@@ -192,6 +211,8 @@ def _read_page(
         metadata["continue"] = result.continue_token
         if result.remaining is not None:
             metadata["remainingItemCount"] = result.remaining
+    if served is not None:
+        return ListPage(result.items, metadata)
     return ListPage([to_served(item, info) for item in result.items], metadata)
 
 

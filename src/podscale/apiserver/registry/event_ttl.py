@@ -20,7 +20,10 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any, Final
 
+import orjson
+
 from podscale.api.timestamps import parse_time_or_none
+from podscale.store.decode_memo import DecodeMemo
 from podscale.store.interface import Clock, NotFoundError, Store
 
 __all__ = ["DEFAULT_EVENT_TTL", "EVENTS", "expire_events", "expired_events", "last_written"]
@@ -30,6 +33,7 @@ DEFAULT_EVENT_TTL: Final = timedelta(hours=1)
 # Core and events.k8s.io Events share this storage, as upstream's do.
 EVENTS: Final = "events"
 _PERIOD: Final = timedelta(minutes=1)
+JSON = dict[str, Any]
 
 
 def last_written(event: Mapping[str, Any]) -> datetime | None:
@@ -50,22 +54,41 @@ def expired_events(
     events: Iterable[Mapping[str, Any]], now: datetime, ttl: timedelta = DEFAULT_EVENT_TTL
 ) -> list[tuple[str, str]]:
     """(namespace, name) of each Event last written ``ttl`` or longer before ``now``."""
-    expired: list[tuple[str, str]] = []
-    for event in events:
-        written = last_written(event)
-        if written is not None and now - written >= ttl:
-            metadata = event.get("metadata") or {}
-            expired.append((str(metadata.get("namespace") or ""), str(metadata.get("name"))))
-    return expired
+    return _expired((_written(event) for event in events), now, ttl)
+
+
+def _written(event: Mapping[str, Any]) -> tuple[tuple[str, str], datetime | None]:
+    metadata = event.get("metadata") or {}
+    key = (str(metadata.get("namespace") or ""), str(metadata.get("name")))
+    return key, last_written(event)
+
+
+def _expired(
+    written: Iterable[tuple[tuple[str, str], datetime | None]], now: datetime, ttl: timedelta
+) -> list[tuple[str, str]]:
+    return [key for key, at in written if at is not None and now - at >= ttl]
+
+
+def _stored_written(data: bytes) -> JSON:
+    """An Event's key and last write from its stored bytes (what the expiry memo keeps)."""
+    key, at = _written(orjson.loads(data))
+    return {"key": key, "written": at}
 
 
 async def expire_events(
     store: Store, clock: Clock, ttl: timedelta = DEFAULT_EVENT_TTL, *, period: timedelta = _PERIOD
 ) -> None:
-    """Delete expired Events every ``period`` until cancelled."""
+    """Delete expired Events every ``period`` until cancelled.
+
+    Each pass lists every Event, but through a ``DecodeMemo`` of each one's key and last
+    write: only the Events written since the previous pass are decoded (any write, an
+    update moving ``lastTimestamp`` included, stores new bytes), in the list's order."""
+    memo: DecodeMemo[JSON] = DecodeMemo(_stored_written)
     while True:
         await asyncio.sleep(period.total_seconds())
-        listed = store.list(EVENTS).items
-        for namespace, name in expired_events(listed, clock.now(), ttl):
+        listed = store.list(EVENTS, decode=memo).items
+        memo.turn()
+        written = [(item["key"], item["written"]) for item in listed]
+        for namespace, name in _expired(written, clock.now(), ttl):
             with contextlib.suppress(NotFoundError):  # deleted meanwhile
                 store.delete(EVENTS, namespace, name)

@@ -73,3 +73,26 @@ def test_the_store_loses_expired_events_on_virtual_time() -> None:
         return seen
 
     assert run_virtual(scenario(), start=T0) == [["first"], ["second"], []]
+
+
+def test_an_update_moving_the_last_timestamp_renews_an_event_already_seen() -> None:
+    """The expiry pass remembers each Event's last write by its stored bytes: an update
+    (a repeated Event, ``lastTimestamp`` moved) is read anew, not its first version."""
+
+    async def scenario() -> list[list[str]]:
+        clock = VirtualClock.of(asyncio.get_running_loop())  # type: ignore[arg-type]
+        store = MemoryStore(clock)
+        store.create(EVENTS, _event("repeated"))
+        store.create(EVENTS, _event("once"))
+        expiry = asyncio.create_task(expire_events(store, clock))
+        seen: list[list[str]] = []
+        for minutes in (50, 11, 50):  # at 50 min (renewed), 61 min and 111 min
+            await asyncio.sleep(minutes * 60)
+            if minutes == 50 and not seen:
+                renewed = store.get(EVENTS, "default", "repeated")
+                store.update(EVENTS, {**renewed, "count": 2, "lastTimestamp": _at(50)})
+            seen.append([e["metadata"]["name"] for e in store.list(EVENTS).items])
+        expiry.cancel()
+        return seen
+
+    assert run_virtual(scenario(), start=T0) == [["once", "repeated"], ["repeated"], []]
