@@ -12,8 +12,9 @@ reports status; pause/resume records its condition; paused or a scaling event ->
 ``strategies.sync_scaling``; otherwise ``rollout_rolling`` or ``rollout_recreate``. The
 steps and writes live in ``strategies`` and ``sync``; the decisions in the pure modules
 of this package. A stalled rollout requeues itself for its progress deadline with
-``add_after`` so the deadline fires on the injected (possibly virtual) clock. Run by
-``podscale.controllers.manager.ControllerManager``.
+``add_after`` so the deadline fires on the injected (possibly virtual) clock; a sync
+that only asked for a rate-limited look again is repeated without the work while its
+objects stay the same (``quiet``). Run by ``podscale.controllers.manager.ControllerManager``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.api.kinds import KindInfo, kind_for
@@ -34,6 +35,7 @@ from podscale.controllers.deployment import new_replica_set
 from podscale.controllers.deployment.claim import claim_replica_sets
 from podscale.controllers.deployment.fenceposts import RECREATE, ROLLING_UPDATE
 from podscale.controllers.deployment.proportional import is_scaling_event
+from podscale.controllers.deployment.quiet import CallCounter, QuietSyncs, quiet_outcome
 from podscale.controllers.deployment.strategies import (
     rollout_recreate,
     rollout_rolling,
@@ -96,6 +98,7 @@ class DeploymentController:
         # What ReplicaSet versions read as and which one is new, shared by all syncs
         # (``sync.SyncMemo``; each memo is exact); deleted objects are forgotten.
         self._memo = SyncMemo()
+        self._quiet = QuietSyncs()
 
     # -- wiring -----------------------------------------------------------------------
 
@@ -208,10 +211,11 @@ class DeploymentController:
 
     async def reconcile(self, key: str) -> None:
         """Upstream's ``syncDeployment`` for ``namespace/name``; raises to be retried."""
-        queue, deployment_lister, rs_lister, pod_lister = self._bound()
+        queue, deployment_lister, rs_lister, _ = self._bound()
         namespace, _, name = key.rpartition("/")
         cached = deployment_lister.get(namespace, name)
         if cached is None:
+            self._quiet.forget(key)
             return  # deleted: the garbage collector removes its ReplicaSets
         # A shallow copy: the sync only reads the cached object's nested dicts and
         # replaces (copy-on-write, ``sync.DeploymentSync``) whatever it changes.
@@ -232,14 +236,40 @@ class DeploymentController:
         # copied: the sync never changes a ReplicaSet dict, it sends changed copies.
         uid = meta(deployment).get("uid")
         candidates = [rs for rs in rs_lister.list(namespace) if _claimable(rs, uid, selector)]
-        replica_sets = await claim_replica_sets(self._api, deployment, candidates)
+        if self._quiet.repeats(key, cached, candidates):
+            # The same objects as a sync that only asked to look again (``quiet``).
+            queue.add_rate_limited(key)
+            return
+        api, recorder = CallCounter(self._api), CallCounter(self._recorder)
+        sync, rolling = await self._sync(
+            cast(ControllerApi, api), cast(EventRecorder, recorder), deployment, candidates
+        )
+        quiet = rolling and sync.requeue == 0.0 and api.calls == 0 and recorder.calls == 0
+        if quiet and quiet_outcome(cached):
+            self._quiet.remember(key, cached, candidates)
+        else:
+            self._quiet.forget(key)
+        if sync.requeue is not None:
+            if sync.requeue == 0.0:
+                queue.add_rate_limited(key)
+            else:
+                queue.add_after(key, timedelta(seconds=sync.requeue) + _DEADLINE_SLACK)
+
+    async def _sync(
+        self, api: ControllerApi, recorder: EventRecorder, deployment: JSON, candidates: list[JSON]
+    ) -> tuple[DeploymentSync, bool]:
+        """Upstream's steps after the claim, in its order; the sync, and whether it was a
+        RollingUpdate step (the only kind ``quiet`` may repeat)."""
+        *_, pod_lister = self._bound()
+        spec = deployment.get("spec") or {}
+        replica_sets = await claim_replica_sets(api, deployment, candidates)
         sync = DeploymentSync(
-            self._api, self._recorder, deployment, replica_sets, self._clock.now(), memo=self._memo
+            api, recorder, deployment, replica_sets, self._clock.now(), memo=self._memo
         )
         new_name, old_names = sync.new_and_old_names()
         if meta(deployment).get("deletionTimestamp"):
             await sync_status_only(sync, new_name)
-            return
+            return sync, False
         await sync.check_paused_conditions()
         if new_name is not None:
             await new_replica_set.sync_existing(sync, new_name, old_names)
@@ -249,21 +279,19 @@ class DeploymentController:
         if paused or is_scaling_event(sync.replicas, everything):
             await sync_scaling(sync, new_name, old_names, paused=paused)
         elif strategy_type == RECREATE:
+            selector = selector_from_label_selector(spec.get("selector"))
             uids: dict[str, list[JSON]] = {str(meta(rs).get("uid")): [] for rs in replica_sets}
-            for pod in pod_lister.list(namespace, selector):
+            for pod in pod_lister.list(namespace_of(deployment), selector):
                 owner = str((controller_ref_of(pod) or {}).get("uid"))
                 if owner in uids:
                     uids[owner].append(pod)
             await rollout_recreate(sync, new_name, old_names, uids)
         elif strategy_type == ROLLING_UPDATE:
             await rollout_rolling(sync, new_name, old_names)
+            return sync, True
         else:
             raise ValueError(f"unexpected deployment strategy type: {strategy_type}")
-        if sync.requeue is not None:
-            if sync.requeue == 0.0:
-                queue.add_rate_limited(key)
-            else:
-                queue.add_after(key, timedelta(seconds=sync.requeue) + _DEADLINE_SLACK)
+        return sync, False
 
     async def _refuse_selecting_all(self, deployment: JSON) -> None:
         """An empty selector would select every pod: warn, record the generation, stop."""
