@@ -83,6 +83,9 @@ class _JumpingSelector(selectors.BaseSelector):
     def __init__(self, loop: VirtualTimeLoop, inner: selectors.BaseSelector) -> None:
         self._loop = loop
         self._inner = inner
+        # How many file objects are registered (every registration passes through here):
+        # ``may_receive`` asks on every loop iteration, and ``len(get_map())`` costs calls.
+        self.registered = len(inner.get_map())
 
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
         loop = self._loop
@@ -90,6 +93,12 @@ class _JumpingSelector(selectors.BaseSelector):
             if timeout > 0:
                 loop.advance_to_next_timer()
             return []
+        return self.poll(timeout)
+
+    def poll(self, timeout: float | None) -> list[tuple[selectors.SelectorKey, int]]:
+        """``select`` once ``may_receive`` said yes (or there is no timer at all): poll
+        for real, then jump if nothing came while waiting for a timer."""
+        loop = self._loop
         loop._polling = True
         loop.polls += 1
         try:
@@ -109,15 +118,24 @@ class _JumpingSelector(selectors.BaseSelector):
     def register(
         self, fileobj: FileDescriptorLike, events: int, data: Any = None
     ) -> selectors.SelectorKey:
-        return self._inner.register(fileobj, events, data)
+        try:
+            return self._inner.register(fileobj, events, data)
+        finally:
+            self.registered = len(self._inner.get_map())
 
     def unregister(self, fileobj: FileDescriptorLike) -> selectors.SelectorKey:
-        return self._inner.unregister(fileobj)
+        try:
+            return self._inner.unregister(fileobj)
+        finally:
+            self.registered = len(self._inner.get_map())
 
     def modify(
         self, fileobj: FileDescriptorLike, events: int, data: Any = None
     ) -> selectors.SelectorKey:
-        return self._inner.modify(fileobj, events, data)
+        try:
+            return self._inner.modify(fileobj, events, data)
+        finally:  # the generic modify unregisters and registers again: count once done
+            self.registered = len(self._inner.get_map())
 
     def get_map(self) -> Mapping[FileDescriptorLike, selectors.SelectorKey]:
         return self._inner.get_map()
@@ -146,6 +164,8 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
     _current_handle: asyncio.Handle | None
     _signal_handlers: dict[int, asyncio.Handle]
     _thread_id: int | None
+    _closed: bool
+    _selector: _JumpingSelector
 
     def __init__(self, start: datetime = DEFAULT_START, *, autojump_threshold: float = 0.0) -> None:
         self._virtual_now = 0.0
@@ -196,8 +216,9 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         context: Context | None = None,
     ) -> asyncio.TimerHandle:
         """As asyncio's, with a timer that keeps FIFO order among equal deadlines."""
-        self._check_closed()  # type: ignore[attr-defined]
-        if self.get_debug():
+        if self._closed:  # asyncio's _check_closed and get_debug, without their calls
+            raise RuntimeError("Event loop is closed")
+        if self._debug:
             self._check_thread()  # type: ignore[attr-defined]
             self._check_callback(callback, "call_at")  # type: ignore[attr-defined]
         timer = asyncio.TimerHandle(when, callback, args, self, context)
@@ -231,7 +252,7 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
             self._threads_busy
             or self.autojump_threshold
             or self._signal_handlers
-            or len(self._selector.get_map()) > 1  # type: ignore[attr-defined]
+            or self._selector.registered > 1
         )
 
     # -- threads --------------------------------------------------------------------------
@@ -293,10 +314,16 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
             timeout = 0
         elif scheduled:
             timeout = max(0.0, scheduled[0][0] - self._virtual_now)
-        events = self._selector.select(timeout)  # type: ignore[attr-defined]
-        if events:
-            self._process_events(events)  # type: ignore[attr-defined]
-        del events  # breaks cycles when an exception occurs, as asyncio does
+        if timeout is not None and not self.may_receive():
+            # The selector's ``select`` in this case, without its call: nothing can
+            # arrive, so at most move time to the next timer.
+            if timeout > 0:
+                self.advance_to_next_timer()
+        else:
+            events = self._selector.poll(timeout)
+            if events:
+                self._process_events(events)  # type: ignore[attr-defined]
+            del events  # breaks cycles when an exception occurs, as asyncio does
 
         end_time = self._virtual_now + self._clock_resolution
         while scheduled and scheduled[0][0] < end_time:
