@@ -127,10 +127,12 @@ class WorkQueue(Generic[T]):
 
     def promote_ready(self) -> int:
         """Queue every delayed item whose time has come; returns how many."""
-        delayed = self._delayed
-        if not delayed:
+        if not self._delayed:
             return 0  # nothing delayed: no need to read the clock
-        now = self._clock.now()
+        return self._promote(self._clock.now())
+
+    def _promote(self, now: datetime) -> int:
+        delayed = self._delayed
         promoted = 0
         while delayed and delayed[0][0] <= now:
             _, _, item = heapq.heappop(delayed)
@@ -204,9 +206,15 @@ class WorkQueue(Generic[T]):
 
     def _fire(self) -> None:
         self._timer = self._timer_due = None
-        self.promote_ready()
-        if self._delayed:
-            self._arm()
+        delayed = self._delayed
+        if not delayed:
+            return
+        # ``promote_ready`` then ``_arm``, on one clock reading (time stands still here).
+        now = self._clock.now()
+        self._promote(now)
+        if delayed:  # promoting sets no timer: ``_arm`` would arm for the head here
+            due = delayed[0][0]
+            self._arm_at(due, _seconds(due - now))
 
     def done(self, item: T) -> None:
         """Processing finished; an item added meanwhile goes back in the queue."""
