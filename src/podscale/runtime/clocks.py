@@ -60,7 +60,8 @@ class VirtualClock:
             loop = self._found
             if loop is None or loop._thread_id != threading.get_ident():
                 loop = None
-        elapsed = self.elapsed() if loop is None else loop.time()
+        # (``_virtual_now`` is what the loop's ``time()`` returns, read without the call.)
+        elapsed = self.elapsed() if loop is None else loop._virtual_now
         if elapsed != self._read_at:
             self._read_at = elapsed
             self._read = self._start + timedelta(seconds=elapsed)

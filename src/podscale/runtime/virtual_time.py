@@ -334,7 +334,9 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
             # The selector's ``select`` in this case, without its call: nothing can
             # arrive, so at most move time to the next timer.
             if timeout > 0:
-                self.advance_to_next_timer()
+                # ``advance_to_next_timer``: the head is live (pruned above) and later.
+                self._virtual_now = scheduled[0][0]
+                self._jumps += 1
         else:
             events = self._selector.poll(timeout)
             if events:
