@@ -195,6 +195,7 @@ class WorkQueue(Generic[T]):
         self._timer_due = due
 
     def _running_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The running loop, or ``None`` outside one."""
         loop = self._loop
         if loop is not None and getattr(loop, "_thread_id", None) == threading.get_ident():
             return loop

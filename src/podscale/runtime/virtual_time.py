@@ -19,9 +19,11 @@ instant, so the loop's own overhead is paid per callback. Its timers live in a h
 ``(deadline, sequence, handle)`` tuples (compared in C, not through a Python ``__lt__``);
 its selector is not polled while nothing could arrive through it (no file descriptor but
 the loop's self-pipe, no signal handler, no executor work, nothing written to the
-self-pipe by another thread); and ``call_soon_threadsafe`` from the loop's own thread is a
-``call_soon`` (the store's watch wake-ups use it from either side). None of this changes
-which callback runs when.
+self-pipe by another thread, known from a count of registrations kept by the selector);
+``call_soon``, ``call_at`` and the jump to the next timer skip asyncio's inner calls outside
+debug mode; and ``call_soon_threadsafe`` from the loop's own thread is a ``call_soon`` (the
+store's watch wake-ups use it from either side). None of this changes which callback runs
+when.
 
 Threads: work done in other threads takes real time, and virtual time stands still while
 it runs. The loop knows about work it hands out itself (``run_in_executor``, hence
@@ -85,7 +87,8 @@ class _JumpingSelector(selectors.BaseSelector):
         self._inner = inner
         # How many file objects are registered (every registration passes through here):
         # ``may_receive`` asks on every loop iteration, and ``len(get_map())`` costs calls.
-        self.registered = len(inner.get_map())
+        self.registered = 0
+        self._count()
 
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
         loop = self._loop
@@ -121,13 +124,13 @@ class _JumpingSelector(selectors.BaseSelector):
         try:
             return self._inner.register(fileobj, events, data)
         finally:
-            self.registered = len(self._inner.get_map())
+            self._count()
 
     def unregister(self, fileobj: FileDescriptorLike) -> selectors.SelectorKey:
         try:
             return self._inner.unregister(fileobj)
         finally:
-            self.registered = len(self._inner.get_map())
+            self._count()
 
     def modify(
         self, fileobj: FileDescriptorLike, events: int, data: Any = None
@@ -135,7 +138,10 @@ class _JumpingSelector(selectors.BaseSelector):
         try:
             return self._inner.modify(fileobj, events, data)
         finally:  # the generic modify unregisters and registers again: count once done
-            self.registered = len(self._inner.get_map())
+            self._count()
+
+    def _count(self) -> None:
+        self.registered = len(self._inner.get_map() or ())  # a closed selector has no map
 
     def get_map(self) -> Mapping[FileDescriptorLike, selectors.SelectorKey]:
         return self._inner.get_map()
