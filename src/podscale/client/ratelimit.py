@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Final, Protocol
 
 from podscale.store.interface import Clock
 
@@ -24,6 +24,10 @@ __all__ = [
     "TokenBucketRateLimiter",
     "default_controller_rate_limiter",
 ]
+
+_ZERO: Final = timedelta(0)
+# Backoff exponents are capped here (2.0**1024 overflows a float); every cap is far below.
+_MAX_EXPONENT: Final = 1000
 
 
 class RateLimiter(Protocol):
@@ -43,22 +47,46 @@ class ExponentialFailureRateLimiter:
     base: timedelta = timedelta(milliseconds=5)
     maximum: timedelta = timedelta(seconds=1000)
     _failures: dict[Hashable, int] = field(default_factory=dict)
+    # The delay for each failure count: a controller that requeues on every sync asks for
+    # the same few delays over and over. Exact: a delay depends on the count, ``base`` and
+    # ``maximum`` only, and the memo is dropped when either field is set to another value
+    # (timedelta is immutable, so the same object means the same value).
+    _delays: dict[int, timedelta] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    _delays_for: tuple[timedelta, timedelta] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def when(self, item: Hashable) -> timedelta:
         failures = self._failures.get(item, 0)
         self._failures[item] = failures + 1
-        # Compare in float seconds first: 2**failures grows past timedelta's range, and
-        # past a float's at 2**1024 (Go's math.Pow gives +Inf there; Python raises).
-        seconds = self.base.total_seconds() * (2.0 ** min(failures, 1000))
-        if seconds >= self.maximum.total_seconds():
-            return self.maximum
-        return timedelta(seconds=seconds)
+        memo = self._delays_for
+        if memo is None or memo[0] is not self.base or memo[1] is not self.maximum:
+            self._delays.clear()
+            self._delays_for = (self.base, self.maximum)
+        # Past 2**1000 every count gives the same delay: the memo stays small.
+        exponent = min(failures, _MAX_EXPONENT)
+        delay = self._delays.get(exponent)
+        if delay is None:
+            delay = self._delays[exponent] = _backoff(self.base, self.maximum, exponent)
+        return delay
 
     def forget(self, item: Hashable) -> None:
         self._failures.pop(item, None)
 
     def num_requeues(self, item: Hashable) -> int:
         return self._failures.get(item, 0)
+
+
+def _backoff(base: timedelta, maximum: timedelta, exponent: int) -> timedelta:
+    """``base * 2**exponent`` capped at ``maximum``. Compared in float seconds first:
+    2**exponent grows past timedelta's range, and past a float's at 2**1024 (Go's
+    math.Pow gives +Inf there; Python raises, hence ``_MAX_EXPONENT``)."""
+    seconds = base.total_seconds() * (2.0**exponent)
+    if seconds >= maximum.total_seconds():
+        return maximum
+    return timedelta(seconds=seconds)
 
 
 @dataclass
@@ -98,14 +126,15 @@ class TokenBucketRateLimiter:
 
     def when(self, item: Hashable) -> timedelta:
         now = self.clock.now()
-        if self._last is not None:
-            elapsed = (now - self._last).total_seconds()
+        last = self._last
+        if last is not None:
+            elapsed = (now - last).total_seconds()
             self._tokens = min(float(self.burst), self._tokens + elapsed * self.qps)
         self._last = now
-        self._tokens -= 1.0
-        if self._tokens >= 0:
-            return timedelta(0)
-        return timedelta(seconds=-self._tokens / self.qps)
+        tokens = self._tokens = self._tokens - 1.0
+        if tokens >= 0:
+            return _ZERO
+        return timedelta(seconds=-tokens / self.qps)
 
     def forget(self, item: Hashable) -> None:
         """The bucket is shared: nothing per item to forget."""
@@ -121,7 +150,13 @@ class MaxOfRateLimiter:
     limiters: tuple[RateLimiter, ...]
 
     def when(self, item: Hashable) -> timedelta:
-        return max((limiter.when(item) for limiter in self.limiters), default=timedelta(0))
+        # A loop, not max() over a generator: asked once per requeue of every controller.
+        delay: timedelta | None = None
+        for limiter in self.limiters:
+            each = limiter.when(item)
+            if delay is None or each > delay:
+                delay = each
+        return _ZERO if delay is None else delay
 
     def forget(self, item: Hashable) -> None:
         for limiter in self.limiters:

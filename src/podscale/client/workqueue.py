@@ -24,10 +24,11 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import threading
 from collections import deque
 from collections.abc import Hashable
 from datetime import datetime, timedelta
-from typing import Generic, TypeVar
+from typing import Final, Generic, TypeVar
 
 from podscale.client.ratelimit import RateLimiter, default_controller_rate_limiter
 from podscale.client.workqueue_metrics import NOOP_QUEUE_METRICS, QueueMetrics
@@ -36,6 +37,8 @@ from podscale.store.interface import Clock
 __all__ = ["WorkQueue"]
 
 T = TypeVar("T", bound=Hashable)
+
+_ZERO: Final = timedelta(0)
 
 
 class WorkQueue(Generic[T]):
@@ -50,6 +53,8 @@ class WorkQueue(Generic[T]):
     ) -> None:
         self._clock = clock
         self._metrics = metrics
+        # The no-op hooks are skipped rather than called: four calls per item otherwise.
+        self._counting = metrics is not NOOP_QUEUE_METRICS
         self._limiter = rate_limiter or default_controller_rate_limiter(clock)
         self._queue: deque[T] = deque()
         self._dirty: set[T] = set()  # waiting in _queue, or to requeue after done
@@ -66,29 +71,44 @@ class WorkQueue(Generic[T]):
         # idle worker of a controller for each delayed item.
         self._timer: asyncio.TimerHandle | None = None
         self._timer_due: datetime | None = None
+        self._fire_callback = self._fire  # one bound method, not one per armed timer
+        # The loop last found running. While it runs in this thread it is the running loop
+        # (one loop runs per thread), which is cheaper to check than to ask asyncio (whose
+        # lookup makes a getpid system call).
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- adding -----------------------------------------------------------------------
 
     def add(self, item: T) -> None:
         if self._shutting_down or item in self._dirty:
             return
-        self._metrics.add(item)
+        if self._counting:
+            self._metrics.add(item)
         self._dirty.add(item)
         if item in self._processing:
             return  # queued again by done()
         self._queue.append(item)
-        self._wake_one()
+        if self._waiters:
+            self._wake_one()
 
     def add_after(self, item: T, delay: timedelta) -> None:
         if self._shutting_down:
             return
-        self._metrics.retry()  # client-go counts every AddAfter as a retry
-        if delay <= timedelta(0):
+        if self._counting:
+            self._metrics.retry()  # client-go counts every AddAfter as a retry
+        if delay <= _ZERO:
             self.add(item)
             return
-        ready_at = self._clock.now() + delay
-        heapq.heappush(self._delayed, (ready_at, next(self._sequence), item))
-        self._arm()
+        now = self._clock.now()
+        ready_at = now + delay
+        delayed = self._delayed
+        heapq.heappush(delayed, (ready_at, next(self._sequence), item))
+        due = delayed[0][0]
+        if self._timer is not None and self._timer_due == due:
+            return  # the timer is already set for the earliest item
+        # ``_arm`` without a second clock reading: virtual time stands still within a
+        # call, and ``ready_at - now`` is ``delay`` exactly (microsecond integers).
+        self._arm_at(due, delay.total_seconds() if due == ready_at else _seconds(due - now))
 
     def add_rate_limited(self, item: T) -> None:
         self.add_after(item, self._limiter.when(item))
@@ -107,10 +127,15 @@ class WorkQueue(Generic[T]):
 
     def promote_ready(self) -> int:
         """Queue every delayed item whose time has come; returns how many."""
-        now = self._clock.now()
+        if not self._delayed:
+            return 0  # nothing delayed: no need to read the clock
+        return self._promote(self._clock.now())
+
+    def _promote(self, now: datetime) -> int:
+        delayed = self._delayed
         promoted = 0
-        while self._delayed and self._delayed[0][0] <= now:
-            _, _, item = heapq.heappop(self._delayed)
+        while delayed and delayed[0][0] <= now:
+            _, _, item = heapq.heappop(delayed)
             self.add(item)
             promoted += 1
         return promoted
@@ -125,7 +150,8 @@ class WorkQueue(Generic[T]):
         item = self._queue.popleft()
         self._dirty.discard(item)
         self._processing.add(item)
-        self._metrics.get(item)
+        if self._counting:
+            self._metrics.get(item)
         return item
 
     async def get(self) -> T | None:
@@ -136,9 +162,14 @@ class WorkQueue(Generic[T]):
                 return item
             if self._shutting_down:
                 return None
-            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            loop = self._running_loop()
+            if loop is None:  # awaited outside a loop: asyncio's own error
+                loop = asyncio.get_running_loop()
+            waiter: asyncio.Future[None] = loop.create_future()
             self._waiters[waiter] = None
-            self._arm()
+            delayed = self._delayed
+            if delayed and (self._timer is None or self._timer_due != delayed[0][0]):
+                self._arm()
             try:
                 await waiter
             finally:
@@ -150,27 +181,51 @@ class WorkQueue(Generic[T]):
         due = self.next_ready_at()
         if due is None or (self._timer is not None and self._timer_due == due):
             return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
+        self._arm_at(due, _seconds(due - self._clock.now()))
+
+    def _arm_at(self, due: datetime, delay: float) -> None:
+        """(Re)set the timer for ``due``, ``delay`` seconds from now."""
+        loop = self._running_loop()
+        if loop is None:
             return
         if self._timer is not None:
             self._timer.cancel()
-        delay = max(0.0, (due - self._clock.now()).total_seconds())
-        self._timer, self._timer_due = loop.call_later(delay, self._fire), due
+        # ``call_later``'s own sum, without its extra call: the same deadline.
+        self._timer = loop.call_at(loop.time() + delay, self._fire_callback)
+        self._timer_due = due
+
+    def _running_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The running loop, or ``None`` outside one."""
+        loop = self._loop
+        if loop is not None and getattr(loop, "_thread_id", None) == threading.get_ident():
+            return loop
+        try:
+            loop = self._loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return None
+        return loop
 
     def _fire(self) -> None:
         self._timer = self._timer_due = None
-        self.promote_ready()
-        self._arm()
+        delayed = self._delayed
+        if not delayed:
+            return
+        # ``promote_ready`` then ``_arm``, on one clock reading (time stands still here).
+        now = self._clock.now()
+        self._promote(now)
+        if delayed:  # promoting sets no timer: ``_arm`` would arm for the head here
+            due = delayed[0][0]
+            self._arm_at(due, _seconds(due - now))
 
     def done(self, item: T) -> None:
         """Processing finished; an item added meanwhile goes back in the queue."""
         self._processing.discard(item)
-        self._metrics.done(item)
+        if self._counting:
+            self._metrics.done(item)
         if item in self._dirty:
             self._queue.append(item)
-            self._wake_one()
+            if self._waiters:
+                self._wake_one()
 
     def shut_down(self) -> None:
         self._shutting_down = True
@@ -202,6 +257,11 @@ class WorkQueue(Generic[T]):
             if not waiter.done():  # a waiter its timer woke is on its way anyway
                 waiter.set_result(None)
                 return
+
+
+def _seconds(delay: timedelta) -> float:
+    """A timer's delay: ``delay`` in seconds, never negative (a due item fires at once)."""
+    return max(0.0, delay.total_seconds())
 
 
 def _resolve(waiter: asyncio.Future[None]) -> None:

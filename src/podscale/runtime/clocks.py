@@ -11,6 +11,7 @@ runs on either (``podscale.runtime.kernel.run``).
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import datetime, timedelta
 
 from podscale.runtime.virtual_time import DEFAULT_START, VirtualTimeLoop
@@ -52,7 +53,15 @@ class VirtualClock:
         return self._start
 
     def now(self) -> datetime:
-        elapsed = self.elapsed()
+        # ``elapsed`` inlined for the two usual cases (a bound clock; an unbound one whose
+        # loop runs in this thread): the clock is read several times per loop step.
+        loop = self._loop
+        if loop is None:
+            loop = self._found
+            if loop is None or loop._thread_id != threading.get_ident():
+                loop = None
+        # (``_virtual_now`` is what the loop's ``time()`` returns, read without the call.)
+        elapsed = self.elapsed() if loop is None else loop._virtual_now
         if elapsed != self._read_at:
             self._read_at = elapsed
             self._read = self._start + timedelta(seconds=elapsed)

@@ -19,9 +19,11 @@ instant, so the loop's own overhead is paid per callback. Its timers live in a h
 ``(deadline, sequence, handle)`` tuples (compared in C, not through a Python ``__lt__``);
 its selector is not polled while nothing could arrive through it (no file descriptor but
 the loop's self-pipe, no signal handler, no executor work, nothing written to the
-self-pipe by another thread); and ``call_soon_threadsafe`` from the loop's own thread is a
-``call_soon`` (the store's watch wake-ups use it from either side). None of this changes
-which callback runs when.
+self-pipe by another thread, known from a count of registrations kept by the selector);
+``call_soon``, ``call_at`` and the jump to the next timer skip asyncio's inner calls outside
+debug mode; and ``call_soon_threadsafe`` from the loop's own thread is a ``call_soon`` (the
+store's watch wake-ups use it from either side). None of this changes which callback runs
+when.
 
 Threads: work done in other threads takes real time, and virtual time stands still while
 it runs. The loop knows about work it hands out itself (``run_in_executor``, hence
@@ -83,6 +85,10 @@ class _JumpingSelector(selectors.BaseSelector):
     def __init__(self, loop: VirtualTimeLoop, inner: selectors.BaseSelector) -> None:
         self._loop = loop
         self._inner = inner
+        # How many file objects are registered (every registration passes through here):
+        # ``may_receive`` asks on every loop iteration, and ``len(get_map())`` costs calls.
+        self.registered = 0
+        self._count()
 
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
         loop = self._loop
@@ -90,6 +96,12 @@ class _JumpingSelector(selectors.BaseSelector):
             if timeout > 0:
                 loop.advance_to_next_timer()
             return []
+        return self.poll(timeout)
+
+    def poll(self, timeout: float | None) -> list[tuple[selectors.SelectorKey, int]]:
+        """``select`` once ``may_receive`` said yes (or there is no timer at all): poll
+        for real, then jump if nothing came while waiting for a timer."""
+        loop = self._loop
         loop._polling = True
         loop.polls += 1
         try:
@@ -109,15 +121,27 @@ class _JumpingSelector(selectors.BaseSelector):
     def register(
         self, fileobj: FileDescriptorLike, events: int, data: Any = None
     ) -> selectors.SelectorKey:
-        return self._inner.register(fileobj, events, data)
+        try:
+            return self._inner.register(fileobj, events, data)
+        finally:
+            self._count()
 
     def unregister(self, fileobj: FileDescriptorLike) -> selectors.SelectorKey:
-        return self._inner.unregister(fileobj)
+        try:
+            return self._inner.unregister(fileobj)
+        finally:
+            self._count()
 
     def modify(
         self, fileobj: FileDescriptorLike, events: int, data: Any = None
     ) -> selectors.SelectorKey:
-        return self._inner.modify(fileobj, events, data)
+        try:
+            return self._inner.modify(fileobj, events, data)
+        finally:  # the generic modify unregisters and registers again: count once done
+            self._count()
+
+    def _count(self) -> None:
+        self.registered = len(self._inner.get_map() or ())  # a closed selector has no map
 
     def get_map(self) -> Mapping[FileDescriptorLike, selectors.SelectorKey]:
         return self._inner.get_map()
@@ -146,6 +170,8 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
     _current_handle: asyncio.Handle | None
     _signal_handlers: dict[int, asyncio.Handle]
     _thread_id: int | None
+    _closed: bool
+    _selector: _JumpingSelector
 
     def __init__(self, start: datetime = DEFAULT_START, *, autojump_threshold: float = 0.0) -> None:
         self._virtual_now = 0.0
@@ -196,14 +222,31 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         context: Context | None = None,
     ) -> asyncio.TimerHandle:
         """As asyncio's, with a timer that keeps FIFO order among equal deadlines."""
-        self._check_closed()  # type: ignore[attr-defined]
-        if self.get_debug():
+        if self._closed:  # asyncio's _check_closed and get_debug, without their calls
+            raise RuntimeError("Event loop is closed")
+        if self._debug:
             self._check_thread()  # type: ignore[attr-defined]
             self._check_callback(callback, "call_at")  # type: ignore[attr-defined]
         timer = asyncio.TimerHandle(when, callback, args, self, context)
         heapq.heappush(self._scheduled, (when, next(self._timer_sequence), timer))
         timer._scheduled = True  # type: ignore[attr-defined]
         return timer
+
+    def call_soon(
+        self,
+        callback: Callable[[Unpack[_Ts]], object],
+        *args: *_Ts,
+        context: Context | None = None,
+    ) -> asyncio.Handle:
+        """As asyncio's, without its two inner calls outside debug mode (every future's
+        callbacks, so every task wake-up, come through here)."""
+        if self._closed:
+            raise RuntimeError("Event loop is closed")
+        if self._debug:
+            return super().call_soon(callback, *args, context=context)
+        handle = asyncio.Handle(callback, args, self, context)
+        self._ready.append(handle)
+        return handle
 
     def call_soon_threadsafe(
         self, callback: Callable[[Unpack[_Ts]], object], *args: *_Ts, context: Context | None = None
@@ -231,7 +274,7 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
             self._threads_busy
             or self.autojump_threshold
             or self._signal_handlers
-            or len(self._selector.get_map()) > 1  # type: ignore[attr-defined]
+            or self._selector.registered > 1
         )
 
     # -- threads --------------------------------------------------------------------------
@@ -293,10 +336,18 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
             timeout = 0
         elif scheduled:
             timeout = max(0.0, scheduled[0][0] - self._virtual_now)
-        events = self._selector.select(timeout)  # type: ignore[attr-defined]
-        if events:
-            self._process_events(events)  # type: ignore[attr-defined]
-        del events  # breaks cycles when an exception occurs, as asyncio does
+        if timeout is not None and not self.may_receive():
+            # The selector's ``select`` in this case, without its call: nothing can
+            # arrive, so at most move time to the next timer.
+            if timeout > 0:
+                # ``advance_to_next_timer``: the head is live (pruned above) and later.
+                self._virtual_now = scheduled[0][0]
+                self._jumps += 1
+        else:
+            events = self._selector.poll(timeout)
+            if events:
+                self._process_events(events)  # type: ignore[attr-defined]
+            del events  # breaks cycles when an exception occurs, as asyncio does
 
         end_time = self._virtual_now + self._clock_resolution
         while scheduled and scheduled[0][0] < end_time:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from datetime import timedelta
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from podscale.client.ratelimit import (
     ExponentialFailureRateLimiter,
@@ -60,3 +63,91 @@ def test_max_of_fixed_interval() -> None:
     assert combined.when("hpa") == timedelta(seconds=15)
     combined.forget("hpa")
     assert combined.num_requeues("hpa") == 0
+
+
+def _backoff_formula(base: timedelta, maximum: timedelta, failures: int) -> timedelta:
+    """The delay computed afresh for one failure count (what the memo must equal)."""
+    seconds = base.total_seconds() * 2.0 ** min(failures, 1000)
+    return maximum if seconds >= maximum.total_seconds() else timedelta(seconds=seconds)
+
+
+@given(
+    base_us=st.integers(min_value=1, max_value=10**7),
+    maximum_s=st.integers(min_value=1, max_value=10**5),
+    keys=st.lists(st.sampled_from(["a", "b", "c"]), max_size=60),
+)
+def test_memoized_backoff_equals_the_formula_per_item(
+    base_us: int, maximum_s: int, keys: list[str]
+) -> None:
+    base, maximum = timedelta(microseconds=base_us), timedelta(seconds=maximum_s)
+    limiter = ExponentialFailureRateLimiter(base, maximum)
+    failures: dict[str, int] = {}
+    for key in keys:
+        assert limiter.when(key) == _backoff_formula(base, maximum, failures.get(key, 0))
+        failures[key] = failures.get(key, 0) + 1
+        if failures[key] % 7 == 0:
+            limiter.forget(key)
+            failures[key] = 0
+        assert limiter.num_requeues(key) == failures[key]
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("base", timedelta(milliseconds=7)), ("maximum", timedelta(milliseconds=12))],
+    ids=["base-changed", "maximum-changed"],
+)
+def test_the_backoff_memo_follows_a_changed_field(field: str, value: timedelta) -> None:
+    limiter = ExponentialFailureRateLimiter(timedelta(milliseconds=5), timedelta(seconds=1))
+    assert [limiter.when("a") for _ in range(3)][-1] == timedelta(milliseconds=20)
+    limiter.forget("a")
+    setattr(limiter, field, value)
+    delays = [limiter.when("a") for _ in range(3)]
+    assert delays == [_backoff_formula(limiter.base, limiter.maximum, n) for n in range(3)]
+
+
+def test_backoff_memo_stays_bounded_past_the_exponent_cap() -> None:
+    limiter = ExponentialFailureRateLimiter(timedelta(microseconds=1), timedelta.max)
+    for _ in range(1500):
+        delay = limiter.when("x")
+    assert delay == timedelta.max  # 2**1000 µs is far past timedelta's range: capped
+    assert len(limiter._delays) <= 1001
+
+
+class _Fixed:
+    """A limiter with a given delay (negative ones too), to test MaxOf's choice."""
+
+    def __init__(self, seconds: float) -> None:
+        self.delay = timedelta(seconds=seconds)
+
+    def when(self, item: Hashable) -> timedelta:
+        return self.delay
+
+    def forget(self, item: Hashable) -> None:
+        pass
+
+    def num_requeues(self, item: Hashable) -> int:
+        return 0
+
+
+@given(st.lists(st.integers(min_value=-5, max_value=5), max_size=5))
+def test_max_of_is_the_largest_delay_or_zero_without_limiters(delays: list[int]) -> None:
+    combined = MaxOfRateLimiter(tuple(_Fixed(seconds) for seconds in delays))
+    expected = max((timedelta(seconds=s) for s in delays), default=timedelta(0))
+    assert combined.when("k") == expected
+
+
+@given(steps=st.lists(st.integers(min_value=0, max_value=300_000), max_size=150))
+def test_token_bucket_matches_a_float_model(steps: list[int]) -> None:
+    # Microsecond steps between calls, zero included (several calls in one instant).
+    clock = FakeClock()
+    bucket = TokenBucketRateLimiter(clock, qps=10, burst=5)
+    tokens, last = 5.0, None
+    for step in steps:
+        clock.advance(step / 1e6)
+        now = clock.now()
+        if last is not None:
+            tokens = min(5.0, tokens + (now - last).total_seconds() * 10)
+        last = now
+        tokens -= 1.0
+        expected = timedelta(0) if tokens >= 0 else timedelta(seconds=-tokens / 10)
+        assert bucket.when("any") == expected
