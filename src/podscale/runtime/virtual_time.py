@@ -17,9 +17,10 @@ Real I/O (sockets) is the one input the loop does not control.
 Cost: a closed simulation spends most of its loop iterations between two timers of one
 instant, so the loop's own overhead is paid per callback. Its timers live in a heap of
 ``(deadline, sequence, handle)`` tuples (compared in C, not through a Python ``__lt__``);
-its selector is not polled while nothing could arrive through it (no file descriptor but
-the loop's self-pipe, no signal handler, no executor work, nothing written to the
-self-pipe by another thread, known from a count of registrations kept by the selector);
+its selector (``runtime.jumping_selector``) is not polled while nothing could arrive
+through it (no file descriptor but the loop's self-pipe, no signal handler, no executor
+work, nothing written to the self-pipe by another thread, known from a count of
+registrations kept by the selector);
 ``call_soon``, ``call_at`` and the jump to the next timer skip asyncio's inner calls outside
 debug mode; and ``call_soon_threadsafe`` from the loop's own thread is a ``call_soon`` (the
 store's watch wake-ups use it from either side). None of this changes which callback runs
@@ -40,14 +41,13 @@ import itertools
 import selectors
 import threading
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from concurrent.futures import Executor
 from contextvars import Context
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar, TypeVarTuple, Unpack
+from typing import Any, TypeVar, TypeVarTuple, Unpack
 
-if TYPE_CHECKING:
-    from _typeshed import FileDescriptorLike
+from podscale.runtime.jumping_selector import JumpingSelector
 
 __all__ = ["DEFAULT_START", "VirtualTimeLoop"]
 
@@ -66,88 +66,6 @@ _MIN_SCHEDULED_TIMERS = 100
 _MIN_CANCELLED_FRACTION = 0.5
 
 _Timer = tuple[float, int, asyncio.TimerHandle]
-
-
-class _JumpingSelector(selectors.BaseSelector):
-    """The loop's selector, wrapped: the one place where virtual time moves.
-
-    ``VirtualTimeLoop._run_once`` polls its selector with timeout 0 when callbacks are
-    ready, ``None`` when nothing is scheduled at all, and otherwise the time until the
-    earliest timer. Only that last case is a wait for a timer; there, this selector first
-    polls for real (for I/O, and for thread-safe callbacks, which arrive through the loop's
-    self-pipe) and, if nothing came and no executor work is outstanding, moves virtual time
-    to the timer's deadline and reports no events, so ``_run_once`` finds the timer due.
-
-    The real poll (a system call) is skipped when nothing can arrive through it
-    (``VirtualTimeLoop.may_receive``): a closed simulation then never polls at all.
-    """
-
-    def __init__(self, loop: VirtualTimeLoop, inner: selectors.BaseSelector) -> None:
-        self._loop = loop
-        self._inner = inner
-        # How many file objects are registered (every registration passes through here):
-        # ``may_receive`` asks on every loop iteration, and ``len(get_map())`` costs calls.
-        self.registered = 0
-        self._count()
-
-    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
-        loop = self._loop
-        if timeout is not None and not loop.may_receive():
-            if timeout > 0:
-                loop.advance_to_next_timer()
-            return []
-        return self.poll(timeout)
-
-    def poll(self, timeout: float | None) -> list[tuple[selectors.SelectorKey, int]]:
-        """``select`` once ``may_receive`` said yes (or there is no timer at all): poll
-        for real, then jump if nothing came while waiting for a timer."""
-        loop = self._loop
-        loop._polling = True
-        loop.polls += 1
-        try:
-            if timeout is None or timeout <= 0:
-                return self._inner.select(timeout)
-            if loop.threads_busy:
-                # A thread's result will arrive through the self-pipe; virtual time waits.
-                return self._inner.select(None)
-            events = self._inner.select(loop.autojump_threshold)
-        finally:
-            loop._polling = False
-        if events:
-            return events
-        loop.advance_to_next_timer()
-        return []
-
-    def register(
-        self, fileobj: FileDescriptorLike, events: int, data: Any = None
-    ) -> selectors.SelectorKey:
-        try:
-            return self._inner.register(fileobj, events, data)
-        finally:
-            self._count()
-
-    def unregister(self, fileobj: FileDescriptorLike) -> selectors.SelectorKey:
-        try:
-            return self._inner.unregister(fileobj)
-        finally:
-            self._count()
-
-    def modify(
-        self, fileobj: FileDescriptorLike, events: int, data: Any = None
-    ) -> selectors.SelectorKey:
-        try:
-            return self._inner.modify(fileobj, events, data)
-        finally:  # the generic modify unregisters and registers again: count once done
-            self._count()
-
-    def _count(self) -> None:
-        self.registered = len(self._inner.get_map() or ())  # a closed selector has no map
-
-    def get_map(self) -> Mapping[FileDescriptorLike, selectors.SelectorKey]:
-        return self._inner.get_map()
-
-    def close(self) -> None:
-        self._inner.close()
 
 
 class VirtualTimeLoop(asyncio.SelectorEventLoop):
@@ -171,7 +89,7 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
     _signal_handlers: dict[int, asyncio.Handle]
     _thread_id: int | None
     _closed: bool
-    _selector: _JumpingSelector
+    _selector: JumpingSelector
 
     def __init__(self, start: datetime = DEFAULT_START, *, autojump_threshold: float = 0.0) -> None:
         self._virtual_now = 0.0
@@ -188,7 +106,7 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         self.polls = 0  # real polls of the selector (a statistic, as iterations and jumps)
         self.start = start
         self.autojump_threshold = autojump_threshold
-        super().__init__(_JumpingSelector(self, selectors.DefaultSelector()))
+        super().__init__(JumpingSelector(self, selectors.DefaultSelector()))
         self._clock_resolution = _RESOLUTION
         # Checked once the loop exists: a half-built loop fails noisily in __del__.
         problem = _check_arguments(start, autojump_threshold)
