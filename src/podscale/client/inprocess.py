@@ -125,14 +125,28 @@ DEFAULT_FIELD_MANAGER: Final = "podscale"
 CONTROLLER_MANAGER: Final = "kube-controller-manager"
 
 
+_PLAIN_OPTIONS: dict[tuple[str, bool | None], admission.WriteOptions] = {}
+_PLAIN_OPTIONS_LIMIT: Final = 256
+
+
 def _write_options(
     dry_run: bool, field_validation: str | None, field_manager: str, force: bool | None = None
 ) -> admission.WriteOptions:
     if not dry_run and field_validation is None:
-        options = _DEFAULT_OPTIONS
-    else:
-        mode = field_validation or _DEFAULT_OPTIONS.field_validation
-        options = _call(lambda: admission.parse_write_options(["All"] if dry_run else [], mode))
+        # The options of a plain write by a manager: frozen, so made once per manager.
+        key = (field_manager, force)
+        known = _PLAIN_OPTIONS.get(key)
+        if known is None:
+            if len(_PLAIN_OPTIONS) > _PLAIN_OPTIONS_LIMIT:
+                _PLAIN_OPTIONS.clear()
+            known = _PLAIN_OPTIONS[key] = replace(
+                _DEFAULT_OPTIONS,
+                field_manager=field_manager,
+                force=None if force is None else ("true" if force else "false"),
+            )
+        return known
+    mode = field_validation or _DEFAULT_OPTIONS.field_validation
+    options = _call(lambda: admission.parse_write_options(["All"] if dry_run else [], mode))
     return replace(
         options,
         field_manager=field_manager,
