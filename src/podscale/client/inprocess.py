@@ -55,7 +55,7 @@ from podscale.apiserver.operations import (
     watch as operations_watch,
 )
 from podscale.apiserver.operations.shared_list import SharedItems
-from podscale.apiserver.operations.types import DeleteOptions, EncodedBody, Written
+from podscale.apiserver.operations.types import DeleteOptions, EncodedBody, OwnedObject, Written
 from podscale.apiserver.registry import admission
 from podscale.apiserver.registry.bootstrap import ensure_system_namespaces
 from podscale.apiserver.state import DEFAULT_BOOKMARK_INTERVAL, ServerState
@@ -401,7 +401,9 @@ class InProcessApi:
         """PUT: the name comes from ``obj`` (as ``HttpApi`` builds the path from it)."""
         options = _write_options(dry_run, field_validation, field_manager or self._field_manager)
         name = str(obj["metadata"]["name"])
-        return self._write(_UPDATES, kind, namespace, name, subresource, copy_json(obj), options)
+        # The copy is the server's own: a status write defaults it in place.
+        payload = OwnedObject(copy_json(obj))
+        return self._write(_UPDATES, kind, namespace, name, subresource, payload, options)
 
     async def patch(
         self,
