@@ -142,9 +142,10 @@ def _check_changed(
                 if index < kept:
                     before = old[index]
                     same = type(child)
-                    if same in _EXACT_SCALARS and type(before) is same and child == before:
-                        continue
-                    _check_changed(child, before, items, struct, f"{path}[{index}]", found)
+                    if same is dict or same is list:
+                        _check_changed(child, before, items, struct, f"{path}[{index}]", found)
+                    elif not (same in _EXACT_SCALARS and type(before) is same and child == before):
+                        _check(child, items, struct, f"{path}[{index}]", found)
                 else:
                     _check(child, items, struct, f"{path}[{index}]", found)
         return
@@ -166,11 +167,13 @@ def _check_changed(
             child_path = f"{path}.{key}" if path else key
             if key in old:
                 before = old[key]
-                # The commonest skip, inlined: an unchanged scalar (most of a status).
+                # Scalars settled here (an unchanged one, most of a status, is skipped): what
+                # ``_check_changed`` would do with them, one call sooner.
                 same = type(child)
-                if same in _EXACT_SCALARS and type(before) is same and child == before:
-                    continue
-                _check_changed(child, before, child_schema, holder, child_path, found)
+                if same is dict or same is list:
+                    _check_changed(child, before, child_schema, holder, child_path, found)
+                elif not (same in _EXACT_SCALARS and type(before) is same and child == before):
+                    _check(child, child_schema, holder, child_path, found)
             else:
                 _check(child, child_schema, holder, child_path, found)
         return
