@@ -7,9 +7,11 @@ the same admission path (defaulting, validation, strategies, conversion) without
 JSON. ``InProcessListWatcher`` feeds an ``Informer``. ``InProcessApi.for_store`` builds a
 whole control plane over a ``Store`` in one process (controllers, simulations, tests).
 
-Copies: objects passed in are copied before admission mutates them; objects handed out are
-the store's fresh copies (its reads decode a new object each time), so neither side can
-change the store or the caller's data by accident, and GET pays no extra copy.
+Copies: objects passed in are copied before admission mutates them (an update's copy goes
+as an ``OwnedObject``, which a status write defaults in place rather than copying again);
+objects handed out are the store's fresh copies (its reads decode a new object each time),
+so neither side can change the store or the caller's data by accident, and GET pays no
+extra copy.
 """
 
 from __future__ import annotations
