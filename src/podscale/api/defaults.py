@@ -23,6 +23,7 @@ from podscale.api.json_copy import copy_json
 __all__ = [
     "DEFAULT_CPU_UTILIZATION",
     "apply_defaults",
+    "apply_defaults_in_place",
     "default_pod_spec",
     "default_scale_down_rules",
     "default_scale_up_rules",
@@ -366,8 +367,14 @@ def apply_defaults(obj: JSON) -> JSON:
     Kinds without defaulting (Event, Scale, anything unknown) come back as an unchanged copy.
     The input is never modified.
     """
-    result = copy_json(obj)
+    return apply_defaults_in_place(copy_json(obj))
+
+
+def apply_defaults_in_place(obj: JSON) -> JSON:
+    """``apply_defaults`` without its copy: ``obj`` itself, defaulted. For an object that
+    is already a ``copy_json`` result nobody else holds (the in-process status write's),
+    the very object ``apply_defaults`` would have returned, one copy sooner."""
     defaulter = _DEFAULTERS.get((str(obj.get("apiVersion", "")), str(obj.get("kind", ""))))
     if defaulter is not None:
-        defaulter(result)
-    return result
+        defaulter(obj)
+    return obj

@@ -7,9 +7,11 @@ the same admission path (defaulting, validation, strategies, conversion) without
 JSON. ``InProcessListWatcher`` feeds an ``Informer``. ``InProcessApi.for_store`` builds a
 whole control plane over a ``Store`` in one process (controllers, simulations, tests).
 
-Copies: objects passed in are copied before admission mutates them; objects handed out are
-the store's fresh copies (its reads decode a new object each time), so neither side can
-change the store or the caller's data by accident, and GET pays no extra copy.
+Copies: objects passed in are copied before admission mutates them (an update's copy goes
+as an ``OwnedObject``, which a status write defaults in place rather than copying again);
+objects handed out are the store's fresh copies (its reads decode a new object each time),
+so neither side can change the store or the caller's data by accident, and GET pays no
+extra copy.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from podscale.apiserver.operations import (
     watch as operations_watch,
 )
 from podscale.apiserver.operations.shared_list import SharedItems
-from podscale.apiserver.operations.types import DeleteOptions, EncodedBody, Written
+from podscale.apiserver.operations.types import DeleteOptions, EncodedBody, OwnedObject, Written
 from podscale.apiserver.registry import admission
 from podscale.apiserver.registry.bootstrap import ensure_system_namespaces
 from podscale.apiserver.state import DEFAULT_BOOKMARK_INTERVAL, ServerState
@@ -125,14 +127,28 @@ DEFAULT_FIELD_MANAGER: Final = "podscale"
 CONTROLLER_MANAGER: Final = "kube-controller-manager"
 
 
+_PLAIN_OPTIONS: dict[tuple[str, bool | None], admission.WriteOptions] = {}
+_PLAIN_OPTIONS_LIMIT: Final = 256
+
+
 def _write_options(
     dry_run: bool, field_validation: str | None, field_manager: str, force: bool | None = None
 ) -> admission.WriteOptions:
     if not dry_run and field_validation is None:
-        options = _DEFAULT_OPTIONS
-    else:
-        mode = field_validation or _DEFAULT_OPTIONS.field_validation
-        options = _call(lambda: admission.parse_write_options(["All"] if dry_run else [], mode))
+        # The options of a plain write by a manager: frozen, so made once per manager.
+        key = (field_manager, force)
+        known = _PLAIN_OPTIONS.get(key)
+        if known is None:
+            if len(_PLAIN_OPTIONS) > _PLAIN_OPTIONS_LIMIT:
+                _PLAIN_OPTIONS.clear()
+            known = _PLAIN_OPTIONS[key] = replace(
+                _DEFAULT_OPTIONS,
+                field_manager=field_manager,
+                force=None if force is None else ("true" if force else "false"),
+            )
+        return known
+    mode = field_validation or _DEFAULT_OPTIONS.field_validation
+    options = _call(lambda: admission.parse_write_options(["All"] if dry_run else [], mode))
     return replace(
         options,
         field_manager=field_manager,
@@ -387,7 +403,9 @@ class InProcessApi:
         """PUT: the name comes from ``obj`` (as ``HttpApi`` builds the path from it)."""
         options = _write_options(dry_run, field_validation, field_manager or self._field_manager)
         name = str(obj["metadata"]["name"])
-        return self._write(_UPDATES, kind, namespace, name, subresource, copy_json(obj), options)
+        # The copy is the server's own: a status write defaults it in place.
+        payload = OwnedObject(copy_json(obj))
+        return self._write(_UPDATES, kind, namespace, name, subresource, payload, options)
 
     async def patch(
         self,

@@ -13,7 +13,8 @@ from typing import Any, TypeVar
 import pytest
 
 from podscale.api.kinds import kind_for
-from podscale.apiserver.registry.namespace_lifecycle import IMMORTAL_NAMESPACES, decide
+from podscale.apiserver.errors import ApiError as ServerError
+from podscale.apiserver.registry.namespace_lifecycle import IMMORTAL_NAMESPACES, admit, decide
 from podscale.client.http import ApiError
 from podscale.client.inprocess import InProcessApi
 from podscale.store.memory import MemoryStore
@@ -255,3 +256,45 @@ def test_decide(
 ) -> None:
     verdict = decide(kind, operation, namespace_name, "x", stored)
     assert (verdict.code if verdict is not None else None) == code
+
+
+@pytest.mark.parametrize(
+    ("stored", "info", "operation"),
+    [
+        ({"metadata": {"name": "shop"}, "status": {"phase": "Active"}}, POD, "update"),
+        ({"metadata": {"name": "shop"}, "status": {"phase": "Terminating"}}, POD, "update"),
+        (None, POD, "update"),
+        (None, DEPLOYMENT, "update"),
+        ({"metadata": {"name": "shop"}, "status": {"phase": "Terminating"}}, POD, "create"),
+        (None, POD, "create"),
+        (None, NODE, "update"),
+        (None, NAMESPACE, "update"),
+        (None, POD, "delete"),
+    ],
+    ids=[
+        "update-in-active",
+        "update-in-terminating",
+        "update-in-missing",
+        "update-in-missing-apps",
+        "create-in-terminating",
+        "create-in-missing",
+        "cluster-kind",
+        "namespace-kind",
+        "delete",
+    ],
+)
+def test_admit_reads_what_decide_needs_and_decides_alike(
+    stored: JSON | None, info: Any, operation: Any
+) -> None:
+    # An update only asks the store whether the namespace exists (no decode): the verdict
+    # must be decide's over the whole stored namespace, whatever its phase.
+    api = make_api()
+    if stored is not None:
+        api.state.store.create("namespaces", {"apiVersion": "v1", "kind": "Namespace", **stored})
+    expected = decide(info, operation, "shop", "p", stored)
+    if expected is None:
+        admit(api.state, info, operation, "shop", "p")
+        return
+    with pytest.raises(ServerError) as caught:
+        admit(api.state, info, operation, "shop", "p")
+    assert caught.value.status == expected.status

@@ -183,7 +183,9 @@ def _validate_status_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> l
         _mapping(new.get("metadata")), _mapping(old.get("metadata"))
     )
     for key in ("currentReplicas", "desiredReplicas"):
-        errors += validate_nonnegative(_int(status.get(key)) or 0, _STATUS.child(key))
+        count = _int(status.get(key)) or 0
+        if count < 0:  # the path only for the error (every HPA status write comes here)
+            errors += validate_nonnegative(count, _STATUS.child(key))
     return errors
 
 

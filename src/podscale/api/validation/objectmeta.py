@@ -14,7 +14,7 @@ when the request left them empty), so a genuine change is reported as ``field is
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from podscale.api.field_errors import (
@@ -163,19 +163,23 @@ def _validate_managed_fields(
     entries: Sequence[Mapping[str, Any]] | None, path: FieldPath
 ) -> list[FieldError]:
     errors: list[FieldError] = []
+    # Every write carries its entries: the item paths are only made for an error.
     for i, entry in enumerate(entries or []):
-        item = path.index(i)
         operation = entry.get("operation", "")
         if operation not in _MANAGED_FIELDS_OPERATIONS:
             errors.append(
-                invalid(item.child("operation"), operation, "must be `Apply` or `Update`")
+                invalid(path.index(i).child("operation"), operation, "must be `Apply` or `Update`")
             )
         fields_type = entry.get("fieldsType", "")
         if fields_type and fields_type != "FieldsV1":
-            errors.append(invalid(item.child("fieldsType"), fields_type, "must be `FieldsV1`"))
+            errors.append(
+                invalid(path.index(i).child("fieldsType"), fields_type, "must be `FieldsV1`")
+            )
         manager = str(entry.get("manager", ""))
         if len(manager) > _FIELD_MANAGER_MAX_LENGTH:
-            errors.append(too_long(item.child("manager"), manager, _FIELD_MANAGER_MAX_LENGTH))
+            errors.append(
+                too_long(path.index(i).child("manager"), manager, _FIELD_MANAGER_MAX_LENGTH)
+            )
     return errors
 
 
@@ -275,25 +279,34 @@ def validate_object_meta_update(
     new_generation = _generation(new)
     if new_generation < _generation(old):
         errors.append(invalid(path.child("generation"), new_generation, "must not be decremented"))
-    for key, zero in (
-        ("name", ""),
-        ("namespace", ""),
-        ("uid", ""),
-        ("creationTimestamp", None),
-        ("deletionTimestamp", None),
-        ("deletionGracePeriodSeconds", None),
-    ):
-        errors.extend(
-            validate_immutable_field(new.get(key, zero), old.get(key, zero), path.child(key))
-        )
-    errors.extend(validate_labels(new.get("labels"), path.child("labels")))
-    errors.extend(validate_annotations(new.get("annotations"), path.child("annotations")))
-    errors.extend(
-        validate_owner_references(new.get("ownerReferences"), path.child("ownerReferences"))
-    )
-    errors.extend(_validate_managed_fields(new.get("managedFields"), path.child("managedFields")))
+    # Every update of every kind comes here: a field's path is made only where it is
+    # walked (an empty map or list yields no error, so it is not).
+    for key, zero in _IMMUTABLE_FIELDS:
+        value, before = new.get(key, zero), old.get(key, zero)
+        if value != before:
+            errors.extend(validate_immutable_field(value, before, path.child(key)))
+    for key, check in _MAPS_AND_LISTS:
+        value = new.get(key)
+        if value:
+            errors.extend(check(value, path.child(key)))
     if kube_finalizers:
-        errors.extend(
-            _validate_kube_finalizer_names(new.get("finalizers") or [], path.child("finalizers"))
-        )
+        finalizers = new.get("finalizers") or []
+        if finalizers:
+            errors.extend(_validate_kube_finalizer_names(finalizers, path.child("finalizers")))
     return errors
+
+
+_IMMUTABLE_FIELDS: Final = (
+    ("name", ""),
+    ("namespace", ""),
+    ("uid", ""),
+    ("creationTimestamp", None),
+    ("deletionTimestamp", None),
+    ("deletionGracePeriodSeconds", None),
+)
+_MAPS_AND_LISTS: Final[tuple[tuple[str, Callable[[Any, FieldPath], list[FieldError]]], ...]] = (
+    ("labels", validate_labels),
+    ("annotations", validate_annotations),
+    ("ownerReferences", validate_owner_references),
+    ("managedFields", _validate_managed_fields),
+)

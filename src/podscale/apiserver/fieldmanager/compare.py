@@ -6,15 +6,15 @@ structured-merge-diff's ``typed.Compare`` over plain decoded JSON and the ``Type
 build sets and objects. ``merge.update`` calls it on every write the API server records.
 
 It settles the entries a write left alone (equal scalars, identical maps, identical lists
-already walked) without walking them; ``shortcuts=False`` is the plain walk they are tested
-against.
+already walked) without walking them, and replays what a pair of lists met before compared
+to (``_compare_lists``); ``shortcuts=False`` is the plain walk they are tested against.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import orjson
 
@@ -57,7 +57,13 @@ def compare(
     return Comparison(sets[0].freeze(), sets[1].freeze(), sets[2].freeze())
 
 
-_Builders = tuple[FieldSetBuilder, FieldSetBuilder, FieldSetBuilder]
+class _Inserts(Protocol):
+    """Where a walk puts what it finds: a ``FieldSetBuilder`` or a ``_Recorder`` over one."""
+
+    def insert(self, path: Path) -> None: ...
+
+
+_Builders = tuple[_Inserts, _Inserts, _Inserts]
 
 
 def _compare(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: _Builders, fast: bool) -> None:
@@ -91,6 +97,13 @@ def _compare(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: _Builders, fast: 
             _compare(lval, rval, child_type, child, out, fast)
             _mark_item(lval, rval, child, out)
         return
+    if fast and type(lhs) is list and type(rhs) is list:
+        _compare_lists(lhs, rhs, t, path, out)
+        return
+    _compare_items(lhs, rhs, t, path, out, fast)
+
+
+def _compare_items(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: _Builders, fast: bool) -> None:
     element = t.element()
     assert element is not None
     litems = dict(index_items(t, lhs, path, allow_duplicates=True))
@@ -99,6 +112,54 @@ def _compare(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: _Builders, fast: 
         lval, rval = litems.get(pe, ABSENT), ritems.get(pe, ABSENT)
         _compare(lval, rval, element, (*path, pe), out, fast)
         _mark_item(lval, rval, (*path, pe), out)
+
+
+# What two lists of a type compared to, by their bytes: the paths added, modified and
+# removed below the list, relative to it. A list's comparison is a function of its type
+# and the two JSON values alone (the path only prefixes what it finds, and its errors,
+# which are never kept: a pair that failed is walked again). A controller's status flips
+# between a few states (a condition's reason and message back and forth), each pair met
+# again and again; naming every item of both lists was most of such a write's compare.
+_LIST_PAIRS: dict[tuple[TypeInfo, bytes, bytes], tuple[tuple[Path, ...], ...]] = {}
+_LIST_PAIRS_LIMIT: Final = 2048
+
+
+class _Recorder:
+    """A builder that also notes what is inserted below ``prefix`` (``_compare_lists``)."""
+
+    __slots__ = ("_builder", "_cut", "paths")
+
+    def __init__(self, builder: _Inserts, prefix: Path) -> None:
+        self._builder = builder
+        self._cut = len(prefix)
+        self.paths: list[Path] = []
+
+    def insert(self, path: Path) -> None:
+        self._builder.insert(path)
+        self.paths.append(path[self._cut :])
+
+
+def _compare_lists(lhs: list[Any], rhs: list[Any], t: TypeInfo, path: Path, out: _Builders) -> None:
+    try:
+        key = (t, orjson.dumps(lhs), orjson.dumps(rhs))
+    except TypeError:  # beyond JSON: nothing to key it by
+        _compare_items(lhs, rhs, t, path, out, True)
+        return
+    known = _LIST_PAIRS.get(key)
+    if known is not None:
+        for builder, relative in zip(out, known, strict=True):
+            for tail in relative:
+                builder.insert((*path, *tail))
+        return
+    recorders = (
+        _Recorder(out[0], path),
+        _Recorder(out[1], path),
+        _Recorder(out[2], path),
+    )
+    _compare_items(lhs, rhs, t, path, recorders, True)
+    if len(_LIST_PAIRS) > _LIST_PAIRS_LIMIT:
+        _LIST_PAIRS.clear()
+    _LIST_PAIRS[key] = tuple(tuple(r.paths) for r in recorders)
 
 
 _PLAIN_SCALARS: Final = (str, int, float, bool)

@@ -38,6 +38,9 @@ _KIND_RANK: dict[str, int] = {"field": 0, "key": 1, "value": 2, "index": 3}
 # every write; the bound only matters for maps keyed by arbitrary text (labels).
 _FIELDS: dict[str, PathElement] = {}
 _FIELDS_LIMIT = 8192
+# ``PathElement.key`` likewise, by the exact key values (see there).
+_KEYS: dict[tuple[Any, ...], PathElement] = {}
+_EXACT_KEY_TYPES = frozenset({str, int, bool, type(None)})
 
 
 def _value_key(value: Any) -> tuple[Any, ...]:
@@ -114,7 +117,22 @@ class PathElement:
 
     @staticmethod
     def key(fields: Mapping[str, Any]) -> PathElement:
-        return PathElement("key", tuple(sorted(fields.items())))
+        value = tuple(sorted(fields.items()))
+        # Kept by the key values and their types (``1`` and ``True`` are equal tuples, not
+        # equal elements), for str, int, bool and null values only: ``0.0 == -0.0`` while
+        # their texts differ, and so may tuples holding them. A list map's items
+        # (conditions, containers, ports) are named on every write that walks them,
+        # mostly by the same few keys.
+        types = tuple([type(v) for _, v in value])
+        if not _EXACT_KEY_TYPES.issuperset(types):
+            return PathElement("key", value)
+        memo = (value, types)
+        found = _KEYS.get(memo)
+        if found is None:
+            if len(_KEYS) > _FIELDS_LIMIT:
+                _KEYS.clear()
+            found = _KEYS[memo] = PathElement("key", value)
+        return found
 
     @staticmethod
     def of_value(value: Any) -> PathElement:

@@ -87,6 +87,8 @@ def field_manager_errors(name: str, *, apply: bool) -> list[FieldError]:
         errors.append(required("fieldManager", "is required for apply patch"))
     if len(name.encode()) > FIELD_MANAGER_MAX_LENGTH:
         errors.append(too_long_error("fieldManager", name, FIELD_MANAGER_MAX_LENGTH))
+    if name.isprintable():
+        return errors  # no rune to report (the check of every write's manager, in C)
     position = 0
     for char in name:
         if not char.isprintable():

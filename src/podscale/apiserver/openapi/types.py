@@ -67,44 +67,117 @@ def type_mismatches(
     """The first mismatches of ``obj`` against its kind's schema (empty for unknown kinds).
 
     ``old``: the stored object an update replaces, which passed this check when written. A
-    field (spec, status, or one of theirs: metadata.managedFields...) that serializes to the
-    same bytes in both cannot mismatch, so it is not walked again: a controller's status
-    update re-sent a whole unchanged spec (byte equality, unlike ``==``, tells ``true``
-    from ``1``)."""
+    value that is the same JSON as ``old``'s at the same place (same schema node) cannot
+    mismatch, so it is not walked again, at any depth: a controller's status update re-sends
+    a whole unchanged spec and metadata, and of its status only a few leaves move (a metric's
+    value, one condition's reason). Byte equality, unlike ``==``, tells ``true`` from ``1``;
+    scalars are compared with their type for the same reason. ``_check_changed`` is that
+    walk; without ``old`` (or across apiVersions) every value is walked."""
     name = schema_for_kind(api_version, kind)
     if name is None:
         return []
-    if old is not None and old.get("apiVersion") == api_version:
-        obj = _changed(obj, old, depth=2)
     found: list[TypeMismatch] = []
-    _walk(obj, name, kind, "", found)
+    if old is not None and old.get("apiVersion") == api_version:
+        _check_changed(obj, old, _root(name), kind, "", found)
+    else:
+        _walk(obj, name, kind, "", found)
     return found
 
 
-def _changed(obj: Mapping[str, Any], old: Mapping[str, Any], depth: int) -> dict[str, Any]:
-    """``obj`` without the fields byte-identical to ``old``'s, ``depth`` levels of objects
-    down (a controller's status write changes its status and an annotation, and re-sends
-    the spec and the rest of the metadata as they were)."""
-    changed: dict[str, Any] = {}
-    for key, value in obj.items():
-        before = old.get(key)
-        if key in old and _same_json(value, before):
-            continue
-        if depth > 1 and isinstance(value, dict) and isinstance(before, dict):
-            value = _changed(value, before, depth - 1)
-        changed[key] = value
-    return changed
-
-
 def _same_json(value: Any, other: Any) -> bool:
-    if not isinstance(value, dict | list):
-        return False  # scalars are checked in no time
+    """Whether two containers of the same type serialize to the same bytes."""
     if value != other:
         return False  # values that differ never serialize alike: no need to serialize them
     try:
         return orjson.dumps(value) == orjson.dumps(other)
     except TypeError:  # beyond what JSON carries: let the walk decide
         return False
+
+
+# Scalars whose value and type fix their JSON (a float's text does not: 1.0 and 1e0).
+_EXACT_SCALARS: Final = frozenset({str, int, bool})
+
+
+def _check_changed(
+    value: Any,
+    old: Any,
+    schema: Mapping[str, Any],
+    struct: str,
+    path: str,
+    found: list[TypeMismatch],
+) -> None:
+    """``_check(value, ...)`` where ``old`` is the stored value at the same place: the same
+    first mismatch, found without walking what ``value`` shares with ``old``.
+
+    Skipped: a str, int or bool equal to ``old``'s and of its very type (the same JSON), and
+    containers of ``old``'s type serializing to its bytes. An object or an array that the
+    schema takes as one is descended alongside ``old`` (keys by name, items by position), as
+    ``_check`` descends it; everything else (a new key or item, a type change, floats, the
+    either-or and quantity types) is left to ``_check``. The walk visits what it does walk
+    in ``_check``'s order, so the first mismatch is the same."""
+    if value is None or found:
+        return
+    kind = type(value)
+    if kind is not type(old):
+        _check(value, schema, struct, path, found)
+        return
+    if kind is dict or kind is list:
+        if _same_json(value, old):
+            return
+    else:
+        if kind in _EXACT_SCALARS and value == old:
+            return
+        _check(value, schema, struct, path, found)
+        return
+    name, resolved = _named(schema)
+    if name in ALTERNATIVES or name in (QUANTITY, INT_OR_STRING):
+        _check(value, schema, struct, path, found)
+        return
+    declared = resolved.get("type")
+    if kind is list and declared == "array":
+        items = resolved.get("items")
+        if _is_mapping(items):
+            kept = len(old)
+            for index, child in enumerate(value):
+                if index < kept:
+                    before = old[index]
+                    same = type(child)
+                    if same is dict or same is list:
+                        _check_changed(child, before, items, struct, f"{path}[{index}]", found)
+                    elif not (same in _EXACT_SCALARS and type(before) is same and child == before):
+                        _check(child, items, struct, f"{path}[{index}]", found)
+                else:
+                    _check(child, items, struct, f"{path}[{index}]", found)
+        return
+    if kind is dict and declared == "object":
+        holder = name.rpartition(".")[2] if name is not None else struct
+        properties = resolved.get("properties")
+        if not _is_mapping(properties):
+            properties = None
+        additional = resolved.get("additionalProperties")
+        if not _is_mapping(additional):
+            additional = None
+        for key, child in value.items():
+            if properties is not None and key in properties:
+                child_schema = properties[key]
+            elif additional is not None:
+                child_schema = additional
+            else:
+                continue
+            child_path = f"{path}.{key}" if path else key
+            if key in old:
+                before = old[key]
+                # Scalars settled here (an unchanged one, most of a status, is skipped): what
+                # ``_check_changed`` would do with them, one call sooner.
+                same = type(child)
+                if same is dict or same is list:
+                    _check_changed(child, before, child_schema, holder, child_path, found)
+                elif not (same in _EXACT_SCALARS and type(before) is same and child == before):
+                    _check(child, child_schema, holder, child_path, found)
+            else:
+                _check(child, child_schema, holder, child_path, found)
+        return
+    _check(value, schema, struct, path, found)
 
 
 def _json_kind(value: Any) -> str:

@@ -15,7 +15,8 @@ types from ``types.schema_for_kind``):
   parent, its ``spec.replicas`` standing for the Scale's (apimachinery's ``ScaleHandler``).
 
 Decoded and encoded entries are memoized by their JSON bytes: the simulation's hot paths
-(pod and HPA status writes) keep writing objects whose entries rarely change.
+(pod and HPA status writes) keep writing objects whose entries rarely change; a new field
+set's ``fieldsV1`` bytes are joined from those of its subtrees (``_fields_bytes``).
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ __all__ = [
 JSON = dict[str, Any]
 _LOG = logging.getLogger(__name__)
 _MEMO_LIMIT: Final = 4096
+# Subtrees of field sets: many per entry, shared between objects of a kind.
+_FIELDS_MEMO_LIMIT: Final = 16384
 SCALE_REPLICAS: Final[Path] = (PathElement.field("spec"), PathElement.field("replicas"))
 
 _types: dict[int, tuple[Any, TypeInfo]] = {}
@@ -118,10 +121,7 @@ def _entry_bytes(entry: ManagedEntry) -> bytes:
     order), memoized: most entries of a written object are the ones it had."""
     found = _entry_json.get(entry)
     if found is None:
-        fields = _fields_json.get(entry.fields)
-        if fields is None:
-            fields = orjson.dumps(entry.fields.to_fields_v1())
-            _fields_json[entry.fields] = fields
+        fields = _fields_bytes(entry.fields)
         doc: JSON = {"manager": entry.manager, "operation": entry.operation}
         if entry.api_version:
             doc["apiVersion"] = entry.api_version
@@ -134,8 +134,41 @@ def _entry_bytes(entry: ManagedEntry) -> bytes:
         found = orjson.dumps(doc)
         if len(_entry_json) > _MEMO_LIMIT:
             _entry_json.clear()
-            _fields_json.clear()
         _entry_json[entry] = found
+    return found
+
+
+def _fields_bytes(fields: FieldSet) -> bytes:
+    """``orjson.dumps(fields.to_fields_v1())``, built from the bytes of its subtrees, each
+    memoized by its (immutable) set: a new set mostly holds subtrees already met (a pod's
+    conditions and containers, while its IPs are its own), which are not encoded again.
+    orjson writes a dict as ``{`` key ``:`` value, ... ``}`` in insertion order, which is
+    what this joins, in ``to_fields_v1``'s order (``"."`` first). Were two elements ever to
+    print as the same key, the dict would keep one of them: such a set is encoded whole."""
+    found = _fields_json.get(fields)
+    if found is not None:
+        return found
+    members, children = fields.members, fields.children
+    keys: list[str] = []
+    parts: list[bytes] = []
+    for pe in sorted(members | children.keys()):
+        text = pe.to_fields_v1_key()
+        child = children.get(pe)
+        if child is None:
+            body = b"{}"
+        else:
+            body = _fields_bytes(child)  # never empty: children are not
+            if pe in members:
+                body = b'{".":{},' + body[1:]
+        keys.append(text)
+        parts.append(orjson.dumps(text) + b":" + body)
+    if len(set(keys)) == len(keys):
+        found = b"{" + b",".join(parts) + b"}"
+    else:
+        found = orjson.dumps(fields.to_fields_v1())
+    if len(_fields_json) > _FIELDS_MEMO_LIMIT:
+        _fields_json.clear()
+    _fields_json[fields] = found
     return found
 
 

@@ -26,7 +26,13 @@ from podscale.apiserver.customresources.scale import ScaleError, scale_from, set
 from podscale.apiserver.errors import ApiError, bad_request, from_store_error
 from podscale.apiserver.openapi.types import type_mismatches
 from podscale.apiserver.operations import field_owners
-from podscale.apiserver.operations.types import EncodedBody, Payload, Written, decode_object_payload
+from podscale.apiserver.operations.types import (
+    EncodedBody,
+    OwnedObject,
+    Payload,
+    Written,
+    decode_object_payload,
+)
 from podscale.apiserver.operations.verbs import (
     check_namespace,
     check_object_name,
@@ -72,9 +78,12 @@ def write_status(
     *,
     patched: bool,
     applied: bool = False,
+    owned: bool = False,
 ) -> Written:
     """Admit and write a status write; ``applied`` when server-side apply set the
-    managedFields already."""
+    managedFields already; ``owned`` when ``obj`` came as an ``OwnedObject`` (defaulted in
+    place: it is already what the defaulting's copy would make, and no one else holds it
+    or any of its parts, as the status strategy copies what it takes from ``old``)."""
     admission.check_type(obj, info)
     check_object_name(obj, name)
     check_namespace(obj, info, namespace)
@@ -84,7 +93,7 @@ def write_status(
     if patched and not obj["metadata"].get("resourceVersion"):
         obj["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion", "")
     obj = admission.default_and_validate(
-        obj, info, old=old, subresource="status", feature_gates=state.feature_gates
+        obj, info, old=old, subresource="status", feature_gates=state.feature_gates, owned=owned
     )
     if not applied:
         manager = field_owners.writer(options)
@@ -104,7 +113,8 @@ def update_status(
     check_write_options(options, "UpdateOptions")
     old = get_object(state, info, namespace, name)
     obj = decode_object_payload(body, info.api_version, info.kind)
-    return write_status(state, info, namespace, name, old, obj, options, patched=False)
+    owned = isinstance(body, OwnedObject)
+    return write_status(state, info, namespace, name, old, obj, options, patched=False, owned=owned)
 
 
 def patch_status(

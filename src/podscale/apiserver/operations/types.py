@@ -1,9 +1,10 @@
 """Inputs and results of the API operations (``operations``, ``operations.delete``,
 ``operations.subresources``), shared by the HTTP handlers and the in-process client.
 
-A ``Payload`` is a decoded dict (in-process callers) or an ``EncodedBody`` as it arrived over
-HTTP; ``decode_payload`` turns the latter into a dict with the HTTP server's limits and
-errors (``limits.decode_object``), so both transports fail the same way.
+A ``Payload`` is a decoded dict (in-process callers), an ``OwnedObject`` (the in-process
+client's own copy of one) or an ``EncodedBody`` as it arrived over HTTP; ``decode_payload``
+turns the latter into a dict with the HTTP server's limits and errors
+(``limits.decode_object``), so both transports fail the same way.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ __all__ = [
     "Deleted",
     "EncodedBody",
     "ListPage",
+    "OwnedObject",
     "Payload",
     "Written",
     "decode_object_payload",
@@ -48,13 +50,24 @@ class EncodedBody:
         return media_type(self.content_type)
 
 
-Payload = JSON | EncodedBody
+@dataclass(frozen=True, slots=True)
+class OwnedObject:
+    """A request object the operation may change in place: a ``copy_json`` result (so
+    already what a copy of it would be: lists, not tuples; null, not NaN) that no one else
+    holds. ``update_status`` defaults it without copying it again."""
+
+    object: JSON
+
+
+Payload = JSON | EncodedBody | OwnedObject
 
 
 def decode_payload(body: Payload) -> JSON:
     """The object of ``body``: an encoded one decodes with the server's checks (400/415)."""
     if isinstance(body, EncodedBody):
         return decode_object(body.data, body.content_type)
+    if isinstance(body, OwnedObject):
+        return body.object
     return body
 
 

@@ -18,6 +18,7 @@ from starlette.requests import Request
 import podscale.apiserver.extensions as extensions
 from podscale.api import apply_defaults, invalid_status, validate
 from podscale.api.core_data import DataError, normalize_data_maps
+from podscale.api.defaults import apply_defaults_in_place
 from podscale.api.kinds import KindInfo
 from podscale.apiserver.customresources.admission import admit_custom
 from podscale.apiserver.customresources.admission import unknown_fields as custom_unknown_fields
@@ -148,11 +149,14 @@ def default_and_validate(
     old: JSON | None = None,
     subresource: str | None = None,
     feature_gates: frozenset[str],
+    owned: bool = False,
 ) -> JSON:
     """The defaulted object, or a 422 ``Invalid`` Status with every field error.
 
     Values of the wrong JSON type are a 400 first, worded like upstream's decoder error,
     so they are never stored. Custom kinds go through their own pipeline (``customresources``).
+    ``owned``: ``obj`` is a ``copy_json`` result no one else holds (nor any part of it),
+    which is then defaulted in place instead of as a copy (the same object either way).
     """
     if isinstance(info, CustomKind):
         return admit_custom(obj, info, old=old, subresource=subresource)
@@ -171,7 +175,7 @@ def default_and_validate(
             f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: {err}'
         ) from None
     try:
-        defaulted = apply_defaults(obj)
+        defaulted = apply_defaults_in_place(obj) if owned else apply_defaults(obj)
         errors = validate(defaulted, old=old, subresource=subresource, feature_gates=feature_gates)
     except (TypeError, AttributeError, ValueError, KeyError):
         # A body of the right kind but with fields of the wrong JSON types: upstream's decoder

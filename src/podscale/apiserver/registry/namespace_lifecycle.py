@@ -116,6 +116,12 @@ def admit(
     needs_lookup = (
         info.namespaced and bool(namespace) and operation != "delete" and info.kind != "Namespace"
     )
+    if needs_lookup and operation == "update":
+        # An update is only refused when its namespace is gone (the phase is a create's
+        # concern): whether it exists is the store's index, with nothing to decode.
+        if state.store.revision_of("namespaces", "", namespace or "") is None:
+            raise not_found("namespaces", namespace or "")
+        return
     stored = _lookup(state, namespace or "") if needs_lookup else None
     error = decide(info, operation, namespace, name, stored)
     if error is not None:

@@ -5,11 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from podscale.api.field_errors import format_value
 from podscale.apiserver.errors import ApiError
 from podscale.apiserver.fieldmanager.managers import (
     APPLY_PATCH_YAML,
     conflict_status,
+    field_manager_errors,
     manager_name,
     parse_apply_request,
     patch_options_errors,
@@ -240,3 +244,25 @@ def test_conflicts_grouped_by_sorted_manager() -> None:
         'conflict with "zeta"',
         'conflict with "alpha" with subresource "status" using apps/v1',
     ]
+
+
+def _rune_errors_by_hand(name: str) -> list[str]:
+    """Every unprintable rune of ``name``, at its byte offset (the walk a printable name
+    skips)."""
+    texts, position = [], 0
+    for char in name:
+        if not char.isprintable():
+            detail = f"invalid character U+{ord(char):04X} (at position {position})"
+            texts.append(f'fieldManager: Invalid value: "{_go_quoted(name)}": {detail}')
+        position += len(char.encode())
+    return texts
+
+
+def _go_quoted(name: str) -> str:
+    return format_value(name)[1:-1]
+
+
+@given(st.text(alphabet=st.sampled_from(["a", "é", "\n", "\x07", "\u2028", " ", "-"]), max_size=6))
+def test_a_printable_name_skips_the_rune_walk_with_the_same_errors(name: str) -> None:
+    found = [str(e) for e in field_manager_errors(name, apply=False)]
+    assert found == _rune_errors_by_hand(name)
