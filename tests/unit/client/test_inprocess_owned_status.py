@@ -18,6 +18,7 @@ from itertools import count
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -190,3 +191,37 @@ def test_an_owned_status_write_is_the_general_one(
             for api in (owned, general)
         ]
         assert stored[0] == stored[1]
+
+
+@pytest.mark.parametrize(
+    ("conditions", "stored_first"),
+    [
+        (5, False),
+        ("Ready", False),
+        ([{"type": {"not": "a string"}, "status": "True"}], True),
+        ([{"type": ["Ready"], "status": "True"}], True),
+        ([7, {"type": "Ready", "status": "True"}, "x"], True),
+    ],
+    ids=["number", "string", "dict-type", "list-type", "items-not-objects"],
+)
+def test_a_pod_status_of_the_wrong_shape_is_refused_not_a_crash(
+    conditions: Any, stored_first: bool
+) -> None:
+    # The Pod status strategy carries observedGeneration over by condition type: values
+    # of the wrong shape reached it before the type check and raised there (a 500).
+    api, info = _plane(), kind_for("v1", "Pod")
+    current = _run(lambda: api.create(info, "default", copy.deepcopy(POD)))
+    if stored_first:
+        ready = copy.deepcopy(current)
+        ready.setdefault("status", {})["conditions"] = [
+            {"type": "Ready", "status": "True", "observedGeneration": 1}
+        ]
+        current = _run(lambda: api.update(info, "default", ready, "status"))
+    body = copy.deepcopy(current)
+    body.setdefault("status", {})["conditions"] = conditions
+    with pytest.raises(ApiError) as refused:
+        _run(lambda: api.update(info, "default", body, "status"))
+    # kube-apiserver's decoder refuses it: 400, naming the field and the Go type.
+    assert refused.value.status == 400
+    assert "cannot unmarshal" in str(refused.value)
+    assert "status.conditions" in str(refused.value)

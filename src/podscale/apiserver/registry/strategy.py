@@ -273,19 +273,23 @@ def _keep_pod_status_fields(status: JSON, old_status: Mapping[str, Any]) -> None
     for key in ("qosClass", "observedGeneration"):
         if not status.get(key) and old_status.get(key):
             status[key] = old_status[key]
-    remembered: dict[Any, list[Any]] = {}
-    for condition in old_status.get("conditions") or []:
-        if isinstance(condition, dict):
-            remembered.setdefault(condition.get("type"), []).append(
-                condition.get("observedGeneration")
-            )
-    for condition in status.get("conditions") or []:
-        if not isinstance(condition, dict):
-            continue
-        queue = remembered.get(condition.get("type"))
+    # Values of the wrong shape are left for the type check to refuse (a 422, not a crash).
+    remembered: dict[str, list[Any]] = {}
+    for condition in _conditions(old_status):
+        remembered.setdefault(condition["type"], []).append(condition.get("observedGeneration"))
+    for condition in _conditions(status):
+        queue = remembered.get(condition["type"])
         old_generation = queue.pop(0) if queue else None
         if not condition.get("observedGeneration") and old_generation:
             condition["observedGeneration"] = old_generation
+
+
+def _conditions(status: Mapping[str, Any]) -> list[JSON]:
+    """The conditions with a string type, when ``conditions`` is a list."""
+    conditions = status.get("conditions")
+    if not isinstance(conditions, list):
+        return []
+    return [c for c in conditions if isinstance(c, dict) and isinstance(c.get("type"), str)]
 
 
 def _instant(value: Any) -> datetime | None:
