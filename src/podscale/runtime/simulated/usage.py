@@ -7,7 +7,8 @@ workload informers (never polling the store) and implements:
 
 * ``KubeletStatsSource`` of ``podscale.metrics.server``: ``nodes()`` (the registered
   simulated nodes) and ``summary(node)`` (cumulative per-container CPU counters and working
-  sets, ``usage_ledger``); a lost node's kubelet does not answer.
+  sets, ``usage_ledger``); a lost node's kubelet does not answer. ``summary_points(node)``
+  is the same answer already decoded into metric points, which the scraper reads instead.
 * a fault: ``fail_stats`` makes every kubelet's stats endpoint fail (usage is still
   accounted, only the answers fail) until ``restore_stats``, as when metrics-server cannot
   reach the kubelets; the metrics server then serves no pod metrics.
@@ -46,7 +47,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
@@ -58,6 +59,7 @@ from podscale.client.informer import EventHandler
 from podscale.client.workqueue import WorkQueue
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.metrics.push import PushMetricsProvider
+from podscale.metrics.server.points import MetricsBatch, MetricsPoint
 from podscale.metrics.server.summary import NodeSummary
 from podscale.runtime.load import (
     LoadProfile,
@@ -362,17 +364,35 @@ class SimulatedUsage:
     async def summary(self, node_name: str) -> NodeSummary:
         """The node's kubelet Summary now; a lost node, or any node while ``fail_stats``
         holds, raises ``KubeletUnreachable``."""
+        now = self._answering(node_name)
+        keys = sorted(self._on_node.get(node_name, ()))
+        return NodeSummary(
+            node=self._ledger.node_stats(node_name, now),
+            pods=tuple(self._ledger.pod_stats(self._pods[key], now) for key in keys),
+        )
+
+    async def summary_points(self, node_name: str) -> MetricsBatch:
+        """``decode_summary(await self.summary(node_name))`` without the Summary: the
+        metrics server's scrape reads this (``DecodedStatsSource``), so a scrape builds one
+        point per container instead of four stats objects and then the point."""
+        now = self._answering(node_name)
+        ledger = self._ledger
+        pods: dict[PodKey, Mapping[str, MetricsPoint]] = {}
+        for key in sorted(self._on_node.get(node_name, ())):
+            points = ledger.pod_points(self._pods[key], now)
+            if points:
+                pods[key] = points
+        return MetricsBatch({node_name: ledger.node_point(node_name, now)}, pods)
+
+    def _answering(self, node_name: str) -> datetime:
+        """Now, with usage accounted up to it, if the node's kubelet answers; else raise."""
         if node_name not in self._nodes.names or self._nodes.is_lost(node_name):
             raise KubeletUnreachable(f"node {node_name} is not reachable")
         if self._stats_failure is not None:
             raise KubeletUnreachable(f"node {node_name}: {self._stats_failure}")
         now = self._clock.now()
         self.advance(now)
-        keys = sorted(self._on_node.get(node_name, ()))
-        return NodeSummary(
-            node=self._ledger.node_stats(node_name, now),
-            pods=tuple(self._ledger.pod_stats(self._pods[key], now) for key in keys),
-        )
+        return now
 
     def fail_stats(self, reason: str = "connection refused") -> None:
         """Every kubelet's stats endpoint fails with ``reason`` until ``restore_stats``."""
@@ -403,16 +423,23 @@ class SimulatedUsage:
         self.advance(now)
         members, _ = self._assign()
         by_namespace: dict[str, dict[str, tuple[str, int | None]]] = {}
+        # Hot (every pod, every publish): lookups hoisted.
+        requests_served = self._ledger.requests_served
+        published = self._published
+        pushing = self.push is not None
         for _, pods in members:
             for pod in pods:
-                served = self._ledger.requests_served(pod.key)
-                since, before = self._published.get(pod.key, (None, 0.0))
-                self._published[pod.key] = (now, served)
-                if not pod.ready or since is None or self.push is None:
+                key = (pod.namespace, pod.name)
+                served = requests_served(key)
+                since, before = published.get(key, (None, 0.0))
+                published[key] = (now, served)
+                if not pod.ready or since is None or not pushing:
                     continue
                 seconds = (now - since).total_seconds()
                 rate = (served - before) / max(seconds, 1e-9)
-                values = by_namespace.setdefault(pod.namespace, {})
+                values = by_namespace.get(pod.namespace)
+                if values is None:
+                    values = by_namespace[pod.namespace] = {}
                 values[pod.name] = (f"{round(rate * 1000)}m", round(seconds))
         if self.push is not None:
             for namespace, values in by_namespace.items():

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import pytest
 
 from podscale.api.kinds import kind_for
+from podscale.metrics.server.points import decode_summary
 from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual
@@ -244,3 +245,51 @@ def test_a_relabelled_pod_leaves_the_load() -> None:
     serving, idle = with_plane(body)
     assert serving == pytest.approx(100, abs=1)  # 10 req/s x 10m
     assert idle == pytest.approx(1, abs=0.01)  # the idle baseline
+
+
+async def _decoded_and_points(plane: EmbeddedControlPlane) -> list[tuple[Any, Any]]:
+    """Per node: (decoded Summary, ``summary_points``), or the two errors' texts."""
+    answers: list[tuple[Any, Any]] = []
+    for name in ["node-1", "node-2", "node-3"]:
+        try:
+            decoded: Any = decode_summary(await plane.usage.summary(name))
+        except KubeletUnreachable as err:
+            decoded = str(err)
+        try:
+            points: Any = await plane.usage.summary_points(name)
+        except KubeletUnreachable as err:
+            points = str(err)
+        answers.append((decoded, points))
+    return answers
+
+
+def test_summary_points_are_the_decoded_summary() -> None:
+    """The scraper's fast path (``DecodedStatsSource``) answers what decoding the Summary
+    gives: under load, after a restart, with a lost node and while stats fail."""
+
+    async def body(plane: EmbeddedControlPlane) -> list[list[tuple[Any, Any]]]:
+        assert plane.cluster is not None
+        seen = [await _decoded_and_points(plane)]
+        plane.usage.set_load("Deployment", "default", "web", ConstantRate(30.0), COST)
+        await plane.api.patch(DEPLOYMENT, "default", "web", {"spec": {"replicas": 3}})
+        await asyncio.sleep(40)
+        seen.append(await _decoded_and_points(plane))
+        pod = (await plane.api.list(POD, "default"))["items"][0]
+        await plane.cluster.crash_pod("default", pod["metadata"]["name"])
+        await asyncio.sleep(3)
+        seen.append(await _decoded_and_points(plane))
+        await plane.cluster.lose_node("node-2")
+        seen.append(await _decoded_and_points(plane))
+        plane.usage.fail_stats("boom")
+        seen.append(await _decoded_and_points(plane))
+        return seen
+
+    seen = with_plane(body)
+    for answers in seen:
+        for decoded, points in answers:
+            assert decoded == points
+    # The checks covered pods on several nodes, and both kinds of failure.
+    loaded = [p for p, _ in seen[1] if not isinstance(p, str)]
+    assert sum(len(batch.pods) for batch in loaded) == 3
+    assert seen[3][1][1] == "node node-2 is not reachable"
+    assert seen[4][0][1] == "node node-1: boom"
