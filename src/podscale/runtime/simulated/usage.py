@@ -138,6 +138,11 @@ class SimulatedUsage:
         self._last = clock.now()
         self._ledger = UsageLedger()
         self._loads: dict[tuple[str, str, str], WorkloadLoad] = {}
+        # ``loads()`` as a tuple, None when a load was set or cleared since (every advance
+        # reads it; a fleet has a hundred loads).
+        self._sorted_loads: tuple[WorkloadLoad, ...] | None = None
+        # Each built-in workload's selector with the resourceVersion it was parsed at.
+        self._selector_at: dict[tuple[str, str, str], tuple[str, Selector | None]] = {}
         self._pods: dict[PodKey, RunningPod] = {}
         self._on_node: dict[str, set[PodKey]] = {}
         # Bumped on every change of the pod view; without loads, usage only changes then.
@@ -239,11 +244,13 @@ class SimulatedUsage:
             self._scales.unfollow(key)
         load = WorkloadLoad(kind, namespace, name, rate, profile or LoadProfile(), api_version)
         self._loads[key] = load
+        self._sorted_loads = None
 
     def clear_load(self, kind: str, namespace: str, name: str) -> None:
         """The workload's pods go back to idling."""
         self.advance(self._clock.now())
         self._loads.pop((kind, namespace, name), None)
+        self._sorted_loads = None
         self._scales.unfollow((kind, namespace, name))
 
     def stop_following(self) -> None:
@@ -251,7 +258,12 @@ class SimulatedUsage:
         self._scales.stop()
 
     def loads(self) -> list[WorkloadLoad]:
-        return [self._loads[key] for key in sorted(self._loads)]
+        return list(self._load_tuple())
+
+    def _load_tuple(self) -> tuple[WorkloadLoad, ...]:
+        if self._sorted_loads is None:
+            self._sorted_loads = tuple(self._loads[key] for key in sorted(self._loads))
+        return self._sorted_loads
 
     def offered_rate(self, kind: str, namespace: str, name: str, now: datetime) -> float:
         """Requests per second the workload receives at ``now`` (0 without a load)."""
@@ -296,21 +308,26 @@ class SimulatedUsage:
         """``assign_pods`` of the current pods and loads, computed again only when the pod
         view, a load or a load's selector changed since the last call (every scrape and
         publish asks; between pod events the answer is the same)."""
-        loads = self.loads()
+        loads = self._load_tuple()
         selectors = {(ld.kind, ld.namespace, ld.name): self._selector_of(ld) for ld in loads}
         cached = self._assigned
         if (
             cached is not None
             and cached.version == self._version
-            and len(cached.loads) == len(loads)
-            and all(a is b for a, b in zip(cached.loads, loads, strict=True))
+            and (
+                cached.loads is loads
+                or (
+                    len(cached.loads) == len(loads)
+                    and all(a is b for a, b in zip(cached.loads, loads, strict=True))
+                )
+            )
             and cached.selectors == selectors
         ):
             return cached.members, cached.idle
         members, idle = assign_pods(
             loads, self._pods, lambda ld: selectors[(ld.kind, ld.namespace, ld.name)]
         )
-        self._assigned = _Assignment(self._version, tuple(loads), selectors, members, idle)
+        self._assigned = _Assignment(self._version, loads, selectors, members, idle)
         return members, idle
 
     def _selector_of(self, load: WorkloadLoad) -> Selector | None:
@@ -322,11 +339,17 @@ class SimulatedUsage:
         workload = lister.get(load.namespace, load.name) if lister is not None else None
         if workload is None:
             return None
-        try:
-            selector = selector_from_label_selector((workload.get("spec") or {}).get("selector"))
-        except SelectorError:
-            return None
-        return None if selector.empty() else selector
+        # Parsed again only when the workload's resourceVersion moved (its selector is part
+        # of it; every advance asks).
+        key = (load.kind, load.namespace, load.name)
+        version = str((workload.get("metadata") or {}).get("resourceVersion") or "")
+        known = self._selector_at.get(key)
+        if version and known is not None and known[0] == version:
+            return known[1]
+        selector = _workload_selector(workload)
+        if version:
+            self._selector_at[key] = (version, selector)
+        return selector
 
     def _allocatable(self) -> dict[str, Resources]:
         nodes = self._node_lister
@@ -455,6 +478,15 @@ class _Assignment:
     selectors: dict[tuple[str, str, str], Selector | None]
     members: list[tuple[WorkloadLoad, list[PodLoad]]]
     idle: list[PodLoad]
+
+
+def _workload_selector(workload: JSON) -> Selector | None:
+    """A built-in workload's ``spec.selector``; None when it is missing, bad or empty."""
+    try:
+        selector = selector_from_label_selector((workload.get("spec") or {}).get("selector"))
+    except SelectorError:
+        return None
+    return None if selector.empty() else selector
 
 
 def _may_be_custom(api_version: str, kind: str) -> bool:

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import pytest
 
 from podscale.api.kinds import kind_for
+from podscale.api.selectors import selector_from_label_selector
 from podscale.metrics.server.points import decode_summary
 from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime.clocks import VirtualClock
@@ -293,3 +294,52 @@ def test_summary_points_are_the_decoded_summary() -> None:
     assert sum(len(batch.pods) for batch in loaded) == 3
     assert seen[3][1][1] == "node node-2 is not reachable"
     assert seen[4][0][1] == "node node-1: boom"
+
+
+def test_a_workload_selector_is_read_again_when_the_workload_changes() -> None:
+    """The selector is kept per resourceVersion: the same object while the workload is
+    unchanged, the new selector once it is replaced (deleted and created again)."""
+
+    async def body(plane: EmbeddedControlPlane) -> tuple[Any, Any, Any]:
+        usage = plane.usage
+        usage.set_load("Deployment", "default", "web", ConstantRate(1.0), COST)
+        (load,) = usage.loads()
+        first, again = usage._selector_of(load), usage._selector_of(load)
+        assert first is again
+        await plane.api.delete(DEPLOYMENT, "default", "web")
+        await asyncio.sleep(1)
+        gone = usage._selector_of(load)
+        other = web()
+        other["spec"]["selector"] = {"matchLabels": {"app": "web", "tier": "x"}}
+        other["spec"]["template"]["metadata"]["labels"]["tier"] = "x"
+        await plane.api.create(DEPLOYMENT, "default", other)
+        await asyncio.sleep(1)
+        return first, gone, usage._selector_of(load)
+
+    first, gone, changed = with_plane(body)
+    assert first == selector_from_label_selector({"matchLabels": {"app": "web"}})
+    assert gone is None
+    assert changed == selector_from_label_selector({"matchLabels": {"app": "web", "tier": "x"}})
+
+
+def test_the_kept_load_list_follows_every_set_and_clear() -> None:
+    async def body(plane: EmbeddedControlPlane) -> list[list[tuple[str, float]]]:
+        usage = plane.usage
+        seen = []
+        usage.set_load("Deployment", "default", "web", ConstantRate(1.0), COST)
+        usage.set_load("ReplicaSet", "default", "a", ConstantRate(2.0), COST)
+        seen.append([(ld.name, ld.rate.rate_at(timedelta(0))) for ld in usage.loads()])
+        usage.set_load("Deployment", "default", "web", ConstantRate(3.0), COST)
+        seen.append([(ld.name, ld.rate.rate_at(timedelta(0))) for ld in usage.loads()])
+        usage.clear_load("ReplicaSet", "default", "a")
+        seen.append([(ld.name, ld.rate.rate_at(timedelta(0))) for ld in usage.loads()])
+        usage.loads().clear()  # a caller's copy
+        seen.append([(ld.name, ld.rate.rate_at(timedelta(0))) for ld in usage.loads()])
+        return seen
+
+    assert with_plane(body) == [
+        [("web", 1.0), ("a", 2.0)],  # by kind, namespace and name
+        [("web", 3.0), ("a", 2.0)],
+        [("web", 3.0)],
+        [("web", 3.0)],
+    ]
