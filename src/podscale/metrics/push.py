@@ -31,9 +31,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from podscale.api import Quantity, Selector, parse_quantity
 from podscale.apiserver.metricsapis.providers import (
@@ -73,10 +72,9 @@ QuantityLike = Quantity | str | int | float
 DEFAULT_TTL = timedelta(minutes=2)
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
+class _Entry(NamedTuple):
     """A stored sample (timestamp always set), when it was pushed and when it stops being
-    served."""
+    served (a NamedTuple: one is built per pod at every publish of the simulated kubelets)."""
 
     sample: CustomSample | ExternalSample
     pushed_at: datetime
@@ -100,7 +98,7 @@ def _combined(samples: list[CustomSample]) -> CustomSample:
     total = samples[0].value
     for sample in samples[1:]:
         total = total + sample.value
-    return replace(newest, value=total, labels=())
+    return newest._replace(value=total, labels=())
 
 
 class PushMetricsProvider:
@@ -195,16 +193,29 @@ class PushMetricsProvider:
         window seconds), as one write: one lock, one expiry check, one journal write."""
         api_version, kind = described_kind("pods")
         now = self._clock.now()
-        samples = [
-            (pod, _quantity(value), window) for pod, (value, window) in sorted(values.items())
-        ]
+        # Hot (the simulated kubelets push every pod each publish): a value is parsed once
+        # per call however many pods share it (``_quantity`` is a pure function of a str);
+        # the namespace, key parts and expiry are the same for every pod.
+        parsed: dict[str, Quantity] = {}
+        samples: list[tuple[str, Quantity, int | None]] = []
+        for pod, (value, window) in sorted(values.items()):
+            if isinstance(value, str):
+                quantity = parsed.get(value)
+                if quantity is None:
+                    quantity = parsed[value] = _quantity(value)
+            else:
+                quantity = _quantity(value)
+            samples.append((pod, quantity, window))
+        sample_namespace = namespace or None
         with self._lock:
             removed: list[CustomKey | ExternalKey] = list(self._purge())
             written: list[tuple[CustomKey | ExternalKey, _Entry]] = []
+            expires = self._expiry(now)
+            custom = self._custom
             for pod, quantity, window in samples:
                 sample = CustomSample(
                     "pods",
-                    namespace or None,
+                    sample_namespace,
                     pod,
                     metric,
                     quantity,
@@ -215,8 +226,10 @@ class PushMetricsProvider:
                     api_version,
                 )
                 key: CustomKey = ("pods", namespace, pod, metric, ())
-                self._custom[key] = entry = self._noted(_Entry(sample, now, self._expiry(now)))
+                custom[key] = entry = _Entry(sample, now, expires)
                 written.append((key, entry))
+            if written:
+                self._noted(written[0][1])  # every entry expires at ``expires``
             self._record_changes(written, removed)
 
     def set_external_metric(
@@ -248,7 +261,7 @@ class PushMetricsProvider:
     # -- writers (the push extension) -----------------------------------------------------
     def _entry(self, sample: CustomSample | ExternalSample) -> _Entry:
         now = self._clock.now()
-        entry = _Entry(replace(sample, timestamp=sample.timestamp or now), now, self._expiry(now))
+        entry = _Entry(sample._replace(timestamp=sample.timestamp or now), now, self._expiry(now))
         return self._noted(entry)
 
     def _noted(self, entry: _Entry) -> _Entry:

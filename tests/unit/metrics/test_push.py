@@ -323,3 +323,37 @@ def test_a_write_drops_the_series_that_expired_since_the_last_one() -> None:
     clock.advance(timedelta(seconds=30))
     provider.set_pod_metrics("default", "rps", {})
     assert set(provider._custom) == {("pods", "default", "newer", "rps", ())}
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["a", "b", "c", "d", "e"]),
+        st.tuples(
+            st.sampled_from(["1500m", "1500m ", "2", "0", 2, 2.0, 1.5]),
+            st.none() | st.integers(1, 60),
+        ),
+    )
+)
+def test_set_pod_metrics_parses_a_shared_value_as_each_pod_would(
+    values: dict[str, tuple[str | int | float, int | None]],
+) -> None:
+    """A value several pods share is parsed once per write: the stored samples are those of
+    one ``set_pod_metric`` per pod, value for value (format and text too)."""
+    one_by_one = PushMetricsProvider(FakeClock(START))
+    batched = PushMetricsProvider(FakeClock(START))
+    for pod, (value, window) in values.items():
+        one_by_one.set_pod_metric("default", pod, "rps", value, window_seconds=window)
+    batched.set_pod_metrics("default", "rps", values)
+    assert {k: e.sample for k, e in batched._custom.items()} == {
+        k: e.sample for k, e in one_by_one._custom.items()
+    }
+    assert {k: (e.pushed_at, e.expires_at) for k, e in batched._custom.items()} == {
+        k: (e.pushed_at, e.expires_at) for k, e in one_by_one._custom.items()
+    }
+
+
+def test_set_pod_metrics_with_a_bad_value_writes_nothing() -> None:
+    provider = PushMetricsProvider(FakeClock(START))
+    with pytest.raises(ValueError, match="finite"):
+        provider.set_pod_metrics("default", "rps", {"a": ("1", None), "b": ("1e400", None)})
+    assert provider._custom == {}

@@ -14,9 +14,8 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from podscale.api import Quantity, Selector
 from podscale.api.kinds import all_kinds
@@ -62,11 +61,14 @@ _EXPRESSION_OPERATORS: Final = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class CustomSample:
+class CustomSample(NamedTuple):
     """A value of ``metric`` for the object ``name`` of ``group_resource`` (``namespace``
     None: root-scoped). ``labels`` are the series labels, sorted; ``timestamp`` None means
-    "when it was written". ``kind``/``api_version`` describe the object ("" if unknown)."""
+    "when it was written". ``kind``/``api_version`` describe the object ("" if unknown).
+
+    An immutable NamedTuple, not a frozen dataclass: the simulated kubelets push one per
+    pod every publish, and a tuple of ten fields is built in a third of the time. Change a
+    field with ``_replace``."""
 
     group_resource: str
     namespace: str | None
@@ -80,9 +82,9 @@ class CustomSample:
     api_version: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class ExternalSample:
-    """A value of the external ``metric`` in ``namespace`` for one label set (sorted)."""
+class ExternalSample(NamedTuple):
+    """A value of the external ``metric`` in ``namespace`` for one label set (sorted); a
+    NamedTuple like ``CustomSample``."""
 
     namespace: str
     metric: str

@@ -17,6 +17,9 @@ It implements the API server's ``MetricsProvider`` (``podscale.apiserver.state``
 ``create_app(..., metrics_provider=server)`` serves it, and with ``objects`` it serves only
 pods and nodes that exist in the API, with their labels.
 
+A source that is also a ``DecodedStatsSource`` is scraped through ``summary_points``: the
+same batch as decoding its Summary, without building the Summary.
+
 ``pod_metrics_selected`` is the label-selected read without a scan of the namespace, for
 in-process readers (the HPA controller's ``InProcessMetricsClient``): a ``PodSelection``
 (the pod informer's label index; ``SimulatedUsage`` is one, and is used when it is the
@@ -47,7 +50,7 @@ from podscale.metrics.server.storage import DEFAULT_RESOLUTION, MetricsStorage
 from podscale.metrics.server.summary import KubeletStatsSource
 from podscale.store.interface import Clock
 
-__all__ = ["MetricsServer", "PodSelection", "ScrapeResult"]
+__all__ = ["DecodedStatsSource", "MetricsServer", "PodSelection", "ScrapeResult"]
 
 JSON = dict[str, Any]
 _LOG = logging.getLogger(__name__)
@@ -62,6 +65,16 @@ class ScrapeResult:
     time: datetime
     scraped: tuple[str, ...] = ()
     failures: Mapping[str, str] = field(default_factory=dict)
+
+
+@runtime_checkable
+class DecodedStatsSource(Protocol):
+    """A ``KubeletStatsSource`` that also answers a kubelet's scrape already decoded:
+    ``summary_points(node)`` must equal ``decode_summary(await summary(node))`` and fail as
+    ``summary`` does. An in-process source (the simulated kubelets) so spares building the
+    Summary only to decode it at once."""
+
+    async def summary_points(self, node_name: str) -> MetricsBatch: ...
 
 
 @runtime_checkable
@@ -96,6 +109,7 @@ class MetricsServer:
             raise ValueError("scrape_timeout must be positive")
         self._objects = objects
         self._pods = pods if pods is not None else _selection_of(source)
+        self._decoded = source if isinstance(source, DecodedStatsSource) else None
         self._stop: asyncio.Event | None = None
         self._stop_requested = False
         self._last_scrape: ScrapeResult | None = None
@@ -180,8 +194,11 @@ class MetricsServer:
         return result
 
     async def _scrape_node(self, node: str, timeout: float) -> MetricsBatch | str:
+        decoded = self._decoded
         try:
             async with asyncio.timeout(timeout):
+                if decoded is not None:
+                    return await decoded.summary_points(node)
                 summary = await self._source.summary(node)
         except TimeoutError:
             reason = "context deadline exceeded"

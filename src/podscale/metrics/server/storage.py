@@ -30,8 +30,8 @@ same pods between two scrapes. No clock, no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -133,7 +133,7 @@ class MetricsStorage:
         for name, point in containers.items():
             if self._is_fresh(point):
                 assert point.start_time is not None
-                chosen[name] = replace(point, timestamp=point.start_time, cumulative_cpu_used=0)
+                chosen[name] = point._replace(timestamp=point.start_time, cumulative_cpu_used=0)
                 continue
             stored = last.get(name)
             restarted = stored is None or (
@@ -172,12 +172,18 @@ class MetricsStorage:
 
     @staticmethod
     def _pod_usage(snapshot: _Snapshot, key: PodKey) -> list[tuple[str, Usage]] | None:
-        if key in snapshot.usages:
-            known = snapshot.usages[key]
-            return None if known is None else list(known)
-        usages = MetricsStorage._compute_pod_usage(snapshot, key)
-        snapshot.usages[key] = None if usages is None else tuple(usages)
-        return usages
+        known = MetricsStorage._known_usage(snapshot, key)
+        return None if known is None else list(known)
+
+    @staticmethod
+    def _known_usage(snapshot: _Snapshot, key: PodKey) -> tuple[tuple[str, Usage], ...] | None:
+        """``_pod_usage`` as the snapshot keeps it (not copied: for readers that only read)."""
+        usages = snapshot.usages
+        if key in usages:
+            return usages[key]
+        computed = MetricsStorage._compute_pod_usage(snapshot, key)
+        known = usages[key] = None if computed is None else tuple(computed)
+        return known
 
     @staticmethod
     def _compute_pod_usage(snapshot: _Snapshot, key: PodKey) -> list[tuple[str, Usage]] | None:
@@ -245,7 +251,7 @@ class MetricsStorage:
             if key in snapshot.records:
                 record = snapshot.records[key]
             else:
-                record = _record_of(key, self._pod_usage(snapshot, key))
+                record = _record_of(key, self._known_usage(snapshot, key))
                 snapshot.records[key] = record
             if record is not None:
                 records.append(record)
@@ -304,7 +310,7 @@ class MetricsStorage:
         return items
 
 
-def _record_of(key: PodKey, usages: list[tuple[str, Usage]] | None) -> PodUsage | None:
+def _record_of(key: PodKey, usages: Sequence[tuple[str, Usage]] | None) -> PodUsage | None:
     """``pod_usage_of``'s record of a pod served with ``usages`` (None: not served)."""
     if usages is None:
         return None
@@ -315,7 +321,9 @@ def _record_of(key: PodKey, usages: list[tuple[str, Usage]] | None) -> PodUsage 
         earliest.timestamp if earliest else None,
         earliest.window if earliest else timedelta(0),
         tuple(
-            ContainerUsage(container, usage.cpu_nanocores, usage.memory_bytes)
-            for container, usage in usages
+            [
+                ContainerUsage(name, usage.cpu_nanocores, usage.memory_bytes)
+                for name, usage in usages
+            ]
         ),
     )

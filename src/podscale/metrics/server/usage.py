@@ -12,8 +12,8 @@ Pure. Used by ``storage``; rendered by ``render``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from podscale.metrics.server.points import MetricsPoint
 
@@ -21,14 +21,17 @@ __all__ = ["Usage", "UsageError", "compute_usage", "go_seconds"]
 
 _START_DECREASED = "unexpected decrease in startTime of node/container"
 _CPU_DECREASED = "unexpected decrease in cumulative CPU usage value"
+_ZERO = timedelta(0)
 
 
 class UsageError(ValueError):
     """Two points that do not make a rate (upstream logs these and skips the container)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Usage:
+class Usage(NamedTuple):
+    """A container's (or node's) usage over ``window`` up to ``timestamp``; a NamedTuple,
+    as one is built per container and scrape read."""
+
     cpu_nanocores: int
     memory_bytes: int
     timestamp: datetime
@@ -57,7 +60,7 @@ def compute_usage(last: MetricsPoint, prev: MetricsPoint) -> Usage:
     if last.cumulative_cpu_used < prev.cumulative_cpu_used:
         raise UsageError(_CPU_DECREASED)
     window = last.timestamp - prev.timestamp
-    if window <= timedelta(0):
+    if window <= _ZERO:
         raise UsageError("metric points out of order")  # storage never pairs these
     rate = float(last.cumulative_cpu_used - prev.cumulative_cpu_used) / go_seconds(window)
     return Usage(int(rate), last.memory_usage, last.timestamp, window)

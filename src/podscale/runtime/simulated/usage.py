@@ -7,7 +7,8 @@ workload informers (never polling the store) and implements:
 
 * ``KubeletStatsSource`` of ``podscale.metrics.server``: ``nodes()`` (the registered
   simulated nodes) and ``summary(node)`` (cumulative per-container CPU counters and working
-  sets, ``usage_ledger``); a lost node's kubelet does not answer.
+  sets, ``usage_ledger``); a lost node's kubelet does not answer. ``summary_points(node)``
+  is the same answer already decoded into metric points, which the scraper reads instead.
 * a fault: ``fail_stats`` makes every kubelet's stats endpoint fail (usage is still
   accounted, only the answers fail) until ``restore_stats``, as when metrics-server cannot
   reach the kubelets; the metrics server then serves no pod metrics.
@@ -46,7 +47,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
@@ -58,6 +59,7 @@ from podscale.client.informer import EventHandler
 from podscale.client.workqueue import WorkQueue
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.metrics.push import PushMetricsProvider
+from podscale.metrics.server.points import MetricsBatch, MetricsPoint
 from podscale.metrics.server.summary import NodeSummary
 from podscale.runtime.load import (
     LoadProfile,
@@ -136,6 +138,11 @@ class SimulatedUsage:
         self._last = clock.now()
         self._ledger = UsageLedger()
         self._loads: dict[tuple[str, str, str], WorkloadLoad] = {}
+        # ``loads()`` as a tuple, None when a load was set or cleared since (every advance
+        # reads it; a fleet has a hundred loads).
+        self._sorted_loads: tuple[WorkloadLoad, ...] | None = None
+        # Each built-in workload's selector with the resourceVersion it was parsed at.
+        self._selector_at: dict[tuple[str, str, str], tuple[str, Selector | None]] = {}
         self._pods: dict[PodKey, RunningPod] = {}
         self._on_node: dict[str, set[PodKey]] = {}
         # Bumped on every change of the pod view; without loads, usage only changes then.
@@ -237,11 +244,13 @@ class SimulatedUsage:
             self._scales.unfollow(key)
         load = WorkloadLoad(kind, namespace, name, rate, profile or LoadProfile(), api_version)
         self._loads[key] = load
+        self._sorted_loads = None
 
     def clear_load(self, kind: str, namespace: str, name: str) -> None:
         """The workload's pods go back to idling."""
         self.advance(self._clock.now())
         self._loads.pop((kind, namespace, name), None)
+        self._sorted_loads = None
         self._scales.unfollow((kind, namespace, name))
 
     def stop_following(self) -> None:
@@ -249,7 +258,12 @@ class SimulatedUsage:
         self._scales.stop()
 
     def loads(self) -> list[WorkloadLoad]:
-        return [self._loads[key] for key in sorted(self._loads)]
+        return list(self._load_tuple())
+
+    def _load_tuple(self) -> tuple[WorkloadLoad, ...]:
+        if self._sorted_loads is None:
+            self._sorted_loads = tuple(self._loads[key] for key in sorted(self._loads))
+        return self._sorted_loads
 
     def offered_rate(self, kind: str, namespace: str, name: str, now: datetime) -> float:
         """Requests per second the workload receives at ``now`` (0 without a load)."""
@@ -294,21 +308,26 @@ class SimulatedUsage:
         """``assign_pods`` of the current pods and loads, computed again only when the pod
         view, a load or a load's selector changed since the last call (every scrape and
         publish asks; between pod events the answer is the same)."""
-        loads = self.loads()
+        loads = self._load_tuple()
         selectors = {(ld.kind, ld.namespace, ld.name): self._selector_of(ld) for ld in loads}
         cached = self._assigned
         if (
             cached is not None
             and cached.version == self._version
-            and len(cached.loads) == len(loads)
-            and all(a is b for a, b in zip(cached.loads, loads, strict=True))
+            and (
+                cached.loads is loads
+                or (
+                    len(cached.loads) == len(loads)
+                    and all(a is b for a, b in zip(cached.loads, loads, strict=True))
+                )
+            )
             and cached.selectors == selectors
         ):
             return cached.members, cached.idle
         members, idle = assign_pods(
             loads, self._pods, lambda ld: selectors[(ld.kind, ld.namespace, ld.name)]
         )
-        self._assigned = _Assignment(self._version, tuple(loads), selectors, members, idle)
+        self._assigned = _Assignment(self._version, loads, selectors, members, idle)
         return members, idle
 
     def _selector_of(self, load: WorkloadLoad) -> Selector | None:
@@ -320,11 +339,17 @@ class SimulatedUsage:
         workload = lister.get(load.namespace, load.name) if lister is not None else None
         if workload is None:
             return None
-        try:
-            selector = selector_from_label_selector((workload.get("spec") or {}).get("selector"))
-        except SelectorError:
-            return None
-        return None if selector.empty() else selector
+        # Parsed again only when the workload's resourceVersion moved (its selector is part
+        # of it; every advance asks).
+        key = (load.kind, load.namespace, load.name)
+        version = str((workload.get("metadata") or {}).get("resourceVersion") or "")
+        known = self._selector_at.get(key)
+        if version and known is not None and known[0] == version:
+            return known[1]
+        selector = _workload_selector(workload)
+        if version:
+            self._selector_at[key] = (version, selector)
+        return selector
 
     def _allocatable(self) -> dict[str, Resources]:
         nodes = self._node_lister
@@ -362,17 +387,35 @@ class SimulatedUsage:
     async def summary(self, node_name: str) -> NodeSummary:
         """The node's kubelet Summary now; a lost node, or any node while ``fail_stats``
         holds, raises ``KubeletUnreachable``."""
+        now = self._answering(node_name)
+        keys = sorted(self._on_node.get(node_name, ()))
+        return NodeSummary(
+            node=self._ledger.node_stats(node_name, now),
+            pods=tuple(self._ledger.pod_stats(self._pods[key], now) for key in keys),
+        )
+
+    async def summary_points(self, node_name: str) -> MetricsBatch:
+        """``decode_summary(await self.summary(node_name))`` without the Summary: the
+        metrics server's scrape reads this (``DecodedStatsSource``), so a scrape builds one
+        point per container instead of four stats objects and then the point."""
+        now = self._answering(node_name)
+        ledger = self._ledger
+        pods: dict[PodKey, Mapping[str, MetricsPoint]] = {}
+        for key in sorted(self._on_node.get(node_name, ())):
+            points = ledger.pod_points(self._pods[key], now)
+            if points:
+                pods[key] = points
+        return MetricsBatch({node_name: ledger.node_point(node_name, now)}, pods)
+
+    def _answering(self, node_name: str) -> datetime:
+        """Now, with usage accounted up to it, if the node's kubelet answers; else raise."""
         if node_name not in self._nodes.names or self._nodes.is_lost(node_name):
             raise KubeletUnreachable(f"node {node_name} is not reachable")
         if self._stats_failure is not None:
             raise KubeletUnreachable(f"node {node_name}: {self._stats_failure}")
         now = self._clock.now()
         self.advance(now)
-        keys = sorted(self._on_node.get(node_name, ()))
-        return NodeSummary(
-            node=self._ledger.node_stats(node_name, now),
-            pods=tuple(self._ledger.pod_stats(self._pods[key], now) for key in keys),
-        )
+        return now
 
     def fail_stats(self, reason: str = "connection refused") -> None:
         """Every kubelet's stats endpoint fails with ``reason`` until ``restore_stats``."""
@@ -403,16 +446,23 @@ class SimulatedUsage:
         self.advance(now)
         members, _ = self._assign()
         by_namespace: dict[str, dict[str, tuple[str, int | None]]] = {}
+        # Hot (every pod, every publish): lookups hoisted.
+        requests_served = self._ledger.requests_served
+        published = self._published
+        pushing = self.push is not None
         for _, pods in members:
             for pod in pods:
-                served = self._ledger.requests_served(pod.key)
-                since, before = self._published.get(pod.key, (None, 0.0))
-                self._published[pod.key] = (now, served)
-                if not pod.ready or since is None or self.push is None:
+                key = (pod.namespace, pod.name)
+                served = requests_served(key)
+                since, before = published.get(key, (None, 0.0))
+                published[key] = (now, served)
+                if not pod.ready or since is None or not pushing:
                     continue
                 seconds = (now - since).total_seconds()
                 rate = (served - before) / max(seconds, 1e-9)
-                values = by_namespace.setdefault(pod.namespace, {})
+                values = by_namespace.get(pod.namespace)
+                if values is None:
+                    values = by_namespace[pod.namespace] = {}
                 values[pod.name] = (f"{round(rate * 1000)}m", round(seconds))
         if self.push is not None:
             for namespace, values in by_namespace.items():
@@ -428,6 +478,15 @@ class _Assignment:
     selectors: dict[tuple[str, str, str], Selector | None]
     members: list[tuple[WorkloadLoad, list[PodLoad]]]
     idle: list[PodLoad]
+
+
+def _workload_selector(workload: JSON) -> Selector | None:
+    """A built-in workload's ``spec.selector``; None when it is missing, bad or empty."""
+    try:
+        selector = selector_from_label_selector((workload.get("spec") or {}).get("selector"))
+    except SelectorError:
+        return None
+    return None if selector.empty() else selector
 
 
 def _may_be_custom(api_version: str, kind: str) -> bool:

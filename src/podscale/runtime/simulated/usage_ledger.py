@@ -31,6 +31,7 @@ from datetime import datetime, timedelta
 from typing import Any, Final
 
 from podscale.controllers.kapacity.kind import POD_STATE_LABEL
+from podscale.metrics.server.points import MetricsPoint
 from podscale.metrics.server.summary import (
     ContainerStats,
     CPUStats,
@@ -138,26 +139,37 @@ class UsageLedger:
             self._node_started.setdefault(name, start)
             node_cpu[name] = NODE_SYSTEM_MILLI_CPU * span
             node_memory[name] = NODE_SYSTEM_MEMORY
+        # Hot (every advance, every pod): lookups hoisted, the pod's counter dicts fetched once.
+        requests, cpu_of, memory_of = self._requests, self._cpu, self._memory
         for usage in usages:
             key = (usage.namespace, usage.name)
             pod = pods.get(key)
             if pod is None:
                 continue
-            self._requests[key] = self._requests.get(key, 0.0) + usage.request_rate * span
+            requests[key] = requests.get(key, 0.0) + usage.request_rate * span
             standby = pod.labels.get(POD_STATE_LABEL) == _STANDBY
+            started = pod.started
+            node = usage.node if usage.node in node_cpu else None
+            counters: dict[tuple[str, datetime], float] | None = None
+            gauges: dict[str, int] = {}
             for container in usage.containers:
-                began = pod.started.get(container.name)
+                name = container.name
+                began = started.get(name)
                 if began is None:
                     continue
-                seconds = _seconds(end - max(start, began))
+                # ``end - max(start, began)``: a container running since before the
+                # interval (the usual case) is credited the whole span.
+                seconds = span if began <= start else _seconds(end - began)
                 milli_cpu, memory = (0, 0) if standby else (container.milli_cpu, container.memory)
-                counters = self._cpu.setdefault(key, {})
-                counter = (container.name, began)
+                if counters is None:
+                    counters = cpu_of.setdefault(key, {})
+                    gauges = memory_of.setdefault(key, {})
+                counter = (name, began)
                 counters[counter] = counters.get(counter, 0.0) + milli_cpu * seconds
-                self._memory.setdefault(key, {})[container.name] = memory
-                if usage.node in node_cpu:
-                    node_cpu[usage.node] += milli_cpu * seconds
-                    node_memory[usage.node] += memory
+                gauges[name] = memory
+                if node is not None:
+                    node_cpu[node] += milli_cpu * seconds
+                    node_memory[node] += memory
         for name, milli_seconds in node_cpu.items():
             self._node_cpu[name] = self._node_cpu.get(name, 0.0) + milli_seconds
             self._node_memory[name] = node_memory[name]
@@ -206,4 +218,36 @@ class UsageLedger:
             start_time=self._node_started.get(name, now),
             cpu=CPUStats(now, max(1, int(core_ns))),
             memory=MemoryStats(now, max(1, self._node_memory.get(name, NODE_SYSTEM_MEMORY))),
+        )
+
+    def pod_points(self, pod: RunningPod, now: datetime) -> dict[str, MetricsPoint]:
+        """``pod_stats(pod, now)`` as the metrics server decodes it
+        (``points.decode_summary``): one point per container, by name, the first of a
+        repeated name standing. Every reading is at least 1 and every container has a start
+        time, so none is dropped; a pod without containers gives no point (and no pod)."""
+        key = pod.key
+        counters = self._cpu.get(key) or {}
+        gauges = self._memory.get(key) or {}
+        started = pod.started
+        points: dict[str, MetricsPoint] = {}
+        for container in pod.load.containers:
+            name = container.name
+            if name in points:
+                continue
+            began = started[name]
+            core_ns = int(counters.get((name, began), 0.0) * _CORE_NANOS_PER_MILLI_SECOND)
+            memory = gauges.get(name, 0)
+            points[name] = MetricsPoint(
+                began, now, core_ns if core_ns > 0 else 1, memory if memory > 1 else 1
+            )
+        return points
+
+    def node_point(self, name: str, now: datetime) -> MetricsPoint:
+        """``node_stats(name, now)`` as the metrics server decodes it (always usable)."""
+        core_ns = self._node_cpu.get(name, 0.0) * _CORE_NANOS_PER_MILLI_SECOND
+        return MetricsPoint(
+            self._node_started.get(name, now),
+            now,
+            max(1, int(core_ns)),
+            max(1, self._node_memory.get(name, NODE_SYSTEM_MEMORY)),
         )

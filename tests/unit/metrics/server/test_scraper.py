@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import pytest
 
 from podscale.metrics.server import FakeKubeletStats, MetricsServer, NodeSummary
+from podscale.metrics.server.points import MetricsBatch, decode_summary
 from podscale.runtime import VirtualClock, run_virtual
 
 START = datetime(2026, 5, 1, tzinfo=UTC)
@@ -210,3 +211,49 @@ def test_settings_must_be_positive(
     clock = VirtualClock(START)
     with pytest.raises(ValueError, match=message):
         MetricsServer(FakeKubeletStats(clock), clock, resolution=resolution, scrape_timeout=timeout)
+
+
+class DecodedKubelets(FakeKubeletStats):
+    """A ``DecodedStatsSource``: answers scrapes decoded, noting each such answer."""
+
+    def __init__(self, clock: VirtualClock) -> None:
+        super().__init__(clock)
+        self.decoded_calls = 0
+
+    async def summary_points(self, node_name: str) -> MetricsBatch:
+        self.decoded_calls += 1
+        return decode_summary(await self.summary(node_name))
+
+
+def test_a_decoded_source_is_scraped_through_its_points_with_the_same_outcome() -> None:
+    """Same scrapes of a plain and a ``DecodedStatsSource`` (a restart and a failing node
+    on the way): the same failures and the same served metrics."""
+
+    async def scenario(clock: VirtualClock) -> tuple[list[object], list[object], int]:
+        plain, decoded = FakeKubeletStats(clock), DecodedKubelets(clock)
+        servers = [MetricsServer(plain, clock), MetricsServer(decoded, clock)]
+        for kubelets in (plain, decoded):
+            for node in ("n1", "n2"):
+                kubelets.add_node(node)
+                kubelets.add_pod(node, "default", f"on-{node}", WEB, started=START)
+        seen: list[list[object]] = [[], []]
+        for step in range(6):
+            for kubelets in (plain, decoded):
+                if step == 2:
+                    kubelets.restart_container("default", "on-n1", "web")
+                if step == 3:
+                    kubelets.fail("n2")
+                if step == 4:
+                    kubelets.heal("n2")
+            for server, log in zip(servers, seen, strict=True):
+                result = await server.scrape()
+                log.append((dict(result.failures), server.pod_metrics(None)))
+                log.append(server.node_metrics())
+            await asyncio.sleep(15)
+        return seen[0], seen[1], decoded.decoded_calls
+
+    plain, decoded, calls = simulate(scenario)
+    assert decoded == plain
+    assert calls == 12  # every node at every scrape, the failing one too (it raised)
+    failed = {"n2": "kubelet on n2 is unavailable"}
+    assert any(isinstance(e, tuple) and e[0] == failed for e in plain)

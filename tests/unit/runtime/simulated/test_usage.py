@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 import pytest
 
 from podscale.api.kinds import kind_for
+from podscale.api.selectors import selector_from_label_selector
+from podscale.metrics.server.points import decode_summary
 from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual
@@ -244,3 +246,100 @@ def test_a_relabelled_pod_leaves_the_load() -> None:
     serving, idle = with_plane(body)
     assert serving == pytest.approx(100, abs=1)  # 10 req/s x 10m
     assert idle == pytest.approx(1, abs=0.01)  # the idle baseline
+
+
+async def _decoded_and_points(plane: EmbeddedControlPlane) -> list[tuple[Any, Any]]:
+    """Per node: (decoded Summary, ``summary_points``), or the two errors' texts."""
+    answers: list[tuple[Any, Any]] = []
+    for name in ["node-1", "node-2", "node-3"]:
+        try:
+            decoded: Any = decode_summary(await plane.usage.summary(name))
+        except KubeletUnreachable as err:
+            decoded = str(err)
+        try:
+            points: Any = await plane.usage.summary_points(name)
+        except KubeletUnreachable as err:
+            points = str(err)
+        answers.append((decoded, points))
+    return answers
+
+
+def test_summary_points_are_the_decoded_summary() -> None:
+    """The scraper's fast path (``DecodedStatsSource``) answers what decoding the Summary
+    gives: under load, after a restart, with a lost node and while stats fail."""
+
+    async def body(plane: EmbeddedControlPlane) -> list[list[tuple[Any, Any]]]:
+        assert plane.cluster is not None
+        seen = [await _decoded_and_points(plane)]
+        plane.usage.set_load("Deployment", "default", "web", ConstantRate(30.0), COST)
+        await plane.api.patch(DEPLOYMENT, "default", "web", {"spec": {"replicas": 3}})
+        await asyncio.sleep(40)
+        seen.append(await _decoded_and_points(plane))
+        pod = (await plane.api.list(POD, "default"))["items"][0]
+        await plane.cluster.crash_pod("default", pod["metadata"]["name"])
+        await asyncio.sleep(3)
+        seen.append(await _decoded_and_points(plane))
+        await plane.cluster.lose_node("node-2")
+        seen.append(await _decoded_and_points(plane))
+        plane.usage.fail_stats("boom")
+        seen.append(await _decoded_and_points(plane))
+        return seen
+
+    seen = with_plane(body)
+    for answers in seen:
+        for decoded, points in answers:
+            assert decoded == points
+    # The checks covered pods on several nodes, and both kinds of failure.
+    loaded = [p for p, _ in seen[1] if not isinstance(p, str)]
+    assert sum(len(batch.pods) for batch in loaded) == 3
+    assert seen[3][1][1] == "node node-2 is not reachable"
+    assert seen[4][0][1] == "node node-1: boom"
+
+
+def test_a_workload_selector_is_read_again_when_the_workload_changes() -> None:
+    """The selector is kept per resourceVersion: the same object while the workload is
+    unchanged, the new selector once it is replaced (deleted and created again)."""
+
+    async def body(plane: EmbeddedControlPlane) -> tuple[Any, Any, Any]:
+        usage = plane.usage
+        usage.set_load("Deployment", "default", "web", ConstantRate(1.0), COST)
+        (load,) = usage.loads()
+        first, again = usage._selector_of(load), usage._selector_of(load)
+        assert first is again
+        await plane.api.delete(DEPLOYMENT, "default", "web")
+        await asyncio.sleep(1)
+        gone = usage._selector_of(load)
+        other = web()
+        other["spec"]["selector"] = {"matchLabels": {"app": "web", "tier": "x"}}
+        other["spec"]["template"]["metadata"]["labels"]["tier"] = "x"
+        await plane.api.create(DEPLOYMENT, "default", other)
+        await asyncio.sleep(1)
+        return first, gone, usage._selector_of(load)
+
+    first, gone, changed = with_plane(body)
+    assert first == selector_from_label_selector({"matchLabels": {"app": "web"}})
+    assert gone is None
+    assert changed == selector_from_label_selector({"matchLabels": {"app": "web", "tier": "x"}})
+
+
+def test_the_kept_load_list_follows_every_set_and_clear() -> None:
+    async def body(plane: EmbeddedControlPlane) -> list[list[tuple[str, float]]]:
+        usage = plane.usage
+        seen = []
+        usage.set_load("Deployment", "default", "web", ConstantRate(1.0), COST)
+        usage.set_load("ReplicaSet", "default", "a", ConstantRate(2.0), COST)
+        seen.append([(ld.name, ld.rate.rate_at(timedelta(0))) for ld in usage.loads()])
+        usage.set_load("Deployment", "default", "web", ConstantRate(3.0), COST)
+        seen.append([(ld.name, ld.rate.rate_at(timedelta(0))) for ld in usage.loads()])
+        usage.clear_load("ReplicaSet", "default", "a")
+        seen.append([(ld.name, ld.rate.rate_at(timedelta(0))) for ld in usage.loads()])
+        usage.loads().clear()  # a caller's copy
+        seen.append([(ld.name, ld.rate.rate_at(timedelta(0))) for ld in usage.loads()])
+        return seen
+
+    assert with_plane(body) == [
+        [("web", 1.0), ("a", 2.0)],  # by kind, namespace and name
+        [("web", 3.0), ("a", 2.0)],
+        [("web", 3.0)],
+        [("web", 3.0)],
+    ]

@@ -3,6 +3,7 @@ from each container's start, reset by a restart, never reported as zero."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -10,6 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from podscale.metrics.server.points import decode_summary
+from podscale.metrics.server.summary import NodeSummary
 from podscale.runtime.load import ContainerUsage, PodUsage
 from podscale.runtime.simulated.usage_ledger import (
     NODE_SYSTEM_MEMORY,
@@ -183,3 +186,62 @@ def test_a_kapacity_standby_pod_uses_nothing(state: str | None, expected: tuple[
     node = ledger.node_stats("node-1", T0 + timedelta(seconds=10))
     assert node.memory is not None
     assert node.memory.working_set_bytes == NODE_SYSTEM_MEMORY + (0 if state == "Standby" else 1000)
+
+
+_STARTS = st.sampled_from([-20, 0, 3, 7, 12, 40])  # seconds from T0: before, at, inside
+
+
+@given(
+    starts=st.fixed_dictionaries({"web": _STARTS, "side": st.none() | _STARTS}),
+    pieces=st.lists(
+        st.tuples(st.integers(0, 900), st.integers(0, 5000), st.integers(0, 15)),
+        min_size=1,
+        max_size=6,
+    ),
+    standby=st.booleans(),
+)
+def test_points_are_the_decoded_stats_and_counters_integrate_from_each_start(
+    starts: dict[str, int | None], pieces: list[tuple[int, int, int]], standby: bool
+) -> None:
+    """``pod_points``/``node_point`` equal ``decode_summary`` of ``pod_stats``/``node_stats``
+    (the scraper's fast path), and ``credit`` credits each container from
+    ``max(interval start, its start)`` whether it started before, at or inside the interval."""
+    raw = pod(
+        started={n: None if s is None else T0 + timedelta(seconds=s) for n, s in starts.items()}
+    )
+    if standby:
+        raw["metadata"]["labels"]["kapacitystack.io/pod-state"] = "Standby"
+    found = running_pod(raw)
+    assert found is not None
+    ledger = UsageLedger()
+    now = T0
+    expected: dict[str, float] = {}
+    for milli, memory, seconds in pieces:
+        end = now + timedelta(seconds=seconds)
+        containers = tuple(ContainerUsage(n, milli, memory) for n in starts)
+        used = PodUsage("default", "web-1", "node-1", 1.0, containers)
+        ledger.credit([used], {found.key: found}, ["node-1"], now, end)
+        for name, began in found.started.items():
+            credited = max((end - max(now, began)).total_seconds(), 0.0)
+            expected[name] = expected.get(name, 0.0) + (0 if standby else milli) * credited
+        now = end
+        summary = NodeSummary(ledger.node_stats("node-1", now), (ledger.pod_stats(found, now),))
+        decoded = decode_summary(summary)
+        assert {found.key: ledger.pod_points(found, now)} == decoded.pods
+        assert {"node-1": ledger.node_point("node-1", now)} == decoded.nodes
+    points = ledger.pod_points(found, now)
+    assert {n: p.cumulative_cpu_used for n, p in points.items()} == {
+        n: max(int(v * MILLI_SECOND_NS), 1) for n, v in expected.items()
+    }
+
+
+def test_a_pod_without_containers_has_no_points() -> None:
+    """As ``decode_summary`` drops a pod whose Summary lists no container."""
+    found = view()
+    empty = RunningPod(
+        replace(found.load, containers=()), found.uid, found.labels, found.start_time, {}
+    )
+    ledger = UsageLedger()
+    assert ledger.pod_points(empty, T0) == {}
+    summary = NodeSummary(ledger.node_stats("node-1", T0), (ledger.pod_stats(empty, T0),))
+    assert decode_summary(summary).pods == {}
