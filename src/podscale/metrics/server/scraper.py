@@ -18,7 +18,11 @@ It implements the API server's ``MetricsProvider`` (``podscale.apiserver.state``
 pods and nodes that exist in the API, with their labels.
 
 A source that is also a ``DecodedStatsSource`` is scraped through ``summary_points``: the
-same batch as decoding its Summary, without building the Summary.
+same batch as decoding its Summary, without building the Summary. A source that is also an
+``InlineStatsSource`` (the simulated kubelets, in process) answers without ever waiting, so
+its scrape needs no task, timeout or gather per node: a deadline cannot pass while nothing
+waits. It is read in place, with the loop iterations the tasks and gather would have taken
+kept (``_scrape_inline``), so that whatever else runs at that instant sees the same order.
 
 ``pod_metrics_selected`` is the label-selected read without a scan of the namespace, for
 in-process readers (the HPA controller's ``InProcessMetricsClient``): a ``PodSelection``
@@ -34,7 +38,6 @@ be missed until the informer has seen it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
 from collections.abc import Mapping
@@ -50,7 +53,14 @@ from podscale.metrics.server.storage import DEFAULT_RESOLUTION, MetricsStorage
 from podscale.metrics.server.summary import KubeletStatsSource
 from podscale.store.interface import Clock
 
-__all__ = ["DecodedStatsSource", "MetricsServer", "PodSelection", "ScrapeResult"]
+__all__ = [
+    "DecodedStatsSource",
+    "InlineStatsSource",
+    "MetricsServer",
+    "Pause",
+    "PodSelection",
+    "ScrapeResult",
+]
 
 JSON = dict[str, Any]
 _LOG = logging.getLogger(__name__)
@@ -75,6 +85,17 @@ class DecodedStatsSource(Protocol):
     Summary only to decode it at once."""
 
     async def summary_points(self, node_name: str) -> MetricsBatch: ...
+
+
+@runtime_checkable
+class InlineStatsSource(Protocol):
+    """A ``DecodedStatsSource`` whose answers never wait: ``nodes_now()`` and
+    ``summary_points_now(node)`` return (or raise) what ``await nodes()`` and
+    ``await summary_points(node)`` would at this instant, and those never suspend."""
+
+    def nodes_now(self) -> list[str]: ...
+
+    def summary_points_now(self, node_name: str) -> MetricsBatch: ...
 
 
 @runtime_checkable
@@ -110,7 +131,8 @@ class MetricsServer:
         self._objects = objects
         self._pods = pods if pods is not None else _selection_of(source)
         self._decoded = source if isinstance(source, DecodedStatsSource) else None
-        self._stop: asyncio.Event | None = None
+        self._inline = source if isinstance(source, InlineStatsSource) else None
+        self._stop: Pause | None = None
         self._stop_requested = False
         self._last_scrape: ScrapeResult | None = None
         self._scrape_count = 0
@@ -138,17 +160,17 @@ class MetricsServer:
         time, and the server can run again after a stop."""
         if self._stop is not None:
             raise RuntimeError("the metrics server is already running")
-        self._stop = asyncio.Event()
+        pause = self._stop = Pause()
         if self._stop_requested:
-            self._stop.set()
+            pause.end()
         started = self._clock.now()
         tick = 0
         try:
-            while not self._stop.is_set():
+            while not pause.ended:
                 await self.scrape()
                 tick = self._next_tick(started, tick)
                 delay = started + self._resolution * tick - self._clock.now()
-                await _wait_unless_set(self._stop, max(delay.total_seconds(), 0.0))
+                await pause.wait(max(delay.total_seconds(), 0.0))
         finally:
             self._stop = None
             self._stop_requested = False
@@ -164,21 +186,29 @@ class MetricsServer:
         yet started), it makes that run return at once without scraping."""
         self._stop_requested = True
         if self._stop is not None:
-            self._stop.set()
+            self._stop.end()
 
     async def scrape(self) -> ScrapeResult:
         """One tick: scrape every node and store what came back."""
         started = self._clock.now()
         timeout = self._scrape_timeout.total_seconds()
         failures: dict[str, str] = {}
+        inline = self._inline
         try:
-            async with asyncio.timeout(timeout):
-                nodes = sorted(await self._source.nodes())
+            if inline is not None:
+                nodes = sorted(inline.nodes_now())  # cannot outlast a deadline
+            else:
+                async with asyncio.timeout(timeout):
+                    nodes = sorted(await self._source.nodes())
         except Exception as err:  # a failed list still stores (an empty batch), like upstream
             _LOG.warning("Failed to list nodes: %s", _describe(err))
             failures[""] = _describe(err)
             nodes = []
-        answers = await asyncio.gather(*(self._scrape_node(node, timeout) for node in nodes))
+        answers: list[MetricsBatch | str]
+        if inline is not None and nodes:
+            answers = await _scrape_inline(inline, nodes)
+        else:
+            answers = await asyncio.gather(*(self._scrape_node(node, timeout) for node in nodes))
         batches: list[MetricsBatch] = []
         scraped: list[str] = []
         for node, answer in zip(nodes, answers, strict=True):
@@ -200,14 +230,9 @@ class MetricsServer:
                 if decoded is not None:
                     return await decoded.summary_points(node)
                 summary = await self._source.summary(node)
-        except TimeoutError:
-            reason = "context deadline exceeded"
         except Exception as err:
-            reason = _describe(err)
-        else:
-            return decode_summary(summary)
-        _LOG.warning("Failed to scrape node %s: %s", node, reason)
-        return reason
+            return _scrape_failed(node, err)
+        return decode_summary(summary)
 
     # -- MetricsProvider ----------------------------------------------------------------
 
@@ -239,6 +264,31 @@ class MetricsServer:
         return self._storage.ready()
 
 
+async def _scrape_inline(source: InlineStatsSource, nodes: list[str]) -> list[MetricsBatch | str]:
+    """What ``gather`` of the nodes' ``_scrape_node`` answers for an ``InlineStatsSource``,
+    in the same loop iterations: the per-node tasks would first run one iteration later, their
+    completions reach gather in the next and gather's result wakes the scrape in the one
+    after; every task runs to its end at once (nothing waits), so each node is read where its
+    task would have read it and the batch is stored where it would have been."""
+    await asyncio.sleep(0)  # the iteration of the nodes' tasks
+    answers: list[MetricsBatch | str] = []
+    for node in nodes:
+        try:
+            answers.append(source.summary_points_now(node))
+        except Exception as err:
+            answers.append(_scrape_failed(node, err))
+    await asyncio.sleep(0)  # their done callbacks, in gather
+    await asyncio.sleep(0)  # gather's result waking the scrape
+    return answers
+
+
+def _scrape_failed(node: str, err: Exception) -> str:
+    """A node's failure as the tick reports it (a deadline as Go's context says it), logged."""
+    reason = "context deadline exceeded" if isinstance(err, TimeoutError) else _describe(err)
+    _LOG.warning("Failed to scrape node %s: %s", node, reason)
+    return reason
+
+
 def _selection_of(source: KubeletStatsSource) -> PodSelection | None:
     return source if isinstance(source, PodSelection) else None
 
@@ -258,12 +308,42 @@ if TYPE_CHECKING:  # mypy holds the server to the API server's protocol
         return server
 
 
-async def _wait_unless_set(event: asyncio.Event, seconds: float) -> None:
-    """Wait ``seconds`` or until ``event`` is set. In the calling task: ``wait_for`` would
-    wrap the wait in a task of its own each tick (a third of a replay's loop callbacks were
-    the scraper's wrappers)."""
-    if event.is_set():
-        return
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(seconds):
-            await event.wait()
+class Pause:
+    """The wait between two ticks: ``wait(seconds)`` returns after ``seconds`` or once
+    ``end()`` was called (at once, ever after). One future and one timer: what
+    ``asyncio.timeout`` around ``asyncio.Event.wait`` does, without the timeout's cancelling
+    of the task each tick (a third of a replay's loop callbacks were once the scraper's
+    waits), and waking in the same loop iterations: the timer is set as the timeout sets
+    its own, and resolving the future wakes the task one iteration later as cancelling it
+    did, so whatever else runs at that instant sees the same order."""
+
+    def __init__(self) -> None:
+        self.ended = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def end(self) -> None:
+        self.ended = True
+        _wake(self._waiter)
+
+    async def wait(self, seconds: float) -> None:
+        if self.ended:
+            return
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        when = loop.time() + seconds
+        timer = (
+            loop.call_soon(_wake, waiter)
+            if when <= loop.time()
+            else loop.call_at(when, _wake, waiter)
+        )
+        self._waiter = waiter
+        try:
+            await waiter
+        finally:
+            self._waiter = None
+            timer.cancel()
+
+
+def _wake(waiter: asyncio.Future[None] | None) -> None:
+    if waiter is not None and not waiter.done():
+        waiter.set_result(None)

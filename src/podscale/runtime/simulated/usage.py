@@ -8,7 +8,8 @@ workload informers (never polling the store) and implements:
 * ``KubeletStatsSource`` of ``podscale.metrics.server``: ``nodes()`` (the registered
   simulated nodes) and ``summary(node)`` (cumulative per-container CPU counters and working
   sets, ``usage_ledger``); a lost node's kubelet does not answer. ``summary_points(node)``
-  is the same answer already decoded into metric points, which the scraper reads instead.
+  is the same answer already decoded into metric points, which the scraper reads instead
+  (``summary_points_now``, as the answer never waits: ``InlineStatsSource``).
 * a fault: ``fail_stats`` makes every kubelet's stats endpoint fail (usage is still
   accounted, only the answers fail) until ``restore_stats``, as when metrics-server cannot
   reach the kubelets; the metrics server then serves no pod metrics.
@@ -382,6 +383,10 @@ class SimulatedUsage:
 
     async def nodes(self) -> list[str]:
         """The registered simulated nodes (metrics-server lists nodes from the API)."""
+        return self.nodes_now()
+
+    def nodes_now(self) -> list[str]:
+        """``nodes()`` without a coroutine (``InlineStatsSource``: it never waits)."""
         return sorted(self._allocatable())
 
     async def summary(self, node_name: str) -> NodeSummary:
@@ -395,9 +400,14 @@ class SimulatedUsage:
         )
 
     async def summary_points(self, node_name: str) -> MetricsBatch:
-        """``decode_summary(await self.summary(node_name))`` without the Summary: the
-        metrics server's scrape reads this (``DecodedStatsSource``), so a scrape builds one
-        point per container instead of four stats objects and then the point."""
+        """``decode_summary(await self.summary(node_name))`` without the Summary
+        (``DecodedStatsSource``): a scrape builds one point per container instead of four
+        stats objects and then the point."""
+        return self.summary_points_now(node_name)
+
+    def summary_points_now(self, node_name: str) -> MetricsBatch:
+        """``summary_points`` without a coroutine: the metrics server's scrape reads this
+        (``InlineStatsSource``), in place of a task per node."""
         now = self._answering(node_name)
         ledger = self._ledger
         pods: dict[PodKey, Mapping[str, MetricsPoint]] = {}
