@@ -31,6 +31,10 @@ Contract:
   (the mean of ``n`` draws of N(1, s) is N(1, s / sqrt(n))); memory, a gauge read at the
   interval's end, keeps the full stddev. Same seed, inputs and ``samples``: same usage.
 
+``compute_usage`` is ``plan_usage`` (what depends on the pods and profiles only) then
+``draw_usage`` (the rates, the noise and the caps): a caller whose pods stay the same over
+many calls (``SimulatedUsage``, between pod events) keeps the plan and only draws.
+
 Pure: no clock, no I/O; randomness only from the passed generator.
 ``tests/unit/runtime/load/test_usage_reference.py`` holds ``compute_usage`` to a plain
 reference version of these rules (the hot loop here inlines its helpers).
@@ -53,8 +57,11 @@ __all__ = [
     "LoadProfile",
     "PodLoad",
     "PodUsage",
+    "UsagePlan",
     "WorkloadDemand",
     "compute_usage",
+    "draw_usage",
+    "plan_usage",
     "spread_rate",
 ]
 
@@ -175,7 +182,7 @@ def _share_capacity(demands: list[float], weights: list[float], capacity: float)
 def _apply_node_caps(
     nodes: Sequence[str | None],
     demands: tuple[list[float], list[float]],
-    weights: tuple[list[float], list[float]],
+    weights: tuple[Sequence[float], Sequence[float]],
     allocatable: Mapping[str, Resources],
 ) -> None:
     """Cap the containers' (cpu, memory) ``demands`` in place, node by node: one list entry
@@ -204,6 +211,85 @@ def _apply_node_caps(
                 memory[row] = value
 
 
+class _PlannedPod(NamedTuple):
+    """One pod of a ``UsagePlan``: what its draws need that no rate changes. ``rows`` holds
+    per container (name, CPU baseline, CPU per request/s, memory baseline, memory per
+    request/s, CPU limit, memory limit), limits as floats or None."""
+
+    namespace: str
+    name: str
+    node: str | None
+    workload: int
+    ready: bool
+    stddev: float
+    rows: tuple[tuple[str, float, float, float, float, float | None, float | None], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UsagePlan:
+    """``compute_usage``'s work that depends only on the pods and profiles, not on the
+    rates, the node capacities, the generator or ``samples``: the pods in draw order with
+    their containers' costs and limits, each workload's ready pods, and the containers'
+    requests (the weights a full node is shared by) with their node. ``plan_usage`` makes
+    it; ``draw_usage`` completes it. ``SimulatedUsage`` keeps one per assignment of pods to
+    loads, which changes only with the pods, while rates change at every advance."""
+
+    pods: tuple[_PlannedPod, ...]
+    ready: tuple[int, ...]
+    nodes: tuple[str | None, ...]
+    cpu_weight: tuple[float, ...]
+    memory_weight: tuple[float, ...]
+
+
+def plan_usage(workloads: Sequence[tuple[Sequence[PodLoad], LoadProfile]]) -> UsagePlan:
+    """The ``UsagePlan`` of workloads given as (pods, profile), in ``compute_usage``'s order."""
+    entries: list[tuple[tuple[str, str], PodLoad, int, LoadProfile]] = []
+    ready: list[int] = []
+    for index, (pods, profile) in enumerate(workloads):
+        ready.append(sum(1 for p in pods if p.ready))
+        entries.extend(((p.namespace, p.name), p, index, profile) for p in pods)
+    entries.sort(key=_entry_key)
+    planned: list[_PlannedPod] = []
+    nodes: list[str | None] = []
+    cpu_weight: list[float] = []
+    memory_weight: list[float] = []
+    for _, pod, index, profile in entries:
+        costs, default = profile.costs, profile.default
+        rows = []
+        for container in pod.containers:
+            cost = costs.get(container.name, default)
+            cpu_limit, memory_limit = container.cpu_limit_milli, container.memory_limit
+            rows.append(
+                (
+                    container.name,
+                    cost.baseline_milli_cpu,
+                    cost.milli_cpu_per_rps,
+                    cost.baseline_memory,
+                    cost.memory_per_rps,
+                    None if cpu_limit is None else float(cpu_limit),
+                    None if memory_limit is None else float(memory_limit),
+                )
+            )
+            nodes.append(pod.node)
+            request = container.request
+            cpu_weight.append(float(max(request.milli_cpu, 1)))
+            memory_weight.append(float(max(request.memory, 1)))
+        planned.append(
+            _PlannedPod(
+                pod.namespace,
+                pod.name,
+                pod.node,
+                index,
+                pod.ready,
+                profile.noise_stddev,
+                tuple(rows),
+            )
+        )
+    return UsagePlan(
+        tuple(planned), tuple(ready), tuple(nodes), tuple(cpu_weight), tuple(memory_weight)
+    )
+
+
 def compute_usage(
     workloads: Sequence[WorkloadDemand],
     allocatable: Mapping[str, Resources],
@@ -217,58 +303,62 @@ def compute_usage(
     on one node compete for it. Nodes missing from ``allocatable`` (and pods without a
     node) are not capped by a node.
     """
+    plan = plan_usage([(workload.pods, workload.profile) for workload in workloads])
+    rates = [workload.rate for workload in workloads]
+    return draw_usage(plan, rates, allocatable, rng, samples=samples)
+
+
+def draw_usage(
+    plan: UsagePlan,
+    rates: Sequence[float],
+    allocatable: Mapping[str, Resources],
+    rng: random.Random,
+    *,
+    samples: float = 1.0,
+) -> tuple[PodUsage, ...]:
+    """``compute_usage`` of the plan's workloads at ``rates`` (one per workload, in order)."""
     # Hot: this runs at every usage advance, so ``spread_rate``, ``cost_of``, ``_noise`` and
     # ``_capped`` are inlined here (the same arithmetic, in the same order).
-    entries: list[tuple[tuple[str, str], PodLoad, float, LoadProfile]] = []
-    for workload in workloads:
-        pods = workload.pods
-        ready = sum(1 for p in pods if p.ready)
-        share = workload.rate / ready if ready else 0.0
-        profile = workload.profile
-        entries.extend(((p.namespace, p.name), p, share if p.ready else 0.0, profile) for p in pods)
-    entries.sort(key=_entry_key)
-
+    shares = [rate / ready if ready else 0.0 for rate, ready in zip(rates, plan.ready, strict=True)]
     cpu_spread = 1.0 / math.sqrt(samples) if samples > 1.0 else 1.0
     gauss = rng.gauss
     # One row per container, pods in order and each pod's containers in spec order (the
     # order of the noise draws), as parallel lists.
-    nodes: list[str | None] = []
     cpu: list[float] = []
     memory: list[float] = []
-    cpu_weight: list[float] = []
-    memory_weight: list[float] = []
-    for _, pod, share, profile in entries:
-        stddev = profile.noise_stddev
+    for pod in plan.pods:
+        share = shares[pod.workload] if pod.ready else 0.0
+        stddev = pod.stddev
         cpu_stddev = stddev * cpu_spread
-        costs, default = profile.costs, profile.default
-        node = pod.node
-        for container in pod.containers:
-            cost = costs.get(container.name, default)
-            nodes.append(node)
+        for (
+            _,
+            cpu_base,
+            cpu_per_rps,
+            memory_base,
+            memory_per_rps,
+            cpu_limit,
+            memory_limit,
+        ) in pod.rows:
             noise = max(0.0, gauss(1.0, cpu_stddev)) if cpu_stddev > 0 else 1.0
-            demand = (cost.baseline_milli_cpu + cost.milli_cpu_per_rps * share) * noise
-            limit = container.cpu_limit_milli
-            cpu.append(demand if limit is None else min(demand, float(limit)))
+            demand = (cpu_base + cpu_per_rps * share) * noise
+            cpu.append(demand if cpu_limit is None else min(demand, cpu_limit))
             noise = max(0.0, gauss(1.0, stddev)) if stddev > 0 else 1.0
-            demand = (cost.baseline_memory + cost.memory_per_rps * share) * noise
-            limit = container.memory_limit
-            memory.append(demand if limit is None else min(demand, float(limit)))
-            request = container.request
-            cpu_weight.append(float(max(request.milli_cpu, 1)))
-            memory_weight.append(float(max(request.memory, 1)))
-    _apply_node_caps(nodes, (cpu, memory), (cpu_weight, memory_weight), allocatable)
+            demand = (memory_base + memory_per_rps * share) * noise
+            memory.append(demand if memory_limit is None else min(demand, memory_limit))
+    _apply_node_caps(plan.nodes, (cpu, memory), (plan.cpu_weight, plan.memory_weight), allocatable)
 
     usages: list[PodUsage] = []
     row = 0
     floor = math.floor
-    for _, pod, share, _ in entries:
+    for pod in plan.pods:
         containers = []
-        for container in pod.containers:
-            containers.append(ContainerUsage(container.name, floor(cpu[row]), floor(memory[row])))
+        for container in pod.rows:
+            containers.append(ContainerUsage(container[0], floor(cpu[row]), floor(memory[row])))
             row += 1
+        share = shares[pod.workload] if pod.ready else 0.0
         usages.append(PodUsage(pod.namespace, pod.name, pod.node, share, tuple(containers)))
     return tuple(usages)
 
 
-def _entry_key(entry: tuple[tuple[str, str], PodLoad, float, LoadProfile]) -> tuple[str, str]:
+def _entry_key(entry: tuple[tuple[str, str], PodLoad, int, LoadProfile]) -> tuple[str, str]:
     return entry[0]

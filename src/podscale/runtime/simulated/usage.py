@@ -67,8 +67,11 @@ from podscale.runtime.load import (
     PodLoad,
     PodUsage,
     RateSource,
+    UsagePlan,
     WorkloadDemand,
     compute_usage,
+    draw_usage,
+    plan_usage,
 )
 from podscale.runtime.simulated.cluster_api import NODE, POD, node_name_of
 from podscale.runtime.simulated.nodes import SimulatedNodes
@@ -152,6 +155,8 @@ class SimulatedUsage:
         # The last assignment of pods to loads, with what it was computed from: the pod
         # view's version, the loads and their selectors (see ``_assign``).
         self._assigned: _Assignment | None = None
+        # The usage plan of ``_assigned`` (``_plan``), with the assignment it was made of.
+        self._planned: tuple[_Assignment, UsagePlan] | None = None
         # Each node's allocatable by name, with the resourceVersion it was read at.
         self._allocatable_of: dict[str, tuple[str, Resources]] = {}
         self._published: dict[PodKey, tuple[datetime, float]] = {}
@@ -282,19 +287,30 @@ class SimulatedUsage:
         if not self._loads:
             self._ledger.credit(self._idle_usage(allocatable), self._pods, allocatable, start, now)
             return
-        members, idle = self._assign()
+        members, _ = self._assign()
         # One piece for the whole interval, at each load's mean rate over its steps: the
         # cost grows with the advances (scrapes, pod events), not with the seconds.
-        demands = [
-            WorkloadDemand(
-                mean_rate(load.rate, start, now, self.origin, self._step), pods, load.profile
-            )
-            for load, pods in members
-        ]
-        demands.append(WorkloadDemand(0.0, idle, IDLE_PROFILE))
+        rates = [mean_rate(load.rate, start, now, self.origin, self._step) for load, _ in members]
+        rates.append(0.0)  # the idle pods
         samples = (now - start) / self._step
-        usages = compute_usage(demands, allocatable, self._rng, samples=samples)
+        usages = draw_usage(self._plan(), rates, allocatable, self._rng, samples=samples)
         self._ledger.credit(usages, self._pods, allocatable, start, now)
+
+    def _plan(self) -> UsagePlan:
+        """The ``UsagePlan`` of the loads' pods and the idle ones (``compute_usage``'s demands
+        without their rates), made again only when ``_assign`` answered a new assignment:
+        the plan is a function of the assignment alone (its pods, and its loads' profiles)."""
+        assigned = self._assigned
+        assert assigned is not None
+        cached = self._planned
+        if cached is not None and cached[0] is assigned:
+            return cached[1]
+        plan = plan_usage(
+            [(pods, load.profile) for load, pods in assigned.members]
+            + [(assigned.idle, IDLE_PROFILE)]
+        )
+        self._planned = (assigned, plan)
+        return plan
 
     def _idle_usage(self, allocatable: dict[str, Resources]) -> tuple[PodUsage, ...]:
         """Every pod at ``IDLE_PROFILE`` (no noise): the same until the pods or nodes change."""

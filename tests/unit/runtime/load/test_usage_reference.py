@@ -19,6 +19,8 @@ from podscale.runtime.load import (
     PodUsage,
     WorkloadDemand,
     compute_usage,
+    draw_usage,
+    plan_usage,
 )
 from podscale.runtime.load.usage import ContainerUsage
 from podscale.runtime.simulated.resources import Resources
@@ -199,3 +201,30 @@ def test_a_full_node_is_shared_out_as_the_reference_does() -> None:
     got = compute_usage([workload], small, random.Random(3))
     assert got == reference_usage([workload], small, random.Random(3), 1.0)
     assert sum(u.milli_cpu for u in got) == 1500
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    workloads=_workloads(),
+    allocatable=_allocatable,
+    seed=st.integers(0, 2**32),
+    rates=st.lists(st.lists(st.floats(0, 500), min_size=3, max_size=3), min_size=1, max_size=4),
+)
+def test_one_plan_drawn_at_many_rates_equals_computing_each_afresh(
+    workloads: list[WorkloadDemand],
+    allocatable: dict[str, Resources],
+    seed: int,
+    rates: list[list[float]],
+) -> None:
+    """``SimulatedUsage`` plans once per assignment of pods and draws at every advance: a
+    plan kept over several advances (new rates, samples and the generator moved on) gives
+    what ``compute_usage`` of the demands at those rates gives."""
+    plan = plan_usage([(w.pods, w.profile) for w in workloads])
+    kept_rng, fresh_rng = random.Random(seed), random.Random(seed)
+    for samples, at in enumerate(rates, start=1):
+        current = [
+            WorkloadDemand(rate, w.pods, w.profile) for w, rate in zip(workloads, at, strict=False)
+        ]
+        got = draw_usage(plan, [d.rate for d in current], allocatable, kept_rng, samples=samples)
+        assert got == compute_usage(current, allocatable, fresh_rng, samples=samples)
+    assert kept_rng.getstate() == fresh_rng.getstate()

@@ -25,7 +25,9 @@ from podscale.runtime.load import (
     RateStep,
     StepRate,
 )
+from podscale.runtime.load.usage import UsagePlan, plan_usage
 from podscale.runtime.simulated import KubeletUnreachable, NodeSpec, SimulatedUsage
+from podscale.runtime.simulated.usage import IDLE_PROFILE
 
 T = TypeVar("T")
 START = datetime(2026, 2, 1, tzinfo=UTC)
@@ -188,13 +190,13 @@ def test_a_long_interval_is_integrated_in_one_piece(monkeypatch: pytest.MonkeyPa
     import podscale.runtime.simulated.usage as usage_module
 
     calls: list[float] = []
-    original = usage_module.compute_usage
+    original = usage_module.draw_usage
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         calls.append(float(kwargs.get("samples", 1.0)))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(usage_module, "compute_usage", counting)
+    monkeypatch.setattr(usage_module, "draw_usage", counting)
     steps = (RateStep(timedelta(0), 10.0), RateStep(timedelta(minutes=30), 20.0))
 
     async def body(plane: EmbeddedControlPlane) -> float:
@@ -342,4 +344,41 @@ def test_the_kept_load_list_follows_every_set_and_clear() -> None:
         [("web", 3.0), ("a", 2.0)],
         [("web", 3.0)],
         [("web", 3.0)],
+    ]
+
+
+def test_the_usage_plan_is_kept_until_the_assignment_changes() -> None:
+    """``advance`` draws from a plan made once per assignment of pods to loads: the same
+    plan while nothing changes, a new one (that of the new assignment) once a pod starts
+    or leaves the load's selector."""
+
+    def expected(usage: SimulatedUsage) -> UsagePlan:
+        members, idle = usage._assign()
+        served = [(pods, load.profile) for load, pods in members]
+        return plan_usage([*served, (idle, IDLE_PROFILE)])
+
+    async def body(plane: EmbeddedControlPlane) -> list[tuple[bool, bool, int]]:
+        usage = plane.usage
+        usage.set_load("Deployment", "default", "web", ConstantRate(10.0), COST)
+        seen = []
+        first = None
+        for change in ("none", "none", "scale", "relabel"):
+            if change == "scale":
+                await plane.api.patch(DEPLOYMENT, "default", "web", {"spec": {"replicas": 2}})
+            if change == "relabel":
+                (pod, *_) = (await plane.api.list(POD, "default"))["items"]
+                patch = {"metadata": {"labels": {"app": "gone"}}}
+                await plane.api.patch(POD, "default", pod["metadata"]["name"], patch)
+            await asyncio.sleep(30)
+            usage.advance(plane.clock.now())
+            plan = usage._plan()
+            seen.append((plan is first, plan == expected(usage), len(plan.pods)))
+            first = plan
+        return seen
+
+    assert with_plane(body) == [
+        (False, True, 1),
+        (True, True, 1),  # nothing changed: the same plan
+        (False, True, 2),  # a second pod
+        (False, True, 3),  # one pod left the load (idles now; its replacement serves)
     ]
