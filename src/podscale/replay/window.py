@@ -13,12 +13,13 @@ holds at the start. ``podscale.replay.run`` plays the result; scenario time ``F`
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
 from podscale.api.durations import format_go_duration
 from podscale.runtime.load import RateSource, rate_history
-from podscale.runtime.load.rates import RateHistory
+from podscale.runtime.load.rates import RateHistory, rates_at
 from podscale.scenario.model import ExternalMetricSeries, ExternalMetricValue, Scenario
 
 __all__ = ["ShiftedRate", "Window", "choose_window", "shift_scenario"]
@@ -33,6 +34,11 @@ class ShiftedRate:
 
     def rate_at(self, t: timedelta) -> float:
         return self.source.rate_at(t + self.shift)
+
+    def rates_at(self, ts: Sequence[timedelta]) -> list[float]:
+        """``rate_at`` of each (``BatchRates``): the source's, shifted, in one call."""
+        shift = self.shift
+        return rates_at(self.source, [t + shift for t in ts])
 
     def past_rates(self) -> RateHistory:
         """Before the run's start, the source's own past (or its scenario time before

@@ -16,17 +16,24 @@ periodic sine continues backwards, the others hold their rate at 0 (a run starts
 steady state it was in), and a trace (``podscale.runtime.load.traces``) reads the rows before
 its offset, None (missing) before its beginning. A source without ``past_rates`` holds its
 rate at 0 as well.
+
+Many instants at once (``rates_at``): the usage model reads a source once per integration
+step (``podscale.runtime.simulated.usage_loads.mean_rate``). A source may answer a whole
+list in one call (the ``BatchRates`` protocol: ``rates_at(ts)`` equals ``[rate_at(t) for t
+in ts]``, the same arithmetic per element, only without a call per element); the others are
+asked one instant at a time.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Protocol, runtime_checkable
 
 __all__ = [
+    "BatchRates",
     "ConstantRate",
     "PastRates",
     "RampRate",
@@ -36,6 +43,7 @@ __all__ = [
     "SineRate",
     "StepRate",
     "rate_history",
+    "rates_at",
 ]
 
 # Seconds since the start (negative before it) -> requests/s, None where nothing is known.
@@ -47,6 +55,24 @@ class RateSource(Protocol):
     """Anything that answers "requests per second at ``t`` after the start"."""
 
     def rate_at(self, t: timedelta) -> float: ...
+
+
+@runtime_checkable
+class BatchRates(Protocol):
+    """A source answering many instants in one call: ``[rate_at(t) for t in ts]``."""
+
+    def rates_at(self, ts: Sequence[timedelta]) -> list[float]: ...
+
+
+def rates_at(source: RateSource, ts: Sequence[timedelta]) -> list[float]:
+    """``[source.rate_at(t) for t in ts]``, in one call where ``source`` can (``BatchRates``;
+    looked up as an attribute: the protocol check costs more than the calls it saves)."""
+    batch = getattr(source, "rates_at", None)
+    if batch is not None:
+        result: list[float] = batch(ts)
+        return result
+    rate_at = source.rate_at
+    return [rate_at(t) for t in ts]
 
 
 @runtime_checkable
@@ -88,6 +114,9 @@ class ConstantRate:
 
     def rate_at(self, t: timedelta) -> float:
         return self.rate
+
+    def rates_at(self, ts: Sequence[timedelta]) -> list[float]:
+        return [self.rate] * len(ts)
 
     def past_rates(self) -> RateHistory:
         return lambda _: self.rate
@@ -179,6 +208,16 @@ class SineRate:
 
     def rate_at(self, t: timedelta) -> float:
         return self._at(_seconds(t))
+
+    def rates_at(self, ts: Sequence[timedelta]) -> list[float]:
+        """``rate_at`` of each, with ``_at``'s arithmetic inlined (the same operations)."""
+        base, amplitude, sin, two_pi = self.base, self.amplitude, math.sin, 2 * math.pi
+        phase, period = self.phase.total_seconds(), self.period.total_seconds()
+        rates = []
+        for t in ts:
+            angle = two_pi * (max(t.total_seconds(), 0.0) + phase)
+            rates.append(max(base + amplitude * sin(angle / period), 0.0))
+        return rates
 
     def _at(self, seconds: float) -> float:
         angle = 2 * math.pi * (seconds + self.phase.total_seconds())

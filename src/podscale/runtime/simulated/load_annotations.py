@@ -38,7 +38,7 @@ from podscale.runtime.load.annotation import (
     load_summary,
     parse_load_annotation,
 )
-from podscale.runtime.load.rates import RateSource
+from podscale.runtime.load.rates import RateSource, rates_at
 from podscale.runtime.simulated.usage import SimulatedUsage
 from podscale.runtime.simulated.usage_loads import WORKLOAD_KINDS
 from podscale.store.interface import Clock
@@ -68,6 +68,11 @@ class DelayedRate:
 
     def rate_at(self, t: timedelta) -> float:
         return self.source.rate_at(t - self.delay)
+
+    def rates_at(self, ts: Sequence[timedelta]) -> list[float]:
+        """``rate_at`` of each (``BatchRates``): the source's, delayed, in one call."""
+        delay = self.delay
+        return rates_at(self.source, [t - delay for t in ts])
 
 
 def _owned_by_deployment(metadata: JSON) -> bool:

@@ -19,6 +19,7 @@ from typing import Final
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.api.selectors import Selector
 from podscale.runtime.load import ContainerCost, LoadProfile, PodLoad, RateSource
+from podscale.runtime.load.rates import rates_at
 from podscale.runtime.simulated.usage_ledger import PodKey, RunningPod
 
 __all__ = [
@@ -137,9 +138,17 @@ def mean_rate(
     t = (start - origin).total_seconds()
     stop = (end - origin).total_seconds()
     cut = (t // step_s + 1) * step_s
-    total = 0.0
+    # Each step's start and length; the rates read in one call (``rates_at``), then summed
+    # in step order as crediting the steps one by one would.
+    starts: list[timedelta] = []
+    lengths: list[float] = []
     while cut < stop:
-        total += rate.rate_at(timedelta(seconds=t)) * (cut - t)
+        starts.append(timedelta(seconds=t))
+        lengths.append(cut - t)
         t, cut = cut, cut + step_s
-    total += rate.rate_at(timedelta(seconds=t)) * (stop - t)
+    starts.append(timedelta(seconds=t))
+    lengths.append(stop - t)
+    total = 0.0
+    for value, length in zip(rates_at(rate, starts), lengths, strict=True):
+        total += value * length
     return total / span
