@@ -40,22 +40,22 @@ class Usage(NamedTuple):
 
 def go_seconds(duration: timedelta) -> float:
     """``time.Duration.Seconds()``: whole seconds plus the nanosecond remainder, in float64."""
-    micros = (duration.days * 86_400 + duration.seconds) * 1_000_000 + duration.microseconds
-    whole, rest = divmod(micros, 1_000_000)
-    return float(whole) + float(rest * 1000) / 1e9
-
-
-def _started_before(last: datetime | None, prev: datetime | None) -> bool:
-    # A missing start time is Go's zero time: earlier than any real one.
-    if prev is None:
-        return False
-    return last is None or last < prev
+    # A timedelta keeps 0 <= microseconds < 10**6, so its whole seconds (floored, as the
+    # division of its total microseconds would give them) are days and seconds, and the
+    # nanosecond remainder is its microseconds: no division per call (one per container
+    # and scrape read).
+    return (
+        float(duration.days * 86_400 + duration.seconds) + float(duration.microseconds * 1000) / 1e9
+    )
 
 
 def compute_usage(last: MetricsPoint, prev: MetricsPoint) -> Usage:
     """The usage between ``prev`` and the newer ``last``; ``UsageError`` if they are not two
     samples of one run. The caller guarantees ``last`` is strictly newer than ``prev``."""
-    if _started_before(last.start_time, prev.start_time):
+    # ``last`` started before ``prev`` (a missing start time is Go's zero time: earlier
+    # than any real one).
+    prev_start = prev.start_time
+    if prev_start is not None and (last.start_time is None or last.start_time < prev_start):
         raise UsageError(_START_DECREASED)
     if last.cumulative_cpu_used < prev.cumulative_cpu_used:
         raise UsageError(_CPU_DECREASED)

@@ -472,10 +472,14 @@ class SimulatedUsage:
         self.advance(now)
         members, _ = self._assign()
         by_namespace: dict[str, dict[str, tuple[str, int | None]]] = {}
-        # Hot (every pod, every publish): lookups hoisted.
+        # Hot (every pod, every publish): lookups hoisted. Pods published together share
+        # their window (one per distinct last publish: the same arithmetic on the same
+        # instants) and often their rate (one text per distinct rate).
         requests_served = self._ledger.requests_served
         published = self._published
         pushing = self.push is not None
+        windows: dict[datetime, tuple[float, int]] = {}
+        texts: dict[float, str] = {}
         for _, pods in members:
             for pod in pods:
                 key = (pod.namespace, pod.name)
@@ -484,12 +488,18 @@ class SimulatedUsage:
                 published[key] = (now, served)
                 if not pod.ready or since is None or not pushing:
                     continue
-                seconds = (now - since).total_seconds()
-                rate = (served - before) / max(seconds, 1e-9)
+                window = windows.get(since)
+                if window is None:
+                    seconds = (now - since).total_seconds()
+                    window = windows[since] = (max(seconds, 1e-9), round(seconds))
+                rate = (served - before) / window[0]
+                text = texts.get(rate)
+                if text is None:
+                    text = texts[rate] = f"{round(rate * 1000)}m"
                 values = by_namespace.get(pod.namespace)
                 if values is None:
                     values = by_namespace[pod.namespace] = {}
-                values[pod.name] = (f"{round(rate * 1000)}m", round(seconds))
+                values[pod.name] = (text, window[1])
         if self.push is not None:
             for namespace, values in by_namespace.items():
                 self.push.set_pod_metrics(namespace, self.request_metric, values)

@@ -382,3 +382,60 @@ def test_the_usage_plan_is_kept_until_the_assignment_changes() -> None:
         (False, True, 2),  # a second pod
         (False, True, 3),  # one pod left the load (idles now; its replacement serves)
     ]
+
+
+class RecordingPush:
+    """Stands for the ``PushMetricsProvider``: keeps each ``set_pod_metrics`` call."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, dict[str, tuple[str, int | None]]]] = []
+
+    def set_pod_metrics(
+        self, namespace: str, metric: str, values: dict[str, tuple[str, int | None]]
+    ) -> None:
+        self.calls.append((namespace, metric, dict(values)))
+
+
+def test_published_rates_are_each_pods_own_window_and_rate() -> None:
+    """``publish`` works a window out once per distinct last publish and a text once per
+    distinct rate: what it pushes is still each pod's own (served since its last publish,
+    over its own window), pods published at different times included."""
+
+    async def body(plane: EmbeddedControlPlane) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        usage = plane.usage
+        recorder = RecordingPush()
+        usage.push = recorder  # type: ignore[assignment]
+        usage.set_load("Deployment", "default", "web", ConstantRate(10.0), COST)
+        await plane.api.patch(DEPLOYMENT, "default", "web", {"spec": {"replicas": 3}})
+        seen = []
+        for step in range(6):
+            await asyncio.sleep(7 if step % 2 else 11)
+            if step == 3:  # a pod leaves the load: its last publish falls behind the others'
+                (pod, *_) = (await plane.api.list(POD, "default"))["items"]
+                name = pod["metadata"]["name"]
+                await plane.api.patch(POD, "default", name, {"metadata": {"labels": {"app": "x"}}})
+            if step == 4:
+                await plane.api.patch(
+                    POD, "default", name, {"metadata": {"labels": {"app": "web"}}}
+                )
+            now = plane.clock.now()
+            usage.advance(now)
+            members, _ = usage._assign()
+            expected: dict[str, Any] = {}
+            for pod_load in members[0][1]:
+                key = (pod_load.namespace, pod_load.name)
+                since, before = usage._published.get(key, (None, 0.0))
+                if pod_load.ready and since is not None:
+                    seconds = (now - since).total_seconds()
+                    rate = (usage._ledger.requests_served(key) - before) / max(seconds, 1e-9)
+                    expected[pod_load.name] = (f"{round(rate * 1000)}m", round(seconds))
+            recorder.calls.clear()
+            usage.publish()
+            got = {name: value for _, _, values in recorder.calls for name, value in values.items()}
+            seen.append((got, expected))
+        return seen
+
+    seen = with_plane(body)
+    assert all(got == expected for got, expected in seen)
+    # One publish had pods with different last publishes (the pod back in the load).
+    assert any(len({value[1] for value in got.values()}) > 1 for got, _ in seen)

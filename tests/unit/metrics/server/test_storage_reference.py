@@ -1,0 +1,135 @@
+"""The storage's write side and the usage arithmetic against plain versions of their rules.
+
+``MetricsStorage._previous_containers`` inlines its helpers (is the container fresh, which
+stored point pairs with it), ``compute_usage`` its start-time test and ``go_seconds`` the
+division of the total microseconds: each must answer exactly what the plain version does,
+for any points (fresh, restarted, repeated, out of order, missing start times).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from podscale.metrics.server import FRESH_CONTAINER_MIN_AGE, MetricsStorage
+from podscale.metrics.server.points import MetricsPoint
+from podscale.metrics.server.usage import UsageError, compute_usage, go_seconds
+
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
+RESOLUTION = timedelta(seconds=15)
+
+# -- the plain versions -------------------------------------------------------------------
+
+
+def reference_go_seconds(duration: timedelta) -> float:
+    micros = (duration.days * 86_400 + duration.seconds) * 1_000_000 + duration.microseconds
+    whole, rest = divmod(micros, 1_000_000)
+    return float(whole) + float(rest * 1000) / 1e9
+
+
+def reference_previous_of(
+    new: MetricsPoint, last: MetricsPoint | None, prev: MetricsPoint | None
+) -> MetricsPoint | None:
+    if last is None:
+        return None
+    if new.timestamp > last.timestamp:
+        return last
+    if prev is not None and prev.timestamp < new.timestamp:
+        return prev
+    return None
+
+
+def reference_is_fresh(point: MetricsPoint) -> bool:
+    if point.start_time is None or point.start_time >= point.timestamp:
+        return False
+    age = point.timestamp - point.start_time
+    return FRESH_CONTAINER_MIN_AGE <= age < RESOLUTION
+
+
+def reference_previous_containers(
+    containers: Mapping[str, MetricsPoint],
+    last: Mapping[str, MetricsPoint],
+    prev: Mapping[str, MetricsPoint],
+) -> dict[str, MetricsPoint]:
+    chosen: dict[str, MetricsPoint] = {}
+    for name, point in containers.items():
+        if reference_is_fresh(point):
+            assert point.start_time is not None
+            chosen[name] = point._replace(timestamp=point.start_time, cumulative_cpu_used=0)
+            continue
+        stored = last.get(name)
+        restarted = stored is None or (
+            point.start_time is not None and point.start_time >= stored.timestamp
+        )
+        if restarted:
+            continue
+        previous = reference_previous_of(point, stored, prev.get(name))
+        if previous is not None:
+            chosen[name] = previous
+    return chosen
+
+
+def reference_started_before(last: datetime | None, prev: datetime | None) -> bool:
+    if prev is None:
+        return False
+    return last is None or last < prev
+
+
+# -- strategies ---------------------------------------------------------------------------
+
+# Instants on a coarse grid around the scrapes, so that ties and the 10 s / 15 s edges occur.
+_instants = st.integers(-4, 8).map(lambda k: T0 + timedelta(seconds=5 * k))
+_points = st.builds(
+    MetricsPoint,
+    st.none() | _instants,
+    _instants,
+    st.integers(0, 3),
+    st.integers(1, 3),
+)
+_containers = st.dictionaries(st.sampled_from(["a", "b", "c"]), _points, max_size=3)
+
+
+@settings(max_examples=500, deadline=None)
+@given(containers=_containers, last=_containers, prev=_containers)
+def test_previous_containers_equal_the_plain_rules(
+    containers: dict[str, MetricsPoint],
+    last: dict[str, MetricsPoint],
+    prev: dict[str, MetricsPoint],
+) -> None:
+    storage = MetricsStorage(RESOLUTION)
+    expected = reference_previous_containers(containers, last, prev)
+    assert storage._previous_containers(containers, last, prev) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.integers(-(10**15), 10**15))
+def test_go_seconds_equals_dividing_the_microseconds(micros: int) -> None:
+    duration = timedelta(microseconds=micros)
+    assert go_seconds(duration) == reference_go_seconds(duration)
+
+
+@settings(max_examples=500, deadline=None)
+@given(last=_points, prev=_points)
+def test_compute_usage_refuses_and_rates_as_the_plain_rules(
+    last: MetricsPoint, prev: MetricsPoint
+) -> None:
+    if reference_started_before(last.start_time, prev.start_time):
+        with pytest.raises(UsageError, match="startTime"):
+            compute_usage(last, prev)
+        return
+    if last.cumulative_cpu_used < prev.cumulative_cpu_used:
+        with pytest.raises(UsageError, match="cumulative CPU"):
+            compute_usage(last, prev)
+        return
+    window = last.timestamp - prev.timestamp
+    if window <= timedelta(0):
+        with pytest.raises(UsageError, match="out of order"):
+            compute_usage(last, prev)
+        return
+    usage = compute_usage(last, prev)
+    rate = float(last.cumulative_cpu_used - prev.cumulative_cpu_used) / reference_go_seconds(window)
+    assert usage == (int(rate), last.memory_usage, last.timestamp, window)
