@@ -22,6 +22,7 @@ __all__ = ["Usage", "UsageError", "compute_usage", "go_seconds"]
 _START_DECREASED = "unexpected decrease in startTime of node/container"
 _CPU_DECREASED = "unexpected decrease in cumulative CPU usage value"
 _ZERO = timedelta(0)
+_new = tuple.__new__
 
 
 class UsageError(ValueError):
@@ -63,4 +64,6 @@ def compute_usage(last: MetricsPoint, prev: MetricsPoint) -> Usage:
     if window <= _ZERO:
         raise UsageError("metric points out of order")  # storage never pairs these
     rate = float(last.cumulative_cpu_used - prev.cumulative_cpu_used) / go_seconds(window)
-    return Usage(int(rate), last.memory_usage, last.timestamp, window)
+    # Built by ``tuple.__new__``, as the NamedTuple's generated ``__new__`` does, without that
+    # Python-level call (one per container and scrape read).
+    return _new(Usage, (int(rate), last.memory_usage, last.timestamp, window))

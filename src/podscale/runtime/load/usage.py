@@ -350,13 +350,18 @@ def draw_usage(
     usages: list[PodUsage] = []
     row = 0
     floor = math.floor
+    # The NamedTuples built by ``tuple.__new__``, as their generated ``__new__`` does, without
+    # that Python-level call (two per pod and advance).
+    new = tuple.__new__
     for pod in plan.pods:
         containers = []
         for container in pod.rows:
-            containers.append(ContainerUsage(container[0], floor(cpu[row]), floor(memory[row])))
+            containers.append(
+                new(ContainerUsage, (container[0], floor(cpu[row]), floor(memory[row])))
+            )
             row += 1
         share = shares[pod.workload] if pod.ready else 0.0
-        usages.append(PodUsage(pod.namespace, pod.name, pod.node, share, tuple(containers)))
+        usages.append(new(PodUsage, (pod.namespace, pod.name, pod.node, share, tuple(containers))))
     return tuple(usages)
 
 

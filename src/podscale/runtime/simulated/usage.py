@@ -425,12 +425,10 @@ class SimulatedUsage:
         """``summary_points`` without a coroutine: the metrics server's scrape reads this
         (``InlineStatsSource``), in place of a task per node."""
         now = self._answering(node_name)
-        ledger = self._ledger
-        pods: dict[PodKey, Mapping[str, MetricsPoint]] = {}
-        for key in sorted(self._on_node.get(node_name, ())):
-            points = ledger.pod_points(self._pods[key], now)
-            if points:
-                pods[key] = points
+        ledger, running = self._ledger, self._pods
+        keys = sorted(self._on_node.get(node_name, ()))
+        pods: Mapping[PodKey, Mapping[str, MetricsPoint]]
+        pods = ledger.pods_points([running[key] for key in keys], now)
         return MetricsBatch({node_name: ledger.node_point(node_name, now)}, pods)
 
     def _answering(self, node_name: str) -> datetime:

@@ -57,6 +57,9 @@ NODE_SYSTEM_MILLI_CPU: Final = 50
 NODE_SYSTEM_MEMORY: Final = 256 * 1024 * 1024
 _CORE_NANOS_PER_MILLI_SECOND: Final = 1_000_000  # 1 millicore for 1 s, in core-ns
 _STANDBY: Final = "Standby"
+# What a pod with nothing credited yet reads from (never written).
+_NO_COUNTERS: Final[Mapping[tuple[str, datetime], float]] = {}
+_NO_GAUGES: Final[Mapping[str, int]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,22 +228,39 @@ class UsageLedger:
         (``points.decode_summary``): one point per container, by name, the first of a
         repeated name standing. Every reading is at least 1 and every container has a start
         time, so none is dropped; a pod without containers gives no point (and no pod)."""
-        key = pod.key
-        counters = self._cpu.get(key) or {}
-        gauges = self._memory.get(key) or {}
-        started = pod.started
-        points: dict[str, MetricsPoint] = {}
-        for container in pod.load.containers:
-            name = container.name
-            if name in points:
-                continue
-            began = started[name]
-            core_ns = int(counters.get((name, began), 0.0) * _CORE_NANOS_PER_MILLI_SECOND)
-            memory = gauges.get(name, 0)
-            points[name] = MetricsPoint(
-                began, now, core_ns if core_ns > 0 else 1, memory if memory > 1 else 1
-            )
-        return points
+        return self.pods_points([pod], now).get(pod.key, {})
+
+    def pods_points(
+        self, pods: Iterable[RunningPod], now: datetime
+    ) -> dict[PodKey, dict[str, MetricsPoint]]:
+        """``pod_points`` of each pod, by key, leaving out the pods without a point: one
+        call per node and scrape (a scrape reads every pod), lookups hoisted."""
+        cpu_of, memory_of, no_counters = self._cpu, self._memory, _NO_COUNTERS
+        # A MetricsPoint built by ``tuple.__new__``, as its generated ``__new__`` does,
+        # without that Python-level call (one per container and scrape).
+        new = tuple.__new__
+        found: dict[PodKey, dict[str, MetricsPoint]] = {}
+        for pod in pods:
+            load = pod.load
+            key = (load.namespace, load.name)
+            counters = cpu_of.get(key) or no_counters
+            gauges = memory_of.get(key) or _NO_GAUGES
+            started = pod.started
+            points: dict[str, MetricsPoint] = {}
+            for container in load.containers:
+                name = container.name
+                if name in points:
+                    continue
+                began = started[name]
+                core_ns = int(counters.get((name, began), 0.0) * _CORE_NANOS_PER_MILLI_SECOND)
+                memory = gauges.get(name, 0)
+                points[name] = new(
+                    MetricsPoint,
+                    (began, now, core_ns if core_ns > 0 else 1, memory if memory > 1 else 1),
+                )
+            if points:
+                found[key] = points
+        return found
 
     def node_point(self, name: str, now: datetime) -> MetricsPoint:
         """``node_stats(name, now)`` as the metrics server decodes it (always usable)."""

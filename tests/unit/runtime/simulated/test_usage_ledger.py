@@ -245,3 +245,33 @@ def test_a_pod_without_containers_has_no_points() -> None:
     assert ledger.pod_points(empty, T0) == {}
     summary = NodeSummary(ledger.node_stats("node-1", T0), (ledger.pod_stats(empty, T0),))
     assert decode_summary(summary).pods == {}
+
+
+def test_points_of_many_pods_at_once_are_each_pods_points() -> None:
+    """``pods_points`` (a scrape's read of a node) answers each pod's ``pod_points``, in the
+    order given, and leaves out a pod without points, as decoding their Summary does: a
+    credited pod, one never credited (its readings at 1) and one without containers."""
+    busy = view(name="web-1", started={"web": T0, "side": T0})
+    fresh = view(name="web-2")
+    found = view(name="web-3")
+    empty = RunningPod(
+        replace(found.load, containers=()), found.uid, found.labels, found.start_time, {}
+    )
+    ledger = UsageLedger()
+    end = T0 + timedelta(seconds=15)
+    containers = (ContainerUsage("web", 120, 5000), ContainerUsage("side", 3, 700))
+    ledger.credit(
+        [PodUsage("default", "web-1", "node-1", 1.0, containers)],
+        {busy.key: busy, fresh.key: fresh},
+        ["node-1"],
+        T0,
+        end,
+    )
+    pods = [fresh, empty, busy]
+    got = ledger.pods_points(pods, end)
+    assert list(got) == [fresh.key, busy.key]
+    assert got == {p.key: ledger.pod_points(p, end) for p in pods if p.load.containers}
+    summary = NodeSummary(
+        ledger.node_stats("node-1", end), tuple(ledger.pod_stats(p, end) for p in pods)
+    )
+    assert got == decode_summary(summary).pods
