@@ -212,21 +212,27 @@ class PushMetricsProvider:
             written: list[tuple[CustomKey | ExternalKey, _Entry]] = []
             expires = self._expiry(now)
             custom = self._custom
+            # The sample and entry NamedTuples built by ``tuple.__new__``, as their generated
+            # ``__new__`` does, without that Python-level call (two per pod and publish).
+            new = tuple.__new__
             for pod, quantity, window in samples:
-                sample = CustomSample(
-                    "pods",
-                    sample_namespace,
-                    pod,
-                    metric,
-                    quantity,
-                    (),
-                    now,
-                    window,
-                    kind,
-                    api_version,
+                sample: CustomSample = new(
+                    CustomSample,
+                    (
+                        "pods",
+                        sample_namespace,
+                        pod,
+                        metric,
+                        quantity,
+                        (),
+                        now,
+                        window,
+                        kind,
+                        api_version,
+                    ),
                 )
                 key: CustomKey = ("pods", namespace, pod, metric, ())
-                custom[key] = entry = _Entry(sample, now, expires)
+                custom[key] = entry = new(_Entry, (sample, now, expires))
                 written.append((key, entry))
             if written:
                 self._noted(written[0][1])  # every entry expires at ``expires``
