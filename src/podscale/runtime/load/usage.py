@@ -326,9 +326,8 @@ def draw_usage(
     # order of the noise draws), as parallel lists.
     cpu: list[float] = []
     memory: list[float] = []
-    for pod in plan.pods:
-        share = shares[pod.workload] if pod.ready else 0.0
-        stddev = pod.stddev
+    for _, _, _, workload, ready, stddev, rows in plan.pods:
+        share = shares[workload] if ready else 0.0
         cpu_stddev = stddev * cpu_spread
         for (
             _,
@@ -338,7 +337,7 @@ def draw_usage(
             memory_per_rps,
             cpu_limit,
             memory_limit,
-        ) in pod.rows:
+        ) in rows:
             noise = max(0.0, gauss(1.0, cpu_stddev)) if cpu_stddev > 0 else 1.0
             demand = (cpu_base + cpu_per_rps * share) * noise
             cpu.append(demand if cpu_limit is None else min(demand, cpu_limit))
@@ -353,15 +352,15 @@ def draw_usage(
     # The NamedTuples built by ``tuple.__new__``, as their generated ``__new__`` does, without
     # that Python-level call (two per pod and advance).
     new = tuple.__new__
-    for pod in plan.pods:
+    for namespace, name, node, workload, ready, _, rows in plan.pods:
         containers = []
-        for container in pod.rows:
+        for container in rows:
             containers.append(
                 new(ContainerUsage, (container[0], floor(cpu[row]), floor(memory[row])))
             )
             row += 1
-        share = shares[pod.workload] if pod.ready else 0.0
-        usages.append(new(PodUsage, (pod.namespace, pod.name, pod.node, share, tuple(containers))))
+        share = shares[workload] if ready else 0.0
+        usages.append(new(PodUsage, (namespace, name, node, share, tuple(containers))))
     return tuple(usages)
 
 

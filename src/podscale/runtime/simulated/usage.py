@@ -395,7 +395,11 @@ class SimulatedUsage:
         """Names of the pods in ``namespace`` (per the informer) ``selector`` matches."""
         if self._pod_lister is None:
             return []
-        return [_name(pod) for pod in self._pod_lister.list(namespace, selector)]
+        # ``_name`` inlined: one per selected pod, on every HPA and usage-history read.
+        return [
+            str((pod.get("metadata") or {}).get("name") or "")
+            for pod in self._pod_lister.list(namespace, selector)
+        ]
 
     async def nodes(self) -> list[str]:
         """The registered simulated nodes (metrics-server lists nodes from the API)."""
