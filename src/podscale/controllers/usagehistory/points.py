@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any, Final
 
 from podscale.api.quantity import QuantityError, parse_quantity
@@ -125,6 +126,19 @@ def targets_of(autoscalers: Iterable[Mapping[str, Any]]) -> list[Target]:
 def _number(value: Any) -> float | None:
     if value is None:
         return None
+    if isinstance(value, str):
+        return _number_of_text(value)
+    return _parsed_number(value)
+
+
+@lru_cache(maxsize=1024)
+def _number_of_text(text: str) -> float | None:
+    """``_parsed_number`` of a quantity's text, kept: a pure function of the text, and the
+    autoscalers report the same few values minute after minute."""
+    return _parsed_number(text)
+
+
+def _parsed_number(value: Any) -> float | None:
     try:
         return parse_quantity(value).as_approximate_float()
     except (QuantityError, ValueError, TypeError):

@@ -9,9 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from podscale.api.quantity import QuantityError, parse_quantity
 from podscale.controllers.usagehistory.points import (
     Target,
     Usage,
+    _number,
     build_points,
     metric_values,
     minute_of,
@@ -280,3 +282,19 @@ def test_minute_grid(at: datetime) -> None:
     assert (minute.second, minute.microsecond) == (0, 0)
     assert next_minute(at) == minute + timedelta(minutes=1)
     assert next_minute(at) > at
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["250m", "1.5", "2Gi", "100", "0", "junk", "", " 1", "1e3", 7, 2.5, None, ["1"]],
+    ids=lambda v: repr(v),
+)
+def test_a_value_read_again_is_read_as_the_first_time(value: Any) -> None:
+    """``_number`` keeps what each text parsed to: reading a text again (from the kept
+    parse) answers what parsing it afresh does, a text that does not parse included."""
+    try:
+        fresh = None if value is None else parse_quantity(value).as_approximate_float()
+    except (QuantityError, ValueError, TypeError):
+        fresh = None
+    assert _number(value) == fresh
+    assert _number(value) == fresh  # kept
