@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from podscale.api.selectors import Selector
 from podscale.apiserver.metricsapis.pod_usage import PodUsage
 from podscale.metrics.object_labels import ObjectLabels
+from podscale.metrics.server.pause import Pause
 from podscale.metrics.server.points import MetricsBatch, decode_summary, merge_batches
 from podscale.metrics.server.storage import DEFAULT_RESOLUTION, MetricsStorage
 from podscale.metrics.server.summary import KubeletStatsSource
@@ -57,7 +58,6 @@ __all__ = [
     "DecodedStatsSource",
     "InlineStatsSource",
     "MetricsServer",
-    "Pause",
     "PodSelection",
     "ScrapeResult",
 ]
@@ -306,44 +306,3 @@ if TYPE_CHECKING:  # mypy holds the server to the API server's protocol
 
     def _as_usage_reader(server: MetricsServer) -> PodUsageReader:
         return server
-
-
-class Pause:
-    """The wait between two ticks: ``wait(seconds)`` returns after ``seconds`` or once
-    ``end()`` was called (at once, ever after). One future and one timer: what
-    ``asyncio.timeout`` around ``asyncio.Event.wait`` does, without the timeout's cancelling
-    of the task each tick (a third of a replay's loop callbacks were once the scraper's
-    waits), and waking in the same loop iterations: the timer is set as the timeout sets
-    its own, and resolving the future wakes the task one iteration later as cancelling it
-    did, so whatever else runs at that instant sees the same order."""
-
-    def __init__(self) -> None:
-        self.ended = False
-        self._waiter: asyncio.Future[None] | None = None
-
-    def end(self) -> None:
-        self.ended = True
-        _wake(self._waiter)
-
-    async def wait(self, seconds: float) -> None:
-        if self.ended:
-            return
-        loop = asyncio.get_running_loop()
-        waiter: asyncio.Future[None] = loop.create_future()
-        when = loop.time() + seconds
-        timer = (
-            loop.call_soon(_wake, waiter)
-            if when <= loop.time()
-            else loop.call_at(when, _wake, waiter)
-        )
-        self._waiter = waiter
-        try:
-            await waiter
-        finally:
-            self._waiter = None
-            timer.cancel()
-
-
-def _wake(waiter: asyncio.Future[None] | None) -> None:
-    if waiter is not None and not waiter.done():
-        waiter.set_result(None)

@@ -22,7 +22,7 @@ Contract:
   never exceed the node's allocatable: when they would, the node's capacity is shared as
   the kernel's CPU shares do, in proportion to the containers' requests, with whatever a
   container does not need going to the others (water-filling). Memory is shared the same
-  way: the model clamps rather than simulating OOM kills.
+  way: the model clamps rather than simulating OOM kills (``node_caps``).
 * Usage is reported in whole millicores and bytes, rounded down so no cap is ever crossed.
 * An interval: ``samples`` > 1 says the usage stands for the mean over that many
   independent one-step draws (``SimulatedUsage`` integrates a whole interval between
@@ -48,6 +48,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from podscale.runtime.load.node_caps import apply_node_caps
 from podscale.runtime.simulated.resources import Resources
 
 __all__ = [
@@ -156,59 +157,6 @@ def spread_rate(rate: float, pods: Sequence[PodLoad]) -> dict[tuple[str, str], f
     ready = sum(1 for p in pods if p.ready)
     share = rate / ready if ready else 0.0
     return {p.key: share if p.ready else 0.0 for p in pods}
-
-
-def _share_capacity(demands: list[float], weights: list[float], capacity: float) -> list[float]:
-    """Water-filling: weighted fair shares of ``capacity``, surplus redistributed."""
-    if sum(demands) <= capacity:
-        return demands
-    granted = [0.0] * len(demands)
-    pending = set(range(len(demands)))
-    remaining = capacity
-    while pending:
-        total_weight = sum(weights[i] for i in pending)
-        content = [i for i in pending if demands[i] <= remaining * weights[i] / total_weight]
-        if not content:
-            for i in pending:
-                granted[i] = remaining * weights[i] / total_weight
-            break
-        for i in content:
-            granted[i] = demands[i]
-            remaining -= demands[i]
-            pending.discard(i)
-    return granted
-
-
-def _apply_node_caps(
-    nodes: Sequence[str | None],
-    demands: tuple[list[float], list[float]],
-    weights: tuple[Sequence[float], Sequence[float]],
-    allocatable: Mapping[str, Resources],
-) -> None:
-    """Cap the containers' (cpu, memory) ``demands`` in place, node by node: one list entry
-    per container, in draw order; ``weights`` are their requests."""
-    by_node: dict[str, list[int]] = {}
-    for row, node in enumerate(nodes):
-        if node is not None and node in allocatable:
-            by_node.setdefault(node, []).append(row)
-    cpu, memory = demands
-    cpu_weight, memory_weight = weights
-    for node, rows in by_node.items():
-        capacity = allocatable[node]
-        # Only a node whose containers want more than it has is shared out (what
-        # ``_share_capacity`` answers at once otherwise: the demands unchanged).
-        node_cpu = [cpu[r] for r in rows]
-        if not sum(node_cpu) <= capacity.milli_cpu:
-            granted = _share_capacity(node_cpu, [cpu_weight[r] for r in rows], capacity.milli_cpu)
-            for row, value in zip(rows, granted, strict=True):
-                cpu[row] = value
-        node_memory = [memory[r] for r in rows]
-        if not sum(node_memory) <= capacity.memory:
-            granted = _share_capacity(
-                node_memory, [memory_weight[r] for r in rows], capacity.memory
-            )
-            for row, value in zip(rows, granted, strict=True):
-                memory[row] = value
 
 
 class _PlannedPod(NamedTuple):
@@ -344,7 +292,7 @@ def draw_usage(
             noise = max(0.0, gauss(1.0, stddev)) if stddev > 0 else 1.0
             demand = (memory_base + memory_per_rps * share) * noise
             memory.append(demand if memory_limit is None else min(demand, memory_limit))
-    _apply_node_caps(plan.nodes, (cpu, memory), (plan.cpu_weight, plan.memory_weight), allocatable)
+    apply_node_caps(plan.nodes, (cpu, memory), (plan.cpu_weight, plan.memory_weight), allocatable)
 
     usages: list[PodUsage] = []
     row = 0

@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 
 from podscale.metrics.server import MetricsServer, NodeSummary
+from podscale.metrics.server.pause import Pause
 from podscale.metrics.server.points import MetricsBatch, MetricsPoint
-from podscale.metrics.server.scraper import DecodedStatsSource, InlineStatsSource, Pause
+from podscale.metrics.server.scraper import DecodedStatsSource, InlineStatsSource
 from podscale.runtime import VirtualClock, run_virtual
 
 START = datetime(2026, 5, 1, tzinfo=UTC)

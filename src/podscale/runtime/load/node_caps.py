@@ -1,0 +1,69 @@
+"""Sharing out a full node: what the usage model (``usage.draw_usage``) does when the
+containers on one node together want more CPU or memory than its allocatable.
+
+Each node's capacity is shared as the kernel's CPU shares do, in proportion to the
+containers' requests, with whatever a container does not need going to the others
+(water-filling); memory the same way (the model clamps rather than simulating OOM kills).
+A node whose containers fit is left as it is. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from podscale.runtime.simulated.resources import Resources
+
+__all__ = ["apply_node_caps"]
+
+
+def _share_capacity(demands: list[float], weights: list[float], capacity: float) -> list[float]:
+    """Water-filling: weighted fair shares of ``capacity``, surplus redistributed."""
+    if sum(demands) <= capacity:
+        return demands
+    granted = [0.0] * len(demands)
+    pending = set(range(len(demands)))
+    remaining = capacity
+    while pending:
+        total_weight = sum(weights[i] for i in pending)
+        content = [i for i in pending if demands[i] <= remaining * weights[i] / total_weight]
+        if not content:
+            for i in pending:
+                granted[i] = remaining * weights[i] / total_weight
+            break
+        for i in content:
+            granted[i] = demands[i]
+            remaining -= demands[i]
+            pending.discard(i)
+    return granted
+
+
+def apply_node_caps(
+    nodes: Sequence[str | None],
+    demands: tuple[list[float], list[float]],
+    weights: tuple[Sequence[float], Sequence[float]],
+    allocatable: Mapping[str, Resources],
+) -> None:
+    """Cap the containers' (cpu, memory) ``demands`` in place, node by node: one list entry
+    per container, in draw order; ``weights`` are their requests."""
+    by_node: dict[str, list[int]] = {}
+    for row, node in enumerate(nodes):
+        if node is not None and node in allocatable:
+            by_node.setdefault(node, []).append(row)
+    cpu, memory = demands
+    cpu_weight, memory_weight = weights
+    for node, rows in by_node.items():
+        capacity = allocatable[node]
+        # Only a node whose containers want more than it has is shared out (what
+        # ``_share_capacity`` answers at once otherwise: the demands unchanged).
+        node_cpu = [cpu[r] for r in rows]
+        if not sum(node_cpu) <= capacity.milli_cpu:
+            granted = _share_capacity(node_cpu, [cpu_weight[r] for r in rows], capacity.milli_cpu)
+            for row, value in zip(rows, granted, strict=True):
+                cpu[row] = value
+        node_memory = [memory[r] for r in rows]
+        if not sum(node_memory) <= capacity.memory:
+            granted = _share_capacity(
+                node_memory, [memory_weight[r] for r in rows], capacity.memory
+            )
+            for row, value in zip(rows, granted, strict=True):
+                memory[row] = value
