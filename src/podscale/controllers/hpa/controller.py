@@ -70,6 +70,7 @@ from podscale.controllers.hpa.monitor import (
     ERROR_SPEC,
     ControllerMetrics,
 )
+from podscale.controllers.hpa.pod_memo import PodMemo
 from podscale.controllers.hpa.prefetch import (
     MetricQuery,
     QueryRecorder,
@@ -166,6 +167,8 @@ class HorizontalPodAutoscalerController:
         self._queries: dict[str, tuple[bytes, list[MetricQuery]]] = {}
         # Per key: who else wrote the target's replicas (podscale.hpa.contest).
         self._contests = ContestMemory(history)
+        # The engine's per-pod values (readiness facts, requests) by pod object.
+        self._pod_memo = PodMemo()
         self._queue: WorkQueue[str] | None = None
         self._hpa_lister: Lister | None = None
         self._pod_lister: Lister | None = None
@@ -421,6 +424,7 @@ class HorizontalPodAutoscalerController:
             now=now,
             config=self._config,
             controlling_hpas=controlling,
+            pod_reader=self._pod_memo,
         )
 
     def _target_pods(self, key: str, namespace: str, scale: JSON) -> tuple[list[JSON], list[str]]:
