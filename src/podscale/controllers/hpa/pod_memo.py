@@ -54,7 +54,8 @@ class PodMemo:
         return len(self._facts) + len(self._requests)
 
     def facts(self, pod: Mapping[str, Any]) -> PodFacts | None:
-        version = _version(pod)
+        meta = pod.get("metadata")  # _version, inlined for the usual dict: per pod per sync
+        version = meta.get("resourceVersion") if type(meta) is dict else _version(pod)
         kept = self._facts.get(id(pod))
         if kept is not None and kept[0] is pod and kept[1] == version:
             return kept[2]
@@ -65,7 +66,8 @@ class PodMemo:
         return facts
 
     def request(self, pod: Mapping[str, Any], container: str, resource: str) -> int:
-        version = _version(pod)
+        meta = pod.get("metadata")
+        version = meta.get("resourceVersion") if type(meta) is dict else _version(pod)
         key = (id(pod), container, resource)
         kept = self._requests.get(key)
         if kept is not None and kept[0] is pod and kept[1] == version:

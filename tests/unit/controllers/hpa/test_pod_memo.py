@@ -4,6 +4,7 @@ afresh whenever it is another object or another version."""
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -86,3 +87,12 @@ def test_the_memo_is_cleared_at_its_limit() -> None:
     for pod in pods:
         assert memo.facts(pod) == pod_facts(pod)
     assert len(memo) <= 3
+
+
+def test_a_pod_whose_metadata_is_another_mapping_is_versioned_alike() -> None:
+    memo = PodMemo()
+    pod = _pod("7")
+    pod["metadata"] = MappingProxyType(pod["metadata"])
+    assert memo.facts(pod) == pod_facts(pod)
+    assert memo.request(pod, "", "cpu") == 100
+    assert memo.facts(pod) is memo.facts(pod)
