@@ -20,9 +20,10 @@ from podscale.hpa.calculator_math import (
     resource_utilization_ratio,
     usage_ratio,
 )
+from podscale.hpa.pod_facts import group_pod_facts
 from podscale.hpa.pods import PodGroups, calculate_requests, group_pods
 from podscale.hpa.tolerance import Tolerances, is_within
-from podscale.hpa.types import Config, MetricError, MetricInputs, PodMetric
+from podscale.hpa.types import Config, MetricError, MetricInputs, PodMetric, PodReader
 
 __all__ = ["PodsResult", "calculate_plain_replicas", "calculate_utilization_replicas"]
 
@@ -50,17 +51,29 @@ def _usable_samples(
     resource: str,
     now: datetime,
     config: Config,
+    reader: PodReader | None,
 ) -> tuple[PodGroups, dict[str, int]]:
     if not pods:
         raise MetricError("no pods returned by selector while calculating replica count")
-    groups = group_pods(
-        pods,
-        metrics,
-        resource,
-        now=now,
-        cpu_initialization_period=config.cpu_initialization_period,
-        initial_readiness_delay=config.initial_readiness_delay,
-    )
+    if reader is None:
+        groups = group_pods(
+            pods,
+            metrics,
+            resource,
+            now=now,
+            cpu_initialization_period=config.cpu_initialization_period,
+            initial_readiness_delay=config.initial_readiness_delay,
+        )
+    else:  # the same groups, from the facts the caller keeps per pod
+        groups = group_pod_facts(
+            pods,
+            metrics,
+            resource,
+            reader,
+            now=now,
+            cpu_initialization_period=config.cpu_initialization_period,
+            initial_readiness_delay=config.initial_readiness_delay,
+        )
     # Samples of pods outside the listed set stay: upstream keeps them too, and they
     # count in averages and in the number of pods a rebalanced ratio is applied to.
     values = {
@@ -134,8 +147,9 @@ def calculate_utilization_replicas(
     their request: a pod without a sample is presumed busy, never idle.
     """
     pods = inputs.pods
-    groups, values = _usable_samples(pods, metrics, resource, inputs.now, inputs.config)
-    requests = calculate_requests(pods, container, resource)
+    reader = inputs.pod_reader
+    groups, values = _usable_samples(pods, metrics, resource, inputs.now, inputs.config, reader)
+    requests = calculate_requests(pods, container, resource, reader)
     ratio, utilization, raw_average = resource_utilization_ratio(
         values, requests, target_utilization
     )
@@ -163,7 +177,9 @@ def calculate_plain_replicas(
     readiness rules apply) and ``""`` for Pods metrics. Missing pods are assumed, when
     scaling down, to sit exactly at the target.
     """
-    groups, values = _usable_samples(inputs.pods, metrics, resource, inputs.now, inputs.config)
+    groups, values = _usable_samples(
+        inputs.pods, metrics, resource, inputs.now, inputs.config, inputs.pod_reader
+    )
     ratio, average = usage_ratio(values, target_usage)
     replicas, within, rebalanced, outcome = _settle(
         inputs.current_replicas,

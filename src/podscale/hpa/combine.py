@@ -16,7 +16,7 @@ from podscale.api.selectors import SelectorError, parse_selector
 from podscale.hpa.metric_status import MetricOutcome, compute_metric
 from podscale.hpa.sync import SyncRecorder
 from podscale.hpa.trace import MetricTrace
-from podscale.hpa.types import Config, MetricInputs, MetricsSource
+from podscale.hpa.types import Config, MetricInputs, MetricsSource, PodReader
 
 __all__ = ["MetricsResult", "check_selector", "combine_metrics"]
 
@@ -72,6 +72,7 @@ def combine_metrics(
     namespace: str,
     config: Config,
     tolerances: tuple[float, float],
+    pod_reader: PodReader | None = None,
 ) -> MetricsResult:
     """computeReplicasForMetrics: the largest valid proposal, or -1 with the error."""
     selector_error = check_selector(sync, selector, controlling_hpas)
@@ -92,6 +93,7 @@ def combine_metrics(
         now=sync.now,
         config=config,
         tolerances=tolerances,
+        pod_reader=pod_reader,
     )
     for index, spec in enumerate(metric_specs):
         outcome = compute_metric(spec, inputs)

@@ -33,7 +33,7 @@ from podscale.hpa.status import build_status, target_reference
 from podscale.hpa.sync import SyncRecorder
 from podscale.hpa.tolerance import tolerances_for
 from podscale.hpa.trace import DecisionTrace
-from podscale.hpa.types import Config, Event, History, MetricsSource
+from podscale.hpa.types import Config, Event, History, MetricsSource, PodReader
 
 __all__ = ["Decision", "decide"]
 
@@ -94,6 +94,7 @@ def decide(
     config: Config | None = None,
     controlling_hpas: Sequence[str] = (),
     predictive: Predictive | None = None,
+    pod_reader: PodReader | None = None,
 ) -> Decision:
     """Decide one sync of ``hpa`` (autoscaling/v2 JSON) at ``now``.
 
@@ -108,6 +109,10 @@ def decide(
     metrics' (passive) and ``proactive_replicas``, and the window's bounds replace
     ``minReplicas``/``maxReplicas`` everywhere, the clamps included; behavior then applies
     as usual. None decides exactly as the HPA.
+
+    ``pod_reader``: per-pod values (readiness facts, requests) as the caller keeps them
+    between syncs (``PodReader``: the same values, so the same decision); None reads
+    every pod afresh.
     """
     config = config or Config()
     meta = hpa.get("metadata") or {}
@@ -190,6 +195,7 @@ def decide(
             namespace=namespace,
             config=config,
             tolerances=tolerances,
+            pod_reader=pod_reader,
         )
         metric_statuses = result.statuses
         trace_fields.update(

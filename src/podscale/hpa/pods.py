@@ -17,7 +17,7 @@ from typing import Any, Final, NamedTuple
 
 from podscale.api import timestamps
 from podscale.hpa.calculator_math import quantity_milli
-from podscale.hpa.types import MetricError, PodMetric
+from podscale.hpa.types import MetricError, PodMetric, PodReader
 
 __all__ = [
     "ZERO_TIME",
@@ -26,6 +26,7 @@ __all__ = [
     "count_ready_pods",
     "group_pods",
     "parse_time",
+    "pod_request",
 ]
 
 ZERO_TIME: Final = datetime.min.replace(tzinfo=UTC)
@@ -149,7 +150,8 @@ def group_pods(
     return PodGroups(ready_count, unready, frozenset(missing), ignored)
 
 
-def _pod_request(pod: Mapping[str, Any], container_name: str, resource: str) -> int:
+def pod_request(pod: Mapping[str, Any], container_name: str, resource: str) -> int:
+    """One pod's ``resource`` request in milli-units (see ``calculate_requests``)."""
     spec = pod.get("spec") or {}
     containers = spec.get("containers") or ()
     init_containers = spec.get("initContainers")
@@ -180,7 +182,10 @@ def _pod_request(pod: Mapping[str, Any], container_name: str, resource: str) -> 
 
 
 def calculate_requests(
-    pods: Sequence[Mapping[str, Any]], container: str, resource: str
+    pods: Sequence[Mapping[str, Any]],
+    container: str,
+    resource: str,
+    reader: PodReader | None = None,
 ) -> dict[str, int]:
     """Map each pod's name to its ``resource`` request in milli-units.
 
@@ -189,8 +194,11 @@ def calculate_requests(
     checked, ignored ones too, as upstream does. Raises ``MetricError`` with upstream's
     text when a considered container has no request or the named container is absent.
     Pod-level ``spec.resources`` (the PodLevelResources feature) is not consulted.
+    ``reader``: a ``PodReader`` answering ``pod_request`` (a memo of it).
     """
-    return {pod["metadata"]["name"]: _pod_request(pod, container, resource) for pod in pods}
+    if reader is not None:  # the same values, as the caller keeps them
+        return {pod["metadata"]["name"]: reader.request(pod, container, resource) for pod in pods}
+    return {pod["metadata"]["name"]: pod_request(pod, container, resource) for pod in pods}
 
 
 def count_ready_pods(pods: Sequence[Mapping[str, Any]]) -> int:

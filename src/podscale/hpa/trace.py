@@ -152,11 +152,37 @@ def _how(value: Any) -> tuple[int, tuple[str, ...]]:
     return how
 
 
+# The plain form of a recommendation, by value: a stored trace holds the stabilization
+# window's recommendations, the same ones sync after sync. Only an int count and a plain
+# datetime are kept (1 and True are equal, and would print differently), keyed with the
+# time's zone (one instant's datetimes in two zones are equal); the form handed out is a
+# copy, as callers may change what they get.
+_RECOMMENDATION_FORMS: dict[tuple[Any, ...], dict[str, Any]] = {}
+_RECOMMENDATION_FORMS_LIMIT: Final = 4096
+
+
+def _recommendation_form(value: Recommendation) -> dict[str, Any]:
+    key = (value, value.timestamp.tzinfo)
+    form = _RECOMMENDATION_FORMS.get(key)
+    if form is None:
+        form = {name: _plain(getattr(value, name)) for name in value._fields}
+        if len(_RECOMMENDATION_FORMS) >= _RECOMMENDATION_FORMS_LIMIT:
+            _RECOMMENDATION_FORMS.clear()
+        _RECOMMENDATION_FORMS[key] = form
+    return dict(form)
+
+
 def _plain(value: Any) -> Any:
     how, fields = _how(value)
     if how == _SCALAR:
         return value
     if how == _FIELDS:
+        if (
+            type(value) is Recommendation
+            and type(value.replicas) is int
+            and type(value.timestamp) is datetime
+        ):
+            return _recommendation_form(value)
         return {name: _plain(getattr(value, name)) for name in fields}
     if how == _SEQUENCE:
         return [_plain(v) for v in value]

@@ -28,7 +28,9 @@ __all__ = [
     "MetricProposal",
     "MetricsSource",
     "MetricsUnavailable",
+    "PodFacts",
     "PodMetric",
+    "PodReader",
     "Recommendation",
     "ScaleEvent",
 ]
@@ -90,6 +92,35 @@ class MetricsSource(Protocol):
     ) -> tuple[list[int], datetime]: ...
 
 
+class PodFacts(NamedTuple):
+    """What ``pods.group_pods`` reads of one pod, extracted once (``pod_facts``).
+
+    ``set_aside`` is the pod's group and reason regardless of its sample (``("ignored",
+    "deleted")``, ``("ignored", "failed")``, ``("unready", "pending")``), else None.
+    ``cpu_reason`` is why a cpu sample cannot count whatever its time (``no ready
+    condition``, ``no start time``), else None; then ``start_time``, ``last_transition``
+    (Go's zero time when absent) and ``ready_false`` are the Ready condition's facts.
+    """
+
+    name: str
+    set_aside: tuple[str, str] | None
+    cpu_reason: str | None
+    start_time: datetime
+    last_transition: datetime
+    ready_false: bool
+
+
+class PodReader(Protocol):
+    """Per-pod values the calculator derives from a listed pod, as a caller may keep them
+    between syncs (the controller's ``PodMemo``): each must return what ``pod_facts`` and
+    ``pods.pod_request`` return for the same pod (None: the facts cannot be extracted, and
+    the pod goes through ``group_pods``' own rules)."""
+
+    def facts(self, pod: Mapping[str, Any]) -> PodFacts | None: ...
+
+    def request(self, pod: Mapping[str, Any], container: str, resource: str) -> int: ...
+
+
 @dataclass(frozen=True, slots=True)
 class MetricInputs:
     """What every metric of one HPA sync is calculated against, besides its MetricSpec.
@@ -108,6 +139,8 @@ class MetricInputs:
     now: datetime
     config: Config
     tolerances: tuple[float, float]
+    # None: every pod is read afresh; else the caller's ``PodReader`` (same values).
+    pod_reader: PodReader | None = None
 
 
 @dataclass(frozen=True, slots=True)

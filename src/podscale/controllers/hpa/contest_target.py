@@ -72,6 +72,18 @@ def _signature(document: Mapping[str, Any] | None) -> Any:
     return {**document, "expectedReplicas": None}
 
 
+def _same_values(a: Any, b: Any) -> bool:
+    """Equal, and of the same types throughout: 1, 1.0 and True are equal, yet are stored
+    as different JSON."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_same_values(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
 class ContestMemory:
     """Each HPA's ``ContestState`` by key, backed by a ``StateStore`` when given."""
 
@@ -79,10 +91,15 @@ class ContestMemory:
         self._store = store
         self._states: dict[str, ContestState] = {}
         self._stored: dict[str, JSON] = {}
+        # Per key: the last state whose document was found stored (or was stored). The
+        # same state again has the same document, compared equal to the same stored one:
+        # nothing to encode nor compare (every sync puts a state, mostly an unchanged one).
+        self._settled: dict[str, ContestState] = {}
 
     def load(self, key: str, document: Mapping[str, Any] | None) -> None:
         """Start ``key`` from its stored document (an HPA's first sync, or re-created)."""
         self._states[key] = contest_from_dict(document)
+        self._settled.pop(key, None)
         if isinstance(document, Mapping):
             self._stored[key] = dict(document)
         else:
@@ -94,14 +111,19 @@ class ContestMemory:
     def forget(self, key: str) -> None:
         self._states.pop(key, None)
         self._stored.pop(key, None)
+        self._settled.pop(key, None)
 
     def put(self, key: str, uid: str, state: ContestState) -> None:
         """Keep ``state``; store it when its document changed."""
         self._states[key] = state
         if self._store is None or not uid:
             return
+        settled = self._settled.get(key)
+        if settled is not None and _same_values(settled, state):
+            return
         document = contest_to_dict(state)
         if _signature(self._stored.get(key)) == _signature(document):
+            self._settled[key] = state
             return
         try:
             self._store.put_state(uid, REPLICAS_WRITES_STATE, document)
@@ -109,3 +131,4 @@ class ContestMemory:
             _LOG.exception("could not store the replicas writes of %s", key)
             return
         self._stored[key] = document
+        self._settled[key] = state

@@ -146,6 +146,28 @@ def _history_signature(document: Mapping[str, Any]) -> Any:
     return {**document, "recommendations": recommendations}
 
 
+def _same_history(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """``_history_signature(old) == _history_signature(new)``, without copying every
+    recommendation of both (every sync compares them). Shapes other than lists of dicts
+    go through the signatures themselves."""
+    old_recs = old.get("recommendations") or []
+    new_recs = new.get("recommendations") or []
+    if (
+        type(old_recs) is not list
+        or type(new_recs) is not list
+        or any(type(rec) is not dict for rec in old_recs)
+        or any(type(rec) is not dict for rec in new_recs)
+    ):
+        return bool(_history_signature(old) == _history_signature(new))
+    if old.keys() | {"recommendations"} != new.keys() | {"recommendations"}:
+        return False
+    if any(old[key] != value for key, value in new.items() if key != "recommendations"):
+        return False
+    if len(old_recs) != len(new_recs) or old_recs[:-1] != new_recs[:-1]:
+        return False
+    return not old_recs or {**old_recs[-1], "time": None} == {**new_recs[-1], "time": None}
+
+
 def _trace_signature(document: Mapping[str, Any]) -> Any:
     stabilization = document.get("stabilization")
     if isinstance(stabilization, Mapping):
@@ -224,7 +246,7 @@ def state_changes(
     if history is not None:
         document = encode_history(history, now=now, retention=retention_for(spec, config))
         old = stored.get(HISTORY_STATE)
-        if not isinstance(old, Mapping) or _history_signature(old) != _history_signature(document):
+        if not isinstance(old, Mapping) or not _same_history(old, document):
             changes[HISTORY_STATE] = document
     if trace_unchanged:
         return changes

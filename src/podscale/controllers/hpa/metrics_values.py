@@ -170,6 +170,9 @@ def pod_usage_values(
     if not records:
         raise _empty(RESOURCE_API)
     samples: dict[str, PodMetric] = {}
+    if container is None and resource in ("cpu", "memory"):
+        _sum_containers(records, resource == "cpu", samples)
+        return samples, _served_time(records[0].timestamp)
     for record in records:
         stamp = _served_time(record.timestamp)
         window = _served_window(record.window)
@@ -194,6 +197,27 @@ def pod_usage_values(
             if record.containers:
                 samples[record.name] = PodMetric(total, stamp, window)
     return samples, _served_time(records[0].timestamp)
+
+
+def _sum_containers(records: Sequence[PodUsage], cpu: bool, samples: dict[str, PodMetric]) -> None:
+    """``pod_usage_values``' loop for the whole pod's cpu or memory (what an HPA asks at
+    every sync), with ``_usage_milli`` inlined: each container has both values, so every
+    pod with containers gets its sum."""
+    for record in records:
+        containers = record.containers
+        if not containers:
+            continue
+        if cpu:
+            total = 0
+            for entry in containers:
+                total += nano_to_milli(entry.cpu_nanocores)
+        else:
+            total = 0
+            for entry in containers:
+                total += units_to_milli(entry.memory_bytes)
+        samples[record.name] = PodMetric(
+            total, _served_time(record.timestamp), _served_window(record.window)
+        )
 
 
 def pod_custom_values(items: Sequence[JSON]) -> tuple[dict[str, PodMetric], datetime]:

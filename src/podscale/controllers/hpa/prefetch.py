@@ -36,6 +36,25 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
+# ``_canonical(list(args))`` of argument tuples of strings and None only (a resource
+# query's: every HPA sync replays it): such a tuple's text depends on nothing else, and
+# equal tuples of those types have equal texts (no 1 == 1.0 == True among them).
+_TEXT_ARGS: dict[tuple[Any, ...], str] = {}
+_TEXT_ARGS_LIMIT: Final = 4096
+
+
+def _args_text(args: tuple[Any, ...]) -> str:
+    known = _TEXT_ARGS.get(args) if all(a is None or type(a) is str for a in args) else None
+    if known is not None:
+        return known
+    text = _canonical(list(args))
+    if all(a is None or type(a) is str for a in args):
+        if len(_TEXT_ARGS) >= _TEXT_ARGS_LIMIT:
+            _TEXT_ARGS.clear()
+        _TEXT_ARGS[args] = text
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class MetricQuery:
     """One ``MetricsSource`` call: ``kind`` is ``resource``, ``pods``, ``object`` or
@@ -131,7 +150,7 @@ class RecordedMetrics(_ByQuery):
 
     def _on(self, kind: str, *args: Any) -> Any:
         # The query's key without the query: it is made only when it was not answered.
-        answer = self.answers.get((kind, _canonical(list(args))))
+        answer = self.answers.get((kind, _args_text(args)))
         if answer is None:
             self.missed.append(MetricQuery(kind, args))
             raise MetricsUnavailable(_NOT_FETCHED)

@@ -51,6 +51,9 @@ __all__ = ["DEFAULT_RESOLUTION", "FRESH_CONTAINER_MIN_AGE", "MetricsStorage"]
 JSON = dict[str, Any]
 Containers = Mapping[str, MetricsPoint]
 
+# A record not computed yet (None is a computed "not served").
+_UNKNOWN: Final = object()
+
 DEFAULT_RESOLUTION: Final = timedelta(seconds=15)
 """metrics-server's ``--metric-resolution`` default."""
 FRESH_CONTAINER_MIN_AGE: Final = timedelta(seconds=10)
@@ -249,17 +252,33 @@ class MetricsStorage:
         objects: ObjectLabels | None = None,
     ) -> list[PodUsage]:
         """The values of the items ``pod_metrics_of`` would render, unrendered."""
+        # ``_matching`` and the snapshot's records, in one loop: an HPA reads its pods
+        # so at every sync, and the generator's and the helpers' calls per pod were a
+        # third of the read.
         snapshot = self._snapshot
+        scraped, known = snapshot.pods_last, snapshot.records
+        labels_of = None if objects is None else objects.labels_of
+        matches = selector.matches
+        no_labels: Mapping[str, str] = {}
         records: list[PodUsage] = []
-        for name, _ in self._matching(snapshot, namespace, names, selector, objects):
+        for name in sorted(set(names)):
             key = (namespace, name)
-            if key in snapshot.records:
-                record = snapshot.records[key]
+            if key not in scraped:
+                continue
+            if labels_of is None:
+                labels = no_labels
             else:
-                record = _record_of(key, self._known_usage(snapshot, key))
-                snapshot.records[key] = record
+                found = labels_of("pods", namespace, name)
+                if found is None:
+                    continue
+                labels = found
+            if not matches(labels):
+                continue
+            record = known.get(key, _UNKNOWN)
+            if record is _UNKNOWN:
+                record = known[key] = _record_of(key, self._known_usage(snapshot, key))
             if record is not None:
-                records.append(record)
+                records.append(record)  # type: ignore[arg-type]
         return records
 
     def _selected(

@@ -96,3 +96,60 @@ def test_without_a_store_memory_still_remembers() -> None:
     memory = ContestMemory(None)
     memory.put("default/web", "uid-1", ContestState(expected=4))
     assert memory.get("default/web").expected == 4
+
+
+class _CountingStore(MemoryHistory):
+    """A state store counting its writes, failing the next ``failing`` ones."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.puts = 0
+        self.failing = 0
+
+    def put_state(self, uid: str, name: str, document: dict[str, Any]) -> None:
+        self.puts += 1
+        if self.failing:
+            self.failing -= 1
+            raise OSError("disk full")
+        super().put_state(uid, name, document)
+
+
+def test_an_unchanged_state_is_settled_and_a_changed_one_stored() -> None:
+    store = _CountingStore()
+    memory = ContestMemory(store)
+    memory.load("default/web", None)
+    own = record_own_write(ContestState(expected=3), 5, NOW)
+    memory.put("default/web", "uid-1", own)
+    assert store.puts == 1
+    for replicas in (5, 5, 6):  # only the expected count moves: the same document
+        memory.put("default/web", "uid-1", own._replace(expected=replicas))
+    assert store.puts == 1
+    write = ReplicasWrite("argocd-controller", "Update", "", "2026-03-01T10:01:00Z", 1, 5)
+    memory.put("default/web", "uid-1", own._replace(writes=(write,)))
+    assert store.puts == 2
+    # Equal to the settled state but not of its types (True for 1): not taken as settled,
+    # its document is compared with the stored one as it always was (and found equal).
+    odd = own._replace(writes=(write._replace(replicas=True),))  # type: ignore[arg-type]
+    plain_store = _CountingStore()
+    plain = ContestMemory(plain_store)
+    plain.load("default/web", store.get_state("uid-1", REPLICAS_WRITES_STATE))
+    plain.put("default/web", "uid-1", odd)
+    memory.put("default/web", "uid-1", odd)
+    assert store.puts == 2 + plain_store.puts
+
+
+def test_a_failed_store_is_retried_with_the_same_state() -> None:
+    store = _CountingStore()
+    memory = ContestMemory(store)
+    memory.load("default/web", None)
+    own = record_own_write(ContestState(expected=3), 5, NOW)
+    store.failing = 1
+    memory.put("default/web", "uid-1", own)
+    assert store.get_state("uid-1", REPLICAS_WRITES_STATE) is None
+    memory.put("default/web", "uid-1", own)  # not settled: stored now
+    assert store.puts == 2
+    assert store.get_state("uid-1", REPLICAS_WRITES_STATE) is not None
+    # A reload (a re-created HPA) forgets what was settled: compared afresh.
+    memory.load("default/web", None)
+    memory.put("default/web", "uid-1", own)
+    assert store.puts == 3

@@ -17,6 +17,8 @@ from podscale.controllers.hpa.history_store import (
     LAST_DECISION_ANNOTATION,
     LAST_DECISION_STATE,
     Retention,
+    _history_signature,
+    _same_history,
     encode_history,
     legacy_state,
     load_history,
@@ -181,3 +183,35 @@ def test_changes_only_when_something_meaningful_changed() -> None:
         stored, third, third.history, spec=spec, now=at(30), config=CONFIG, trace_unchanged=True
     )
     assert set(vouched) == {HISTORY_STATE}
+
+
+_REC = st.fixed_dictionaries(
+    {"replicas": st.integers(1, 3), "time": st.sampled_from(["t1", "t2", "t3"])},
+    optional={"extra": st.just(1)},
+)
+# Mostly lists of recommendations (what a store holds), some odd shapes besides.
+_RECS = st.sampled_from(["list"] * 8 + ["none", "odd", "ints"]).flatmap(
+    lambda shape: {"list": st.lists(_REC, min_size=1, max_size=3), "none": st.none()}.get(
+        shape, st.just("odd" if shape == "odd" else [1])
+    )
+)
+_HISTORY_DOC = st.fixed_dictionaries(
+    {"recommendations": _RECS},
+    optional={
+        "scaleUpEvents": st.lists(st.just({"change": 1, "time": "t1"}), max_size=1),
+        "scaleDownEvents": st.just([]),
+    },
+)
+
+
+@given(_HISTORY_DOC, _HISTORY_DOC)
+def test_same_history_equals_comparing_the_signatures(old: Any, new: Any) -> None:
+    try:
+        expected: Any = _history_signature(old) == _history_signature(new)
+    except Exception as err:  # a malformed document fails alike
+        expected = type(err)
+    try:
+        got: Any = _same_history(old, new)
+    except Exception as err:
+        got = type(err)
+    assert got == expected

@@ -379,3 +379,43 @@ def test_usage_records_follow_labels_that_change_between_scrapes() -> None:
     objects.known[("pods", "a", "z")] = {"app": "y"}
     del objects.known[("pods", "a", "y")]
     assert [r.name for r in storage.pod_usage_of("a", ["y", "z"], wanted, objects)] == ["z"]
+
+
+@given(
+    st.lists(st.sampled_from(["w", "x", "y", "z", "gone"]), max_size=6),
+    st.one_of(
+        st.none(),
+        st.dictionaries(
+            st.sampled_from(["w", "x", "y", "z"]), st.sampled_from(["web", "db"]), max_size=4
+        ),
+    ),
+    st.sampled_from(["app=web", "app in (web,db)", "app!=db", ""]),
+)
+def test_usage_of_selects_what_the_rendered_read_selects(
+    asked: list[str], apps: dict[str, str] | None, selector: str
+) -> None:
+    """``pod_usage_of`` (one loop over the snapshot) reads exactly the pods and values of
+    ``pod_metrics_of`` (``_matching``), with or without the objects' labels, twice over
+    (the second read from the snapshot's records)."""
+
+    def scrape(at: float) -> MetricsBatch:
+        point = pt(at, at * CORE)
+        fresh = pt(at, at * CORE, start=at - 12)  # served once, from its synthetic start
+        return MetricsBatch(
+            {"n1": point},
+            {("a", "w"): {"c": fresh}, ("a", "x"): {"c": point}, ("a", "y"): {"c": point}},
+        )
+
+    storage = run([scrape(15), scrape(30)])
+    storage.store(MetricsBatch({}, {**scrape(45).pods, ("a", "z"): {"c": pt(45, 1)}}))
+    objects = None
+    if apps is not None:
+        objects = Objects({("pods", "a", name): {"app": app} for name, app in apps.items()})
+    wanted = parse_selector(selector)
+    items = storage.pod_metrics_of("a", asked, wanted, t(46), objects)
+    for _ in range(2):
+        records = storage.pod_usage_of("a", asked, wanted, objects)
+        assert [("a", r.name) for r in records] == names(items)
+        for item, record in zip(items, records, strict=True):
+            assert item["timestamp"] == format_time(record.timestamp)  # type: ignore[arg-type]
+            assert item["window"] == format_go_duration(record.window)

@@ -1,0 +1,79 @@
+"""``PodMemo``: the per-pod values the HPA engine derives, kept per pod object between syncs.
+
+Each sync hands ``podscale.hpa.decide`` the target's pods as the pod informer caches them;
+from one sync to the next they are mostly the very same objects (a pod changes when the
+kubelet writes its status, not every sync). The engine's ``PodReader`` values of a pod,
+its readiness facts (``pod_facts``) and its requests (``pod_request``), are pure functions
+of the pod's content, so the memo keeps them by the object's identity and resourceVersion:
+
+- identity, with the object itself held, so that its id is never reused by another
+  object while the entry lives; the informer replaces an object on every change and never
+  edits a cached one (tests/integration/controllers/test_hpa_cache_untouched.py);
+- the resourceVersion besides, so that even an object edited in place under a new
+  version is read afresh.
+
+A request that fails (``MetricError``) is not kept: it fails again when asked again.
+The memo is cleared whenever it holds ``limit`` entries (pods come and go all day).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from podscale.hpa.pod_facts import pod_facts
+from podscale.hpa.pods import pod_request
+from podscale.hpa.types import PodFacts
+
+__all__ = ["PodMemo"]
+
+DEFAULT_LIMIT: Final = 16384
+
+
+def _version(pod: Mapping[str, Any]) -> Any:
+    meta = pod.get("metadata")
+    # ``type(...) is dict`` first: an ABC ``isinstance`` per pod per sync was most of a hit.
+    if type(meta) is dict or isinstance(meta, Mapping):
+        return meta.get("resourceVersion")
+    return None
+
+
+class PodMemo:
+    """A ``PodReader`` remembering each pod object's values (see the module docstring)."""
+
+    __slots__ = ("_facts", "_limit", "_requests")
+
+    def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
+        self._limit = limit
+        # id(pod) -> (pod, its resourceVersion, its facts)
+        self._facts: dict[int, tuple[Mapping[str, Any], Any, PodFacts | None]] = {}
+        # (id(pod), container, resource) -> (pod, its resourceVersion, the request)
+        self._requests: dict[tuple[int, str, str], tuple[Mapping[str, Any], Any, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._facts) + len(self._requests)
+
+    def facts(self, pod: Mapping[str, Any]) -> PodFacts | None:
+        meta = pod.get("metadata")  # _version, inlined for the usual dict: per pod per sync
+        version = meta.get("resourceVersion") if type(meta) is dict else _version(pod)
+        kept = self._facts.get(id(pod))
+        if kept is not None and kept[0] is pod and kept[1] == version:
+            return kept[2]
+        facts = pod_facts(pod)
+        if len(self._facts) >= self._limit:
+            self._facts.clear()
+        self._facts[id(pod)] = (pod, version, facts)
+        return facts
+
+    def request(self, pod: Mapping[str, Any], container: str, resource: str) -> int:
+        meta = pod.get("metadata")
+        version = meta.get("resourceVersion") if type(meta) is dict else _version(pod)
+        key = (id(pod), container, resource)
+        kept = self._requests.get(key)
+        if kept is not None and kept[0] is pod and kept[1] == version:
+            return kept[2]
+        request = pod_request(pod, container, resource)
+        if len(self._requests) >= self._limit:
+            self._requests.clear()
+        self._requests[key] = (pod, version, request)
+        return request

@@ -1,0 +1,98 @@
+"""``PodMemo`` (``podscale.controllers.hpa.pod_memo``) answers what ``pod_facts`` and
+``pod_request`` answer, keeps them per pod object and resourceVersion, and reads a pod
+afresh whenever it is another object or another version."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+
+from podscale.controllers.hpa.pod_memo import PodMemo
+from podscale.hpa.pod_facts import pod_facts
+from podscale.hpa.pods import pod_request
+from podscale.hpa.types import MetricError
+
+
+def _pod(version: str = "1", *, cpu: str | None = "100m", phase: str = "Running") -> Any:
+    resources = {"requests": {"cpu": cpu}} if cpu is not None else {}
+    return {
+        "metadata": {"name": "p", "resourceVersion": version},
+        "spec": {"containers": [{"name": "c", "resources": resources}]},
+        "status": {
+            "phase": phase,
+            "startTime": "2024-05-01T12:00:00Z",
+            "conditions": [{"type": "Ready", "status": "True"}],
+        },
+    }
+
+
+def test_answers_equal_the_plain_functions_and_are_kept() -> None:
+    memo = PodMemo()
+    pod = _pod()
+    first = memo.facts(pod)
+    assert first == pod_facts(pod)
+    assert memo.facts(pod) is first  # kept: not extracted again
+    assert memo.request(pod, "", "cpu") == pod_request(pod, "", "cpu") == 100
+    assert memo.request(pod, "c", "cpu") == 100
+    assert len(memo) == 3
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["another-object", "edited-in-place-new-version"],
+)
+def test_a_changed_pod_is_read_afresh(change: str) -> None:
+    memo = PodMemo()
+    pod = _pod("1")
+    assert memo.request(pod, "", "cpu") == 100
+    kept = memo.facts(pod)
+    assert kept is not None
+    assert kept.set_aside is None
+    if change == "another-object":
+        pod = _pod("2", cpu="250m", phase="Pending")
+    else:  # not what the informer does, yet the version alone tells the memo
+        pod["metadata"]["resourceVersion"] = "2"
+        pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "250m"
+        pod["status"]["phase"] = "Pending"
+    assert memo.request(pod, "", "cpu") == 250
+    facts = memo.facts(pod)
+    assert facts == pod_facts(pod)
+    assert facts is not None
+    assert facts.set_aside == ("unready", "pending")
+
+
+def test_an_equal_pod_of_another_identity_is_not_taken_for_the_kept_one() -> None:
+    memo = PodMemo()
+    pod = _pod()
+    memo.facts(pod)
+    twin = _pod()
+    assert memo.facts(twin) == memo.facts(pod)
+    assert len(memo) == 2  # kept per object
+
+
+def test_a_failing_request_is_not_kept() -> None:
+    memo = PodMemo()
+    pod = _pod(cpu=None)
+    for _ in range(2):
+        with pytest.raises(MetricError, match="missing request for cpu in container c"):
+            memo.request(pod, "", "cpu")
+    assert len(memo) == 0
+
+
+def test_the_memo_is_cleared_at_its_limit() -> None:
+    memo = PodMemo(limit=3)
+    pods = [_pod(str(i)) for i in range(7)]
+    for pod in pods:
+        assert memo.facts(pod) == pod_facts(pod)
+    assert len(memo) <= 3
+
+
+def test_a_pod_whose_metadata_is_another_mapping_is_versioned_alike() -> None:
+    memo = PodMemo()
+    pod = _pod("7")
+    pod["metadata"] = MappingProxyType(pod["metadata"])
+    assert memo.facts(pod) == pod_facts(pod)
+    assert memo.request(pod, "", "cpu") == 100
+    assert memo.facts(pod) is memo.facts(pod)
