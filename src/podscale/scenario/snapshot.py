@@ -33,10 +33,10 @@ from podscale.controllers.hpa.metrics_values import pod_usage_values
 from podscale.controllers.hpa.scale_target import ScaleTargetError, read_scale, resolve_target
 from podscale.controllers.runtime_api import ControllerApi
 from podscale.plane.embedded import EmbeddedControlPlane
-from podscale.runtime.load import is_pod_ready
 from podscale.runtime.simulated.scale_follower import scale_selector
 from podscale.runtime.simulated.usage_loads import built_in_workload
 from podscale.scenario.hpa_metrics import MetricReading, read_metrics, targets_cell
+from podscale.scenario.pod_facts import PodFacts, pod_facts
 from podscale.scenario.pod_index import PodIndex
 
 __all__ = [
@@ -174,18 +174,11 @@ def _milli(value: Any) -> int:
     return parse_quantity(value).milli_value() if value is not None else 0
 
 
-def _cpu_request(pod: JSON) -> int:
-    containers = (pod.get("spec") or {}).get("containers") or []
-    return sum(
-        _milli(((c.get("resources") or {}).get("requests") or {}).get("cpu")) for c in containers
-    )
-
-
-def _utilization(ready: Sequence[JSON], usage: Mapping[str, int]) -> float | None:
+def _utilization(ready: Sequence[tuple[JSON, int]], usage: Mapping[str, int]) -> float | None:
+    """Over the ready pods, each with its CPU request in millicores."""
     used = requested = 0
-    for pod in ready:
+    for pod, request in ready:
         name = str((pod.get("metadata") or {}).get("name") or "")
-        request = _cpu_request(pod)
         if name in usage and request > 0:
             used += usage[name]
             requested += request
@@ -252,13 +245,21 @@ async def _replicas_and_selector(
 
 
 async def _workload(
-    plane: EmbeddedControlPlane, target: TargetRef, now: datetime, pods_index: PodIndex
+    plane: EmbeddedControlPlane,
+    target: TargetRef,
+    now: datetime,
+    pods_index: PodIndex,
+    facts: PodFacts | None,
 ) -> WorkloadSnapshot:
     replicas, selector = await _replicas_and_selector(plane, target)
     pods: list[JSON] = []
     if selector is not None and not selector.empty():
         pods = await pods_index.select(target.namespace, selector)
-    ready = [pod for pod in pods if is_pod_ready(pod)]
+    ready: list[tuple[JSON, int]] = []
+    for pod in pods:
+        is_ready, request = pod_facts(pod) if facts is None else facts.of(pod)
+        if is_ready:
+            ready.append((pod, request))
     offered = (
         plane.usage.offered_rate(target.kind, target.namespace, target.name, now)
         if plane.cluster is not None
@@ -318,13 +319,18 @@ async def read_snapshot(
     offset: timedelta,
     cursor: EventCursor,
     shared: SharedItems | None = None,
+    facts: PodFacts | None = None,
 ) -> ScenarioSnapshot:
     """The workloads of ``targets``, every HPA, and the Events ``cursor`` has not seen.
 
     With ``shared`` (kept from one snapshot to the next) the LISTs of pods, HPAs and Events
     are the same lists, but an object unchanged since the previous snapshot is not decoded
-    again (``InProcessApi.list_shared``); nothing here mutates a listed item."""
+    again (``InProcessApi.list_shared``); nothing here mutates a listed item. With
+    ``facts`` (kept likewise) a pod's readiness and CPU request are read again only when
+    its resourceVersion moved (``scenario.pod_facts``)."""
     now = plane.clock.now()
+    if facts is not None:
+        facts.begin()
 
     async def list_all(kind: KindInfo, namespace: str | None = None) -> list[JSON]:
         if shared is None:
@@ -334,7 +340,7 @@ async def read_snapshot(
         return list(listed.get("items") or [])
 
     pods_index = PodIndex(lambda namespace: list_all(POD, namespace))
-    workloads = [await _workload(plane, target, now, pods_index) for target in targets]
+    workloads = [await _workload(plane, target, now, pods_index, facts) for target in targets]
     hpas = await list_all(HPA)
     events = await list_all(EVENT)
     return ScenarioSnapshot(
