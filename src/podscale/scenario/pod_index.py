@@ -5,6 +5,12 @@ per workload decoded the whole namespace each time: a fleet of 100 workloads spe
 its run in those LISTs (quadratic in pods). Here one LIST per namespace feeds an index by
 label pair; a selector with an exact requirement (``app=web``, what workload selectors are)
 only looks at the pods carrying that pair, and any other selector scans the namespace.
+
+``KeptPods`` carries one namespace's LIST from a snapshot to the next while no pod was
+written: it is keyed on the store's ``resource_revision("pods")``, which moves with every
+create, update and delete of a pod, so a kept LIST is exactly what a new one would return
+(the same items, in the same order; ``SharedItems`` already hands out unchanged pods as the
+same objects). Most ticks of a steady workload write no pod.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from typing import Any
 
 from podscale.api.selectors import Selector
 
-__all__ = ["PodIndex"]
+__all__ = ["KeptPods", "PodIndex"]
 
 JSON = dict[str, Any]
 
@@ -45,6 +51,29 @@ class PodIndex:
             for pod in pods:
                 for key, value in _labels(pod).items():
                     self._by_label.setdefault((namespace, key, str(value)), []).append(pod)
+        return pods
+
+
+class KeptPods:
+    """Each namespace's pods LIST with the pods' resource revision it was read at."""
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[int, list[JSON]]] = {}
+
+    async def pods(
+        self,
+        namespace: str,
+        revision: int,
+        list_pods: Callable[[str], Awaitable[list[JSON]]],
+    ) -> list[JSON]:
+        """The LIST kept for ``namespace`` if it was read at ``revision`` (no pod written
+        since), else a new one from ``list_pods``, kept. ``revision`` is read before the
+        LIST: a write landing in between only makes the next call list again."""
+        kept = self._kept.get(namespace)
+        if kept is not None and kept[0] == revision:
+            return kept[1]
+        pods = await list_pods(namespace)
+        self._kept[namespace] = (revision, pods)
         return pods
 
 

@@ -53,6 +53,7 @@ from podscale.scenario.definitions_wait import wait_established
 from podscale.scenario.external_schedule import ExternalMetricFeed, SeriesLike
 from podscale.scenario.history_prefill import history_points, prefill
 from podscale.scenario.pod_facts import PodFacts
+from podscale.scenario.pod_index import KeptPods
 from podscale.scenario.snapshot import (
     POD,
     EventCursor,
@@ -189,6 +190,8 @@ class ScenarioRun:
         self._shared = SharedItems()
         # Each pod's readiness and CPU request, read again only when it changed.
         self._facts = PodFacts()
+        # Each namespace's pods LIST, listed again only once a pod was written.
+        self._kept = KeptPods()
         self._external = ExternalMetricFeed(scenario.external_metrics)
 
     @property
@@ -303,7 +306,13 @@ class ScenarioRun:
 
     async def snapshot(self) -> ScenarioSnapshot:
         return await read_snapshot(
-            self.plane, self.targets, self.offset(), self._cursor, self._shared, self._facts
+            self.plane,
+            self.targets,
+            self.offset(),
+            self._cursor,
+            self._shared,
+            self._facts,
+            self._kept,
         )
 
 

@@ -28,6 +28,7 @@ from podscale.api.kinds import KindInfo, kind_for
 from podscale.api.quantity import parse_quantity
 from podscale.api.selectors import Selector, SelectorError, selector_from_label_selector
 from podscale.apiserver.operations.shared_list import SharedItems
+from podscale.apiserver.resources import storage_resource
 from podscale.client.http import ApiError
 from podscale.controllers.hpa.metrics_values import pod_usage_values
 from podscale.controllers.hpa.scale_target import ScaleTargetError, read_scale, resolve_target
@@ -37,7 +38,7 @@ from podscale.runtime.simulated.scale_follower import scale_selector
 from podscale.runtime.simulated.usage_loads import built_in_workload
 from podscale.scenario.hpa_metrics import MetricReading, read_metrics, targets_cell
 from podscale.scenario.pod_facts import PodFacts, pod_facts
-from podscale.scenario.pod_index import PodIndex
+from podscale.scenario.pod_index import KeptPods, PodIndex
 
 __all__ = [
     "EventCursor",
@@ -320,6 +321,7 @@ async def read_snapshot(
     cursor: EventCursor,
     shared: SharedItems | None = None,
     facts: PodFacts | None = None,
+    kept: KeptPods | None = None,
 ) -> ScenarioSnapshot:
     """The workloads of ``targets``, every HPA, and the Events ``cursor`` has not seen.
 
@@ -327,7 +329,8 @@ async def read_snapshot(
     are the same lists, but an object unchanged since the previous snapshot is not decoded
     again (``InProcessApi.list_shared``); nothing here mutates a listed item. With
     ``facts`` (kept likewise) a pod's readiness and CPU request are read again only when
-    its resourceVersion moved (``scenario.pod_facts``)."""
+    its resourceVersion moved (``scenario.pod_facts``), and with ``kept`` a namespace's
+    pods are listed again only when a pod was written (``pod_index.KeptPods``)."""
     now = plane.clock.now()
     if facts is not None:
         facts.begin()
@@ -339,7 +342,15 @@ async def read_snapshot(
             listed = await plane.api.list_shared(kind, namespace, shared)
         return list(listed.get("items") or [])
 
-    pods_index = PodIndex(lambda namespace: list_all(POD, namespace))
+    # Read before any pod LIST of this snapshot (see ``KeptPods.pods``).
+    pods_written = plane.store.resource_revision(storage_resource(POD))
+
+    async def list_pods(namespace: str) -> list[JSON]:
+        if kept is None:
+            return await list_all(POD, namespace)
+        return await kept.pods(namespace, pods_written, lambda ns: list_all(POD, ns))
+
+    pods_index = PodIndex(list_pods)
     workloads = [await _workload(plane, target, now, pods_index, facts) for target in targets]
     hpas = await list_all(HPA)
     events = await list_all(EVENT)
