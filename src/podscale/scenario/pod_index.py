@@ -6,23 +6,25 @@ its run in those LISTs (quadratic in pods). Here one LIST per namespace feeds an
 label pair; a selector with an exact requirement (``app=web``, what workload selectors are)
 only looks at the pods carrying that pair, and any other selector scans the namespace.
 
-``KeptPods`` carries one namespace's LIST from a snapshot to the next while no pod was
-written: it is keyed on the store's ``resource_revision("pods")``, which moves with every
-create, update and delete of a pod, so a kept LIST is exactly what a new one would return
-(the same items, in the same order; ``SharedItems`` already hands out unchanged pods as the
-same objects). Most ticks of a steady workload write no pod.
+``KeptReads`` carries a read (one namespace's pods LIST, a workload's GET, the Events LIST)
+from a snapshot to the next while nothing of its resource was written: it is keyed on the
+store's ``resource_revision`` of that resource, which moves with every create, update and
+delete of one of its objects, so a kept answer is exactly what a new read would return
+(``SharedItems`` already hands out unchanged objects as the same items). Most ticks of a
+steady workload write no pod, no Deployment and no Event.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Any, TypeVar
 
 from podscale.api.selectors import Selector
 
-__all__ = ["KeptPods", "PodIndex"]
+__all__ = ["KeptReads", "PodIndex"]
 
 JSON = dict[str, Any]
+T = TypeVar("T")
 
 
 class PodIndex:
@@ -54,27 +56,24 @@ class PodIndex:
         return pods
 
 
-class KeptPods:
-    """Each namespace's pods LIST with the pods' resource revision it was read at."""
+class KeptReads:
+    """Reads of the API kept with the revision of the resource they read (the store's
+    ``resource_revision``): a read is done again only once that resource was written."""
 
     def __init__(self) -> None:
-        self._kept: dict[str, tuple[int, list[JSON]]] = {}
+        self._kept: dict[Hashable, tuple[int, Any]] = {}
 
-    async def pods(
-        self,
-        namespace: str,
-        revision: int,
-        list_pods: Callable[[str], Awaitable[list[JSON]]],
-    ) -> list[JSON]:
-        """The LIST kept for ``namespace`` if it was read at ``revision`` (no pod written
-        since), else a new one from ``list_pods``, kept. ``revision`` is read before the
-        LIST: a write landing in between only makes the next call list again."""
-        kept = self._kept.get(namespace)
+    async def read(self, key: Hashable, revision: int, read: Callable[[], Awaitable[T]]) -> T:
+        """What ``read`` returned for ``key`` when its resource was at ``revision`` (nothing
+        of it written since), else ``read()`` again, kept. ``revision`` is taken before the
+        read: a write landing in between only makes the next call read again."""
+        kept = self._kept.get(key)
         if kept is not None and kept[0] == revision:
-            return kept[1]
-        pods = await list_pods(namespace)
-        self._kept[namespace] = (revision, pods)
-        return pods
+            value: T = kept[1]
+            return value
+        value = await read()
+        self._kept[key] = (revision, value)
+        return value
 
 
 def _labels(pod: JSON) -> dict[str, str]:

@@ -53,7 +53,7 @@ from podscale.scenario.definitions_wait import wait_established
 from podscale.scenario.external_schedule import ExternalMetricFeed, SeriesLike
 from podscale.scenario.history_prefill import history_points, prefill
 from podscale.scenario.pod_facts import PodFacts
-from podscale.scenario.pod_index import KeptPods
+from podscale.scenario.pod_index import KeptReads
 from podscale.scenario.snapshot import (
     POD,
     EventCursor,
@@ -190,8 +190,9 @@ class ScenarioRun:
         self._shared = SharedItems()
         # Each pod's readiness and CPU request, read again only when it changed.
         self._facts = PodFacts()
-        # Each namespace's pods LIST, listed again only once a pod was written.
-        self._kept = KeptPods()
+        # The pods and Events LISTs and the workloads' GETs, read again only once their
+        # resource was written.
+        self._kept = KeptReads()
         self._external = ExternalMetricFeed(scenario.external_metrics)
 
     @property

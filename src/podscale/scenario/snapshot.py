@@ -38,7 +38,7 @@ from podscale.runtime.simulated.scale_follower import scale_selector
 from podscale.runtime.simulated.usage_loads import built_in_workload
 from podscale.scenario.hpa_metrics import MetricReading, read_metrics, targets_cell
 from podscale.scenario.pod_facts import PodFacts, pod_facts
-from podscale.scenario.pod_index import KeptPods, PodIndex
+from podscale.scenario.pod_index import KeptReads, PodIndex
 
 __all__ = [
     "EventCursor",
@@ -223,14 +223,26 @@ async def read_target_scale(api: ControllerApi, target: TargetRef) -> JSON | Non
 
 
 async def _replicas_and_selector(
-    plane: EmbeddedControlPlane, target: TargetRef
+    plane: EmbeddedControlPlane, target: TargetRef, kept: KeptReads | None
 ) -> tuple[int, Selector | None]:
-    """``spec.replicas`` and the pods' selector: from the spec of a built-in workload, from
-    the Scale of any other kind."""
+    """``spec.replicas`` and the pods' selector: from the spec of a built-in workload (read
+    again only once its resource was written, with ``kept``), from the Scale of any other
+    kind."""
     kind = built_in_workload(target.api_version, target.kind)
     if kind is None:
         scale = await read_target_scale(plane.api, target)
         return int(((scale or {}).get("spec") or {}).get("replicas") or 0), scale_selector(scale)
+    if kept is None:
+        return await _workload_spec(plane, kind, target)
+    key = ("get", kind.group, kind.version, kind.plural, target.namespace, target.name)
+    revision = plane.store.resource_revision(storage_resource(kind))
+    return await kept.read(key, revision, lambda: _workload_spec(plane, kind, target))
+
+
+async def _workload_spec(
+    plane: EmbeddedControlPlane, kind: KindInfo, target: TargetRef
+) -> tuple[int, Selector | None]:
+    """A built-in workload's ``spec.replicas`` and pod selector, read with a GET."""
     try:
         obj = await plane.api.get(kind, target.namespace, target.name)
     except ApiError as err:
@@ -251,8 +263,9 @@ async def _workload(
     now: datetime,
     pods_index: PodIndex,
     facts: PodFacts | None,
+    kept: KeptReads | None,
 ) -> WorkloadSnapshot:
-    replicas, selector = await _replicas_and_selector(plane, target)
+    replicas, selector = await _replicas_and_selector(plane, target, kept)
     pods: list[JSON] = []
     if selector is not None and not selector.empty():
         pods = await pods_index.select(target.namespace, selector)
@@ -321,7 +334,7 @@ async def read_snapshot(
     cursor: EventCursor,
     shared: SharedItems | None = None,
     facts: PodFacts | None = None,
-    kept: KeptPods | None = None,
+    kept: KeptReads | None = None,
 ) -> ScenarioSnapshot:
     """The workloads of ``targets``, every HPA, and the Events ``cursor`` has not seen.
 
@@ -329,8 +342,9 @@ async def read_snapshot(
     are the same lists, but an object unchanged since the previous snapshot is not decoded
     again (``InProcessApi.list_shared``); nothing here mutates a listed item. With
     ``facts`` (kept likewise) a pod's readiness and CPU request are read again only when
-    its resourceVersion moved (``scenario.pod_facts``), and with ``kept`` a namespace's
-    pods are listed again only when a pod was written (``pod_index.KeptPods``)."""
+    its resourceVersion moved (``scenario.pod_facts``), and with ``kept`` the pods and Events
+    are listed and a workload read again only once their resource was written
+    (``pod_index.KeptReads``)."""
     now = plane.clock.now()
     if facts is not None:
         facts.begin()
@@ -342,18 +356,19 @@ async def read_snapshot(
             listed = await plane.api.list_shared(kind, namespace, shared)
         return list(listed.get("items") or [])
 
-    # Read before any pod LIST of this snapshot (see ``KeptPods.pods``).
-    pods_written = plane.store.resource_revision(storage_resource(POD))
-
-    async def list_pods(namespace: str) -> list[JSON]:
+    async def list_kept(kind: KindInfo, namespace: str | None = None) -> list[JSON]:
+        """``list_all``, kept while nothing of ``kind`` is written (with ``kept``)."""
         if kept is None:
-            return await list_all(POD, namespace)
-        return await kept.pods(namespace, pods_written, lambda ns: list_all(POD, ns))
+            return await list_all(kind, namespace)
+        revision = plane.store.resource_revision(storage_resource(kind))
+        key = ("list", kind.group, kind.version, kind.plural, namespace)
+        return await kept.read(key, revision, lambda: list_all(kind, namespace))
 
-    pods_index = PodIndex(list_pods)
-    workloads = [await _workload(plane, target, now, pods_index, facts) for target in targets]
+    pods_index = PodIndex(lambda namespace: list_kept(POD, namespace))
+    workloads = [await _workload(plane, target, now, pods_index, facts, kept) for target in targets]
     hpas = await list_all(HPA)
-    events = await list_all(EVENT)
+    # The same Events as the last snapshot's are none new to ``cursor``.
+    events = await list_kept(EVENT)
     return ScenarioSnapshot(
         offset=offset,
         workloads=tuple(workloads),

@@ -1,7 +1,7 @@
-"""``scenario.pod_index.KeptPods``: a namespace's pods LIST is reused only while the store's
-pods revision is the one it was read at, and listed again once any pod is written (created,
-updated, deleted); namespaces are kept apart. The store's side: every pod write moves
-``resource_revision("pods")`` and no other resource's write does."""
+"""``scenario.pod_index.KeptReads``: a namespace's pods LIST is reused only while the
+store's pods revision is the one it was read at, and listed again once any pod is written
+(created, updated, deleted); keys (namespaces) are kept apart. The store's side: every pod
+write moves ``resource_revision("pods")`` and no other resource's write does."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from podscale.scenario.pod_index import KeptPods
+from podscale.scenario.pod_index import KeptReads
 from podscale.store.memory import MemoryStore
 
 JSON = dict[str, Any]
@@ -28,7 +28,7 @@ def pod(name: str, namespace: str = "default") -> JSON:
 
 def test_a_list_is_reused_until_a_pod_is_written() -> None:
     store = MemoryStore(Clock())
-    kept = KeptPods()
+    kept = KeptReads()
     calls: list[str] = []
 
     async def list_pods(namespace: str) -> list[JSON]:
@@ -37,7 +37,7 @@ def test_a_list_is_reused_until_a_pod_is_written() -> None:
 
     async def read(namespace: str = "default") -> list[str]:
         revision = store.resource_revision("pods")
-        pods = await kept.pods(namespace, revision, list_pods)
+        pods = await kept.read(namespace, revision, lambda: list_pods(namespace))
         return [p["metadata"]["name"] for p in pods]
 
     async def main() -> list[Any]:
