@@ -12,6 +12,13 @@ target's pods on every sync, and a scan of 100,000 pods per HPA does not keep up
 The answer is the same as the scan's (same objects, same order). And every cache indexes
 objects by the uid of their controller (the ownerReference with ``controller: true``): a
 ReplicaSet's sync reads the pods it controls without classifying the whole namespace.
+
+A selector list is also remembered until the cache next changes: the HPA controller, the
+simulated usage and the metrics scrapes ask for the same workload's pods many times between
+two pod events. The memo is keyed on the namespace and the selector (equal selectors match
+the same labels) and emptied by every ``upsert``, ``remove`` and ``replace``, so an answer is
+only reused while every object it was computed from is unchanged; each caller gets a list
+of its own.
 """
 
 from __future__ import annotations
@@ -74,9 +81,13 @@ class Cache:
         }
         self._indexes: dict[str, dict[str, set[str]]] = {name: {} for name in self._indexers}
         self._labels: dict[tuple[str, str], set[str]] = {}
+        # ``Lister.list`` answers with a selector since the last change (see the docstring).
+        self.selections: dict[tuple[str | None, Selector], builtins.list[JSON]] = {}
 
     def upsert(self, obj: JSON) -> JSON | None:
         """Store ``obj``; returns the object it replaced, if any."""
+        if self.selections:
+            self.selections.clear()
         key = object_key(obj)
         old = self._items.get(key)
         if old is not None:
@@ -86,6 +97,8 @@ class Cache:
         return old
 
     def remove(self, obj: JSON) -> JSON | None:
+        if self.selections:
+            self.selections.clear()
         key = object_key(obj)
         old = self._items.pop(key, None)
         if old is not None:
@@ -94,6 +107,7 @@ class Cache:
 
     def replace(self, objects: Iterable[JSON]) -> None:
         """Swap the whole content (after a relist)."""
+        self.selections.clear()
         self._items.clear()
         self._indexes = {name: {} for name in self._indexers}
         self._labels = {}
@@ -177,6 +191,19 @@ class Lister:
     ) -> builtins.list[JSON]:
         """Objects in ``namespace`` (all when ``None``) whose labels ``selector`` matches,
         ordered by key."""
+        if selector is None:
+            return self._select(namespace, None)
+        memo = self._cache.selections
+        try:
+            found = memo.get((namespace, selector))
+        except TypeError:  # a selector built with unhashable values: not remembered
+            return self._select(namespace, selector)
+        if found is None:
+            found = memo[(namespace, selector)] = self._select(namespace, selector)
+        return found.copy()
+
+    def _select(self, namespace: str | None, selector: Selector | None) -> builtins.list[JSON]:
+        """``list`` computed afresh."""
         candidates = None if selector is None else _narrowest(self._cache, selector)
         if candidates is not None and selector is not None:
             if namespace is not None:

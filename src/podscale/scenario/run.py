@@ -52,6 +52,8 @@ from podscale.scenario.custom_kinds import DefinedKind, defined_kinds, is_defini
 from podscale.scenario.definitions_wait import wait_established
 from podscale.scenario.external_schedule import ExternalMetricFeed, SeriesLike
 from podscale.scenario.history_prefill import history_points, prefill
+from podscale.scenario.pod_facts import PodFacts
+from podscale.scenario.pod_index import KeptReads
 from podscale.scenario.snapshot import (
     POD,
     EventCursor,
@@ -186,6 +188,11 @@ class ScenarioRun:
         self._cursor = EventCursor()
         # The snapshots' listed objects, decoded once while unchanged (``read_snapshot``).
         self._shared = SharedItems()
+        # Each pod's readiness and CPU request, read again only when it changed.
+        self._facts = PodFacts()
+        # The pods and Events LISTs and the workloads' GETs, read again only once their
+        # resource was written.
+        self._kept = KeptReads()
         self._external = ExternalMetricFeed(scenario.external_metrics)
 
     @property
@@ -300,7 +307,13 @@ class ScenarioRun:
 
     async def snapshot(self) -> ScenarioSnapshot:
         return await read_snapshot(
-            self.plane, self.targets, self.offset(), self._cursor, self._shared
+            self.plane,
+            self.targets,
+            self.offset(),
+            self._cursor,
+            self._shared,
+            self._facts,
+            self._kept,
         )
 
 

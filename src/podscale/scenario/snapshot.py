@@ -28,16 +28,17 @@ from podscale.api.kinds import KindInfo, kind_for
 from podscale.api.quantity import parse_quantity
 from podscale.api.selectors import Selector, SelectorError, selector_from_label_selector
 from podscale.apiserver.operations.shared_list import SharedItems
+from podscale.apiserver.resources import storage_resource
 from podscale.client.http import ApiError
 from podscale.controllers.hpa.metrics_values import pod_usage_values
 from podscale.controllers.hpa.scale_target import ScaleTargetError, read_scale, resolve_target
 from podscale.controllers.runtime_api import ControllerApi
 from podscale.plane.embedded import EmbeddedControlPlane
-from podscale.runtime.load import is_pod_ready
 from podscale.runtime.simulated.scale_follower import scale_selector
 from podscale.runtime.simulated.usage_loads import built_in_workload
 from podscale.scenario.hpa_metrics import MetricReading, read_metrics, targets_cell
-from podscale.scenario.pod_index import PodIndex
+from podscale.scenario.pod_facts import PodFacts, pod_facts
+from podscale.scenario.pod_index import KeptReads, PodIndex
 
 __all__ = [
     "EventCursor",
@@ -174,18 +175,11 @@ def _milli(value: Any) -> int:
     return parse_quantity(value).milli_value() if value is not None else 0
 
 
-def _cpu_request(pod: JSON) -> int:
-    containers = (pod.get("spec") or {}).get("containers") or []
-    return sum(
-        _milli(((c.get("resources") or {}).get("requests") or {}).get("cpu")) for c in containers
-    )
-
-
-def _utilization(ready: Sequence[JSON], usage: Mapping[str, int]) -> float | None:
+def _utilization(ready: Sequence[tuple[JSON, int]], usage: Mapping[str, int]) -> float | None:
+    """Over the ready pods, each with its CPU request in millicores."""
     used = requested = 0
-    for pod in ready:
+    for pod, request in ready:
         name = str((pod.get("metadata") or {}).get("name") or "")
-        request = _cpu_request(pod)
         if name in usage and request > 0:
             used += usage[name]
             requested += request
@@ -229,14 +223,26 @@ async def read_target_scale(api: ControllerApi, target: TargetRef) -> JSON | Non
 
 
 async def _replicas_and_selector(
-    plane: EmbeddedControlPlane, target: TargetRef
+    plane: EmbeddedControlPlane, target: TargetRef, kept: KeptReads | None
 ) -> tuple[int, Selector | None]:
-    """``spec.replicas`` and the pods' selector: from the spec of a built-in workload, from
-    the Scale of any other kind."""
+    """``spec.replicas`` and the pods' selector: from the spec of a built-in workload (read
+    again only once its resource was written, with ``kept``), from the Scale of any other
+    kind."""
     kind = built_in_workload(target.api_version, target.kind)
     if kind is None:
         scale = await read_target_scale(plane.api, target)
         return int(((scale or {}).get("spec") or {}).get("replicas") or 0), scale_selector(scale)
+    if kept is None:
+        return await _workload_spec(plane, kind, target)
+    key = ("get", kind.group, kind.version, kind.plural, target.namespace, target.name)
+    revision = plane.store.resource_revision(storage_resource(kind))
+    return await kept.read(key, revision, lambda: _workload_spec(plane, kind, target))
+
+
+async def _workload_spec(
+    plane: EmbeddedControlPlane, kind: KindInfo, target: TargetRef
+) -> tuple[int, Selector | None]:
+    """A built-in workload's ``spec.replicas`` and pod selector, read with a GET."""
     try:
         obj = await plane.api.get(kind, target.namespace, target.name)
     except ApiError as err:
@@ -252,13 +258,22 @@ async def _replicas_and_selector(
 
 
 async def _workload(
-    plane: EmbeddedControlPlane, target: TargetRef, now: datetime, pods_index: PodIndex
+    plane: EmbeddedControlPlane,
+    target: TargetRef,
+    now: datetime,
+    pods_index: PodIndex,
+    facts: PodFacts | None,
+    kept: KeptReads | None,
 ) -> WorkloadSnapshot:
-    replicas, selector = await _replicas_and_selector(plane, target)
+    replicas, selector = await _replicas_and_selector(plane, target, kept)
     pods: list[JSON] = []
     if selector is not None and not selector.empty():
         pods = await pods_index.select(target.namespace, selector)
-    ready = [pod for pod in pods if is_pod_ready(pod)]
+    ready: list[tuple[JSON, int]] = []
+    for pod in pods:
+        is_ready, request = pod_facts(pod) if facts is None else facts.of(pod)
+        if is_ready:
+            ready.append((pod, request))
     offered = (
         plane.usage.offered_rate(target.kind, target.namespace, target.name, now)
         if plane.cluster is not None
@@ -318,13 +333,21 @@ async def read_snapshot(
     offset: timedelta,
     cursor: EventCursor,
     shared: SharedItems | None = None,
+    facts: PodFacts | None = None,
+    kept: KeptReads | None = None,
 ) -> ScenarioSnapshot:
     """The workloads of ``targets``, every HPA, and the Events ``cursor`` has not seen.
 
     With ``shared`` (kept from one snapshot to the next) the LISTs of pods, HPAs and Events
     are the same lists, but an object unchanged since the previous snapshot is not decoded
-    again (``InProcessApi.list_shared``); nothing here mutates a listed item."""
+    again (``InProcessApi.list_shared``); nothing here mutates a listed item. With
+    ``facts`` (kept likewise) a pod's readiness and CPU request are read again only when
+    its resourceVersion moved (``scenario.pod_facts``), and with ``kept`` the pods and Events
+    are listed and a workload read again only once their resource was written
+    (``pod_index.KeptReads``)."""
     now = plane.clock.now()
+    if facts is not None:
+        facts.begin()
 
     async def list_all(kind: KindInfo, namespace: str | None = None) -> list[JSON]:
         if shared is None:
@@ -333,10 +356,19 @@ async def read_snapshot(
             listed = await plane.api.list_shared(kind, namespace, shared)
         return list(listed.get("items") or [])
 
-    pods_index = PodIndex(lambda namespace: list_all(POD, namespace))
-    workloads = [await _workload(plane, target, now, pods_index) for target in targets]
+    async def list_kept(kind: KindInfo, namespace: str | None = None) -> list[JSON]:
+        """``list_all``, kept while nothing of ``kind`` is written (with ``kept``)."""
+        if kept is None:
+            return await list_all(kind, namespace)
+        revision = plane.store.resource_revision(storage_resource(kind))
+        key = ("list", kind.group, kind.version, kind.plural, namespace)
+        return await kept.read(key, revision, lambda: list_all(kind, namespace))
+
+    pods_index = PodIndex(lambda namespace: list_kept(POD, namespace))
+    workloads = [await _workload(plane, target, now, pods_index, facts, kept) for target in targets]
     hpas = await list_all(HPA)
-    events = await list_all(EVENT)
+    # The same Events as the last snapshot's are none new to ``cursor``.
+    events = await list_kept(EVENT)
     return ScenarioSnapshot(
         offset=offset,
         workloads=tuple(workloads),

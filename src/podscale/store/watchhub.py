@@ -219,6 +219,7 @@ class HubWatch:
         self._ended = False
         self._stopped = False
         self._waiter: asyncio.Future[None] | None = None
+        self._expired = False  # the current wait's timer fired (``next``)
         self.overflowed = False
 
     # Producer side: called with the hub lock held, from any thread.
@@ -280,18 +281,41 @@ class HubWatch:
                 raise StopAsyncIteration
             if timeout is not None and timeout <= 0:
                 return None
-            waiter: asyncio.Future[None] = self._loop.create_future()
+            loop = self._loop
+            waiter: asyncio.Future[None] = loop.create_future()
             self._waiter = waiter
             if self._queue or self._ended or self._stopped:
                 self._waiter = None
                 continue
-            try:
-                async with asyncio.timeout(timeout):
+            if timeout is None:
+                try:
                     await waiter
-            except TimeoutError:
-                return None
+                finally:
+                    self._waiter = None
+                continue
+            # ``asyncio.timeout`` without its Timeout object and task cancellation: a timer
+            # of our own, armed as ``Timeout.reschedule`` arms its (so the loop's callbacks
+            # keep their order), marks the wait expired and wakes the waiter. As with
+            # ``asyncio.timeout``, a wait whose timer fired is expired even when an event
+            # woke it in the same loop iteration: the event stays queued for the next call.
+            self._expired = False
+            when = loop.time() + timeout
+            if when <= loop.time():
+                timer: asyncio.Handle = loop.call_soon(self._expire, waiter)
+            else:
+                timer = loop.call_at(when, self._expire, waiter)
+            try:
+                await waiter
             finally:
                 self._waiter = None
+                timer.cancel()
+            if self._expired:
+                return None
+
+    def _expire(self, waiter: asyncio.Future[None]) -> None:
+        self._expired = True
+        if not waiter.done():
+            waiter.set_result(None)
 
     def take_ready(self, limit: int) -> list[WatchEvent]:
         if self._stopped:

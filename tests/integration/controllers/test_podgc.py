@@ -90,3 +90,36 @@ def test_orphaned_pods_are_failed_and_force_deleted_after_the_quarantine() -> No
         "message": "PodGC: node no longer exists",
     } in status["conditions"]
     assert delete == ("delete", "orphan", 0)
+
+
+def test_pods_of_a_node_deleted_later_are_collected() -> None:
+    """The pass skips listing while every pod's node exists; deleting the node (or binding
+    a pod to an unknown node later) must bring the pass back."""
+
+    async def main() -> dict[str, Any]:
+        cluster = Cluster()
+        api = Recorded(cluster.api)
+        for name in ("one", "two"):
+            await cluster.api.create(NODE, None, node(name, now=START))
+        await cluster.api.create(POD, "default", pod("on-one", "one"))
+        await cluster.api.create(POD, "default", pod("on-two", "two"))
+        manager = ControllerManager(api, cluster.clock)
+        manager.register(PodGarbageCollectorController(api, cluster.clock))
+        task = asyncio.create_task(manager.run())
+        await manager.wait_started()
+        await cluster.settle(100)  # nothing is an orphan: five passes, no writes
+        seen: dict[str, Any] = {"quiet": list(api.writes)}
+        await cluster.api.delete(NODE, None, "one")
+        await cluster.api.create(POD, "default", pod("late", "nowhere"))
+        await cluster.settle(100)
+        seen["pods"] = sorted(p["metadata"]["name"] for p in await cluster.pods())
+        seen["deleted"] = sorted(w[1] for w in api.writes if w[0] == "delete")
+        manager.stop()
+        await task
+        return seen
+
+    seen = run_virtual(main(), start=START, until=UNTIL)
+    assert seen is not None
+    assert seen["quiet"] == []
+    assert seen["pods"] == ["on-two"]
+    assert seen["deleted"] == ["late", "on-one"]

@@ -7,7 +7,10 @@ node is looked up with a live GET, and if it is really gone every pod bound to i
 written as Failed with the ``DisruptionTarget`` condition (reason ``DeletionByPodGC``) and
 deleted with grace period 0, as its kubelet is no longer there to finish it. The owners
 (ReplicaSet, StatefulSet) then replace the pods on the remaining nodes. The decisions are
-the pure ``orphans`` module; this shell reads the listers, does the GETs and writes.
+the pure ``orphans`` module; this shell reads the listers, does the GETs and writes. A pass
+lists the pods only when one could be an orphan (``orphans.pass_has_work`` over the nodes
+``bound_nodes.BoundNodes`` follows from the pod informer's events); otherwise it would find
+nothing, and the pass is the same without the list.
 
 As a ``Controller`` of ``podscale.controllers.manager`` it has one key, re-armed every
 ``GC_CHECK_PERIOD`` on the work queue's clock (after a failed pass too), so it runs on
@@ -26,10 +29,12 @@ from podscale.api.kinds import KindInfo, kind_for
 from podscale.client.cache import Lister
 from podscale.client.http import ApiError
 from podscale.client.workqueue import WorkQueue
+from podscale.controllers.podgc.bound_nodes import BoundNodes
 from podscale.controllers.podgc.orphans import (
     failed_status,
     node_name_of,
     orphaned_pods,
+    pass_has_work,
     quarantine_missing_nodes,
 )
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
@@ -71,10 +76,13 @@ class PodGarbageCollectorController:
         self._queue: WorkQueue[str] | None = None
         self._pods: Lister | None = None
         self._nodes: Lister | None = None
+        self._bound = BoundNodes()
 
     def bind(self, informers: SharedInformers, queue: WorkQueue[str]) -> None:
         self._queue = queue
-        self._pods = informers.informer_for(POD).lister
+        pods = informers.informer_for(POD)
+        self._pods = pods.lister
+        pods.add_handler(self._bound.handler())
         self._nodes = informers.informer_for(NODE).lister
         queue.add(_KEY)  # the first pass once the caches have synced
 
@@ -87,8 +95,11 @@ class PodGarbageCollectorController:
             self._queue.add_after(_KEY, self._period)
 
     async def _collect_orphans(self, pod_lister: Lister, node_lister: Lister) -> None:
-        pods = pod_lister.list()
         existing = {str(node["metadata"]["name"]) for node in node_lister.list()}
+        if not pass_has_work(self._quarantined, self._bound.nodes(), existing):
+            self._quarantined = {}
+            return
+        pods = pod_lister.list()
         self._quarantined, due = quarantine_missing_nodes(
             self._quarantined,
             (node_name_of(pod) for pod in pods),

@@ -11,8 +11,9 @@ the GET says; if its pods are still there on a later pass it is quarantined afre
 item leaves upstream's queue once processed). ``orphaned_pods`` lists the pods bound to
 the confirmed-missing nodes; ``failed_status`` is the status upstream patches before the
 force delete: phase Failed with the ``DisruptionTarget`` condition, so an owner (or a Job's
-pod failure policy) sees why the pod went. ``podscale.controllers.podgc.controller`` calls
-them.
+pod failure policy) sees why the pod went. ``pass_has_work`` says whether a pass could do
+anything at all (the controller then skips listing the pods).
+``podscale.controllers.podgc.controller`` calls them.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "failed_status",
     "node_name_of",
     "orphaned_pods",
+    "pass_has_work",
     "quarantine_missing_nodes",
 ]
 
@@ -60,6 +62,15 @@ def quarantine_missing_nodes(
     for node in released:
         del waiting[node]
     return waiting, [node for node in released if node not in existing]
+
+
+def pass_has_work(
+    quarantined: Mapping[str, datetime], bound_nodes: Iterable[str], existing: Set[str]
+) -> bool:
+    """Whether a pass over pods bound to ``bound_nodes`` could change anything. False when
+    no node is in quarantine and every bound node exists: ``quarantine_missing_nodes`` then
+    returns an empty quarantine and no node to look up, so no pod is orphaned."""
+    return bool(quarantined) or any(node and node not in existing for node in bound_nodes)
 
 
 def orphaned_pods(pods: Iterable[JSON], gone: Set[str]) -> list[JSON]:

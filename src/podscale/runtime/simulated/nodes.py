@@ -124,6 +124,7 @@ class SimulatedNodes:
         self._api = api
         self._clock = clock
         self._specs = tuple(specs)
+        self._names = frozenset(names)  # the specs never change after construction
         self._heartbeat = heartbeat
         self._lost: set[str] = set()
         self._registered = asyncio.Event()
@@ -132,7 +133,7 @@ class SimulatedNodes:
 
     @property
     def names(self) -> frozenset[str]:
-        return frozenset(spec.name for spec in self._specs)
+        return self._names
 
     def index_of(self, name: str) -> int:
         """The node's position in the specs (it numbers the node's and its pods' IPs)."""
