@@ -24,10 +24,10 @@ registrations kept by the selector);
 ``call_soon``, ``call_at`` and the jump to the next timer skip asyncio's inner calls outside
 debug mode; and ``call_soon_threadsafe`` from the loop's own thread is a ``call_soon`` (the
 store's watch wake-ups use it from either side). Outside debug mode the handles are
-``Handle``/``TimerHandle`` subclasses built and cancelled without asking the loop for its
-debug flag through a method call each time, and the iteration runs a handle's callback
-itself (``Handle._run``'s body, with its error report) rather than through one more call
-per callback. None of this changes which callback runs when.
+``runtime.loop_handles``' subclasses of ``Handle``/``TimerHandle``, built and cancelled
+without asking the loop for its debug flag through a method call each time, and the
+iteration runs a handle's callback itself (``Handle._run``'s body, with its error report)
+rather than through one more call per callback. None of this changes which callback runs when.
 
 Threads: work done in other threads takes real time, and virtual time stands still while
 it runs. The loop knows about work it hands out itself (``run_in_executor``, hence
@@ -43,15 +43,15 @@ import heapq
 import itertools
 import selectors
 import threading
-from asyncio import format_helpers
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor
-from contextvars import Context, copy_context
+from contextvars import Context
 from datetime import UTC, datetime
 from typing import Any, TypeVar, TypeVarTuple, Unpack
 
 from podscale.runtime.jumping_selector import JumpingSelector
+from podscale.runtime.loop_handles import Handle, TimerHandle, callback_failed
 
 __all__ = ["DEFAULT_START", "VirtualTimeLoop"]
 
@@ -298,7 +298,7 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
             except (SystemExit, KeyboardInterrupt):
                 raise
             except BaseException as exc:
-                _callback_failed(handle, exc)
+                callback_failed(handle, exc)
 
     @property
     def iterations(self) -> int:
@@ -309,85 +309,6 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
     def jumps(self) -> int:
         """How many times virtual time has jumped forward."""
         return self._jumps
-
-
-class Handle(asyncio.Handle):
-    """``asyncio.Handle`` as the loop builds it outside debug mode: the same fields, without
-    asking the loop whether it is in debug mode (it is not; a loop in debug mode builds
-    asyncio's own handles). ``cancel`` reads the loop's flag instead of calling for it."""
-
-    __slots__ = ()
-
-    def __init__(
-        self,
-        callback: Callable[..., object],
-        args: tuple[Any, ...],
-        loop: asyncio.AbstractEventLoop,
-        context: Context | None = None,
-    ) -> None:
-        self._context = copy_context() if context is None else context
-        self._loop = loop
-        self._callback = callback
-        self._args = args
-        self._cancelled = False
-        self._repr = None
-        self._source_traceback = None
-
-    def cancel(self) -> None:
-        if not self._cancelled:
-            self._cancelled = True
-            if self._loop._debug:  # type: ignore[attr-defined]
-                self._repr = repr(self)  # type: ignore[assignment]
-            self._callback = None  # type: ignore[assignment]
-            self._args = None  # type: ignore[assignment]
-
-
-class TimerHandle(asyncio.TimerHandle):
-    """``asyncio.TimerHandle`` as the loop builds it outside debug mode (see ``Handle``)."""
-
-    __slots__ = ()
-
-    def __init__(
-        self,
-        when: float,
-        callback: Callable[..., object],
-        args: tuple[Any, ...],
-        loop: asyncio.AbstractEventLoop,
-        context: Context | None = None,
-    ) -> None:
-        self._context = copy_context() if context is None else context
-        self._loop = loop
-        self._callback = callback
-        self._args = args
-        self._cancelled = False
-        self._repr = None
-        self._source_traceback = None
-        self._when = when
-        self._scheduled = False
-
-    def cancel(self) -> None:
-        if not self._cancelled:
-            if self._scheduled:
-                self._loop._timer_handle_cancelled(self)  # type: ignore[attr-defined]
-            self._cancelled = True
-            if self._loop._debug:  # type: ignore[attr-defined]
-                self._repr = repr(self)  # type: ignore[assignment]
-            self._callback = None  # type: ignore[assignment]
-            self._args = None  # type: ignore[assignment]
-
-
-def _callback_failed(handle: asyncio.Handle, exc: BaseException) -> None:
-    """``Handle._run``'s report of a callback that raised (the loop's exception handler)."""
-    callback, args = handle._callback, handle._args  # type: ignore[attr-defined]
-    source = format_helpers._format_callback_source(callback, args)
-    context: dict[str, Any] = {
-        "message": f"Exception in callback {source}",
-        "exception": exc,
-        "handle": handle,
-    }
-    if handle._source_traceback:  # type: ignore[attr-defined]
-        context["source_traceback"] = handle._source_traceback  # type: ignore[attr-defined]
-    handle._loop.call_exception_handler(context)  # type: ignore[attr-defined]
 
 
 def _check_arguments(start: datetime, autojump_threshold: float) -> str:
