@@ -46,7 +46,7 @@ from podscale.runtime.virtual_time import DEFAULT_START
 from podscale.scenario.hpa_metrics import read_metrics
 from podscale.scenario.model import Scenario, WorkloadTarget
 from podscale.scenario.run import ScenarioRun, beside_plane, plane_for
-from podscale.scenario.snapshot import DEFAULT_DOWNSCALE_WINDOW
+from podscale.scenario.snapshot_values import DEFAULT_DOWNSCALE_WINDOW
 
 __all__ = ["PROGRESS_EVERY", "Recorder", "Recording", "record_run"]
 
