@@ -75,6 +75,7 @@ from podscale.runtime.load import (
 )
 from podscale.runtime.simulated.cluster_api import NODE, POD, node_name_of
 from podscale.runtime.simulated.nodes import SimulatedNodes
+from podscale.runtime.simulated.request_rates import request_rates
 from podscale.runtime.simulated.resources import Resources, node_allocatable
 from podscale.runtime.simulated.scale_follower import FollowedSelectors
 from podscale.runtime.simulated.usage_ledger import PodKey, RunningPod, UsageLedger, running_pod
@@ -473,35 +474,9 @@ class SimulatedUsage:
         now = self._clock.now()
         self.advance(now)
         members, _ = self._assign()
-        by_namespace: dict[str, dict[str, tuple[str, int | None]]] = {}
-        # Hot (every pod, every publish): lookups hoisted. Pods published together share
-        # their window (one per distinct last publish: the same arithmetic on the same
-        # instants) and often their rate (one text per distinct rate).
-        requests_served = self._ledger.requests_served
-        published = self._published
-        pushing = self.push is not None
-        windows: dict[datetime, tuple[float, int]] = {}
-        texts: dict[float, str] = {}
-        for _, pods in members:
-            for pod in pods:
-                key = (pod.namespace, pod.name)
-                served = requests_served(key)
-                since, before = published.get(key, (None, 0.0))
-                published[key] = (now, served)
-                if not pod.ready or since is None or not pushing:
-                    continue
-                window = windows.get(since)
-                if window is None:
-                    seconds = (now - since).total_seconds()
-                    window = windows[since] = (max(seconds, 1e-9), round(seconds))
-                rate = (served - before) / window[0]
-                text = texts.get(rate)
-                if text is None:
-                    text = texts[rate] = f"{round(rate * 1000)}m"
-                values = by_namespace.get(pod.namespace)
-                if values is None:
-                    values = by_namespace[pod.namespace] = {}
-                values[pod.name] = (text, window[1])
+        by_namespace = request_rates(
+            members, self._ledger.requests_served, self._published, now, self.push is not None
+        )
         if self.push is not None:
             for namespace, values in by_namespace.items():
                 self.push.set_pod_metrics(namespace, self.request_metric, values)

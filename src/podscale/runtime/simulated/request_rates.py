@@ -1,0 +1,64 @@
+"""Each ready loaded pod's request rate since its last publish, as custom-metric values.
+
+``runtime.simulated.usage.SimulatedUsage.publish`` calls ``request_rates`` every publish
+period with the pods each load serves (``assign_pods``' members), the ledger's cumulative
+requests served per pod (``UsageLedger.requests_served``) and the map of each pod's last
+publish; it writes the answer into a ``metrics.push.PushMetricsProvider``. A rate is the
+requests served between two publishes over the seconds between them, as Prometheus'
+``rate()`` would give it, in milli-units; a pod's first publish only starts its window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from podscale.runtime.load import PodLoad
+from podscale.runtime.simulated.usage_ledger import PodKey
+from podscale.runtime.simulated.usage_loads import WorkloadLoad
+
+__all__ = ["Published", "RatesByNamespace", "request_rates"]
+
+# The instant of a pod's last publish and its requests served then.
+Published = dict[PodKey, tuple[datetime, float]]
+# Per namespace, per pod: the rate's quantity text and its window in whole seconds.
+RatesByNamespace = dict[str, dict[str, tuple[str, int | None]]]
+
+
+def request_rates(
+    members: Sequence[tuple[WorkloadLoad, Sequence[PodLoad]]],
+    requests_served: Callable[[PodKey], float],
+    published: Published,
+    now: datetime,
+    pushing: bool,
+) -> RatesByNamespace:
+    """The rates to publish at ``now``; records ``now`` as every member pod's last publish
+    in ``published`` (a pod not ready, or published for the first time, gets no rate).
+    With ``pushing`` False only the record is kept (nothing reads the rates)."""
+    by_namespace: RatesByNamespace = {}
+    # Hot (every pod, every publish). Pods published together share their window (one per
+    # distinct last publish: the same arithmetic on the same instants) and often their rate
+    # (one text per distinct rate).
+    windows: dict[datetime, tuple[float, int]] = {}
+    texts: dict[float, str] = {}
+    for _, pods in members:
+        for pod in pods:
+            key = (pod.namespace, pod.name)
+            served = requests_served(key)
+            since, before = published.get(key, (None, 0.0))
+            published[key] = (now, served)
+            if not pod.ready or since is None or not pushing:
+                continue
+            window = windows.get(since)
+            if window is None:
+                seconds = (now - since).total_seconds()
+                window = windows[since] = (max(seconds, 1e-9), round(seconds))
+            rate = (served - before) / window[0]
+            text = texts.get(rate)
+            if text is None:
+                text = texts[rate] = f"{round(rate * 1000)}m"
+            values = by_namespace.get(pod.namespace)
+            if values is None:
+                values = by_namespace[pod.namespace] = {}
+            values[pod.name] = (text, window[1])
+    return by_namespace

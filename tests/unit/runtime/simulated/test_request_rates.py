@@ -1,0 +1,53 @@
+"""``request_rates``: a rate per ready pod from its second publish on, over its own window,
+in milli-units, and every member pod's publish recorded (ready or not, pushing or not)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from podscale.runtime.load import PodLoad
+from podscale.runtime.simulated.request_rates import Published, request_rates
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+T1 = T0 + timedelta(seconds=15)
+MEMBERS: Any = [(None, [PodLoad("a", ()), PodLoad("b", (), ready=False)])]
+MEMBERS_B: Any = [(None, [PodLoad("c", (), namespace="other")])]
+
+
+@pytest.mark.parametrize(
+    ("members", "served", "before", "pushing", "expected"),
+    [
+        (MEMBERS, {"a": 30.0, "b": 45.0}, {}, True, {}),
+        (
+            MEMBERS,
+            {"a": 30.0, "b": 45.0},
+            {"a": (T0, 0.0), "b": (T0, 0.0)},
+            True,
+            {"default": {"a": ("2000m", 15)}},
+        ),
+        (MEMBERS, {"a": 30.0}, {"a": (T0, 0.0)}, False, {}),
+        (
+            MEMBERS_B,
+            {"c": 10.0},
+            {"c": (T0 + timedelta(seconds=5), 5.0)},
+            True,
+            {"other": {"c": ("500m", 10)}},
+        ),
+    ],
+    ids=["first-publish-only-starts", "second-publish-rates", "not-pushing", "own-window"],
+)
+def test_request_rates(
+    members: Any,
+    served: dict[str, float],
+    before: dict[str, tuple[datetime, float]],
+    pushing: bool,
+    expected: dict[str, dict[str, tuple[str, int]]],
+) -> None:
+    namespaces = {pod.name: pod.namespace for _, pods in members for pod in pods}
+    published: Published = {(namespaces[n], n): mark for n, mark in before.items()}
+    rates = request_rates(members, lambda key: served.get(key[1], 0.0), published, T1, pushing)
+    assert rates == expected
+    assert published == {(namespaces[n], n): (T1, served.get(n, 0.0)) for n in namespaces}
