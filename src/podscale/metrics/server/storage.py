@@ -65,6 +65,7 @@ FRESH_CONTAINER_MIN_AGE: Final = timedelta(seconds=10)
 """Younger containers give too short a window for the synthetic first point."""
 _NONE: Final[Containers] = {}  # a pod not stored (read only)
 _new = tuple.__new__
+_ZERO: Final = timedelta(0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,30 +374,38 @@ def _record_from_points(key: PodKey, last: Containers, prev: Containers | None) 
     if prev is None:
         return None
     containers: list[ContainerUsage] = []
-    earliest: Usage | None = None
+    earliest: datetime | None = None
+    earliest_window = _ZERO
     cpu_total = memory_total = 0
     for container, point in last.items():
         previous = prev.get(container)
         if previous is None:
             return None
-        try:
-            usage = compute_usage(point, previous)
-        except UsageError:
+        # ``compute_usage``, inlined with ``go_seconds`` (one call per container and scrape
+        # read): the pairs it refuses (``UsageError``) are skipped, the rate is the same
+        # float64 division truncated.
+        prev_start, start = previous.start_time, point.start_time
+        if prev_start is not None and (start is None or start < prev_start):
             continue
-        if earliest is None or usage.timestamp < earliest.timestamp:
-            earliest = usage
-        cpu, memory = usage.cpu_nanocores, usage.memory_bytes
+        used, used_before = point.cumulative_cpu_used, previous.cumulative_cpu_used
+        if used < used_before:
+            continue
+        timestamp = point.timestamp
+        window = timestamp - previous.timestamp
+        if window <= _ZERO:
+            continue
+        seconds = (
+            float(window.days * 86_400 + window.seconds) + float(window.microseconds * 1000) / 1e9
+        )
+        cpu = int(float(used - used_before) / seconds)
+        memory = point.memory_usage
+        if earliest is None or timestamp < earliest:
+            earliest, earliest_window = timestamp, window
         # ``tuple.__new__``, as the NamedTuple's generated ``__new__`` does (one per container
         # and scrape read).
         containers.append(_new(ContainerUsage, (container, cpu, memory)))
         cpu_total += nano_to_milli(cpu)
         memory_total += units_to_milli(memory)
     return PodUsage(
-        key[0],
-        key[1],
-        earliest.timestamp if earliest else None,
-        earliest.window if earliest else timedelta(0),
-        tuple(containers),
-        cpu_total,
-        memory_total,
+        key[0], key[1], earliest, earliest_window, tuple(containers), cpu_total, memory_total
     )

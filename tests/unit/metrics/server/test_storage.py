@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from podscale.api.durations import format_go_duration
@@ -427,25 +427,43 @@ def test_usage_of_selects_what_the_rendered_read_selects(
             assert item["window"] == format_go_duration(record.window)
 
 
+# Whole seconds (ties, equal times) and microseconds (windows' fractional seconds); small
+# counters (equal, one apart) and large ones.
+_moments = st.one_of(
+    st.integers(-60, 40).map(t),
+    st.integers(-60_000_000, 40_000_000).map(lambda us: T0 + timedelta(microseconds=us)),
+)
+_counters = st.one_of(st.integers(0, 3), st.integers(0, 10**13))
 _points = st.builds(
-    MetricsPoint,
-    st.one_of(st.none(), st.integers(-60, 40).map(t)),
-    st.integers(0, 40).map(t),
-    st.integers(0, 10**13),
-    st.integers(0, 10**12),
+    MetricsPoint, st.one_of(st.none(), _moments), _moments, _counters, st.integers(0, 10**12)
 )
-
-
-@given(
-    st.dictionaries(st.sampled_from(["app", "side", "init"]), _points, max_size=3),
-    st.one_of(
-        st.none(),
-        st.dictionaries(st.sampled_from(["app", "side", "init", "gone"]), _points, max_size=4),
+_pairs = st.lists(
+    st.tuples(
+        st.sampled_from(["app", "side", "init"]),
+        _points,
+        _points,
+        st.sampled_from([True, True, True, False]),
     ),
+    max_size=3,
+    unique_by=lambda c: c[0],
 )
+
+
+@given(_pairs, st.booleans())
+# Two containers sampled at the same time over different windows: the first one is earliest.
+@example([("app", pt(30, 9), pt(15, 0), True), ("side", pt(30, 9), pt(20, 0), True)], True)
+# A counter one below the previous one: refused (its rate would truncate to zero).
+@example([("app", pt(30, 5), pt(15, 6), True), ("side", pt(30, 9), pt(15, 0), True)], True)
+# The same time twice, and a start time going backwards: both refused.
+@example([("app", pt(30, 9), pt(30, 0), True), ("side", pt(30, 9), pt(15, 0), True)], True)
+@example([("app", pt(30, 9, start=-10), pt(15, 0, start=-5), True)], True)
 def test_record_from_points_is_the_record_of_the_computed_usage(
-    last: dict[str, MetricsPoint], prev: dict[str, MetricsPoint] | None
+    pairs: list[tuple[str, MetricsPoint, MetricsPoint, bool]], stored_before: bool
 ) -> None:
+    # Each container's last point and previous one (kept or not), for a pod whose previous
+    # scrape was stored or not.
+    last = {name: point for name, point, _, _ in pairs}
+    prev = {name: before for name, _, before, kept in pairs if kept} if stored_before else None
     # The fused loop (``pod_usage_of``'s record when no reader rendered the pod first) is
     # the general path's record: the same containers, earliest container, sums, or None.
     key = ("ns", "p")
