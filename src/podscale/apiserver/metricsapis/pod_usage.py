@@ -9,17 +9,24 @@ the units the item's Quantities carry (CPU nanocores, memory bytes), in the item
 The reader converts them exactly as it would convert the rendered text
 (``podscale.controllers.hpa.metrics_values.pod_usage_values``), so the two paths agree.
 
-``podscale.metrics.server.MetricsServer`` implements it. Pure declarations.
+``nano_to_milli``/``units_to_milli`` are those conversions for one container; a provider
+may also hand each pod's sums of them (``PodUsage.cpu_milli``/``memory_milli``), computed
+once per record, so that the readers of the same record do not sum it again.
+
+``podscale.metrics.server.MetricsServer`` implements it. Pure declarations and conversions.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import Final, NamedTuple, Protocol, runtime_checkable
 
 from podscale.api.selectors import Selector
 
-__all__ = ["ContainerUsage", "PodUsage", "PodUsageReader"]
+__all__ = ["ContainerUsage", "PodUsage", "PodUsageReader", "nano_to_milli", "units_to_milli"]
+
+_MAX_INT64: Final = 2**63 - 1
+_MIN_INT64: Final = -(2**63)
 
 
 class ContainerUsage(NamedTuple):
@@ -29,13 +36,35 @@ class ContainerUsage(NamedTuple):
 
 
 class PodUsage(NamedTuple):
-    """One PodMetrics item's values; ``timestamp`` None is Go's zero time (no container)."""
+    """One PodMetrics item's values; ``timestamp`` None is Go's zero time (no container).
+
+    ``cpu_milli``/``memory_milli`` are the containers' usages summed as the reader sums
+    them (each container's nanocores as milli-cores rounded away from zero, its bytes as
+    milli-bytes: ``pod_usage_values``): a provider keeping its records across reads
+    computes them once per record; None leaves the sum to the reader."""
 
     namespace: str
     name: str
     timestamp: datetime | None
     window: timedelta
     containers: tuple[ContainerUsage, ...]
+    cpu_milli: int | None = None
+    memory_milli: int | None = None
+
+
+def nano_to_milli(nanos: int) -> int:
+    """``Quantity(nanos, -9).milli_value()`` in integers: thousandths rounded away from zero,
+    saturating at the int64 bounds (no Quantity is built: this runs per container per read)."""
+    if nanos >= 0:
+        whole, rest = divmod(nanos, 1_000_000)
+        return min(whole + (1 if rest else 0), _MAX_INT64)
+    whole, rest = divmod(-nanos, 1_000_000)
+    return max(-(whole + (1 if rest else 0)), _MIN_INT64)
+
+
+def units_to_milli(units: int) -> int:
+    """``Quantity(units, 0).milli_value()`` in integers: exact, saturating at int64."""
+    return min(max(units * 1000, _MIN_INT64), _MAX_INT64)
 
 
 @runtime_checkable

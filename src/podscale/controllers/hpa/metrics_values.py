@@ -32,7 +32,12 @@ from podscale.api.durations import format_go_duration, parse_go_duration
 from podscale.api.kinds import all_kinds
 from podscale.api.selectors import selector_from_label_selector
 from podscale.api.timestamps import format_time, parse_time
-from podscale.apiserver.metricsapis.pod_usage import ContainerUsage, PodUsage
+from podscale.apiserver.metricsapis.pod_usage import (
+    ContainerUsage,
+    PodUsage,
+    nano_to_milli,
+    units_to_milli,
+)
 from podscale.hpa.types import MetricsUnavailable, PodMetric
 
 __all__ = [
@@ -58,8 +63,6 @@ EXTERNAL_API: Final = "external metrics API"
 # Upstream's metricServerDefaultMetricWindow: custom samples without windowSeconds.
 DEFAULT_CUSTOM_WINDOW: Final = timedelta(minutes=1)
 _EPOCH: Final = datetime(1, 1, 1, tzinfo=UTC)  # Go's zero time, for a missing timestamp
-_MAX_INT64: Final = 2**63 - 1
-_MIN_INT64: Final = -(2**63)
 
 
 def fetch_failed(api: str, cause: str) -> MetricsUnavailable:
@@ -137,21 +140,6 @@ def _served_window(window: timedelta) -> timedelta:
     return parse_go_duration(format_go_duration(window))
 
 
-def nano_to_milli(nanos: int) -> int:
-    """``Quantity(nanos, -9).milli_value()`` in integers: thousandths rounded away from zero,
-    saturating at the int64 bounds (no Quantity is built: this runs per container per sync)."""
-    if nanos >= 0:
-        whole, rest = divmod(nanos, 1_000_000)
-        return min(whole + (1 if rest else 0), _MAX_INT64)
-    whole, rest = divmod(-nanos, 1_000_000)
-    return max(-(whole + (1 if rest else 0)), _MIN_INT64)
-
-
-def units_to_milli(units: int) -> int:
-    """``Quantity(units, 0).milli_value()`` in integers: exact, saturating at int64."""
-    return min(max(units * 1000, _MIN_INT64), _MAX_INT64)
-
-
 def _usage_milli(usage: ContainerUsage, resource: str) -> int | None:
     # The rendered ResourceList holds exactly cpu (nanocores) and memory (bytes); their
     # quantities' milli values, computed directly (``test_pod_usage_values`` proves them
@@ -202,19 +190,20 @@ def pod_usage_values(
 def _sum_containers(records: Sequence[PodUsage], cpu: bool, samples: dict[str, PodMetric]) -> None:
     """``pod_usage_values``' loop for the whole pod's cpu or memory (what an HPA asks at
     every sync), with ``_usage_milli`` inlined: each container has both values, so every
-    pod with containers gets its sum."""
+    pod with containers gets its sum (the record's own, when its provider summed it)."""
     for record in records:
         containers = record.containers
         if not containers:
             continue
-        if cpu:
+        total = record.cpu_milli if cpu else record.memory_milli
+        if total is None:
             total = 0
-            for entry in containers:
-                total += nano_to_milli(entry.cpu_nanocores)
-        else:
-            total = 0
-            for entry in containers:
-                total += units_to_milli(entry.memory_bytes)
+            if cpu:
+                for entry in containers:
+                    total += nano_to_milli(entry.cpu_nanocores)
+            else:
+                for entry in containers:
+                    total += units_to_milli(entry.memory_bytes)
         samples[record.name] = PodMetric(
             total, _served_time(record.timestamp), _served_window(record.window)
         )

@@ -89,6 +89,44 @@ def test_values_read_like_their_json(
     )
 
 
+@given(
+    pods, st.sampled_from(["cpu", "memory", "ephemeral-storage"]), st.sampled_from([None, "app"])
+)
+def test_values_read_alike_from_records_with_their_sums(
+    spec: list[tuple[str, list[tuple[str, int, int, datetime, timedelta]]]],
+    resource: str,
+    container: str | None,
+) -> None:
+    # A provider's precomputed sums (``cpu_milli``/``memory_milli``) give what summing the
+    # record's containers gives.
+    _, records = _both(spec)
+    summed = [
+        r._replace(
+            cpu_milli=sum(nano_to_milli(c.cpu_nanocores) for c in r.containers),
+            memory_milli=sum(units_to_milli(c.memory_bytes) for c in r.containers),
+        )
+        for r in records
+    ]
+    assert _read(pod_usage_values, summed, resource, container) == _read(
+        pod_usage_values, records, resource, container
+    )
+
+
+@pytest.mark.parametrize(
+    ("sums", "expected"),
+    [((None, None), 3), ((7, None), 7)],
+    ids=["summed-by-the-reader", "the-record's-sum"],
+)
+def test_a_record_sum_is_used_as_given(sums: tuple[int | None, int | None], expected: int) -> None:
+    # The reader trusts the record's sum (the provider computes it from the same containers);
+    # without one it sums them itself.
+    record = PodUsage(
+        "ns", "p", NOW, timedelta(seconds=15), (ContainerUsage("c", 2_500_000, 1),), *sums
+    )
+    samples, _ = pod_usage_values([record], "cpu", None)
+    assert samples["p"].value == expected
+
+
 @pytest.mark.parametrize(
     ("cpu", "milli"),
     [(0, 0), (1, 1), (999_999, 1), (1_000_000, 1), (1_000_001, 2), (250_000_000, 250)],

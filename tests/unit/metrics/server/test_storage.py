@@ -7,15 +7,21 @@ from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from podscale.api.durations import format_go_duration
 from podscale.api.selectors import parse_selector
 from podscale.api.timestamps import format_time
+from podscale.apiserver.metricsapis.pod_usage import nano_to_milli, units_to_milli
 from podscale.metrics.server.points import MetricsBatch, MetricsPoint
 from podscale.metrics.server.render import render_usage
-from podscale.metrics.server.storage import MetricsStorage
+from podscale.metrics.server.storage import (
+    MetricsStorage,
+    _record_from_points,
+    _record_of,
+    _Snapshot,
+)
 from podscale.metrics.server.usage import Usage
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -419,3 +425,70 @@ def test_usage_of_selects_what_the_rendered_read_selects(
         for item, record in zip(items, records, strict=True):
             assert item["timestamp"] == format_time(record.timestamp)  # type: ignore[arg-type]
             assert item["window"] == format_go_duration(record.window)
+
+
+# Whole seconds (ties, equal times) and microseconds (windows' fractional seconds); small
+# counters (equal, one apart) and large ones.
+_moments = st.one_of(
+    st.integers(-60, 40).map(t),
+    st.integers(-60_000_000, 40_000_000).map(lambda us: T0 + timedelta(microseconds=us)),
+)
+_counters = st.one_of(st.integers(0, 3), st.integers(0, 10**13))
+_points = st.builds(
+    MetricsPoint, st.one_of(st.none(), _moments), _moments, _counters, st.integers(0, 10**12)
+)
+_pairs = st.lists(
+    st.tuples(
+        st.sampled_from(["app", "side", "init"]),
+        _points,
+        _points,
+        st.sampled_from([True, True, True, False]),
+    ),
+    max_size=3,
+    unique_by=lambda c: c[0],
+)
+
+
+@given(_pairs, st.booleans())
+# Two containers sampled at the same time over different windows: the first one is earliest.
+@example([("app", pt(30, 9), pt(15, 0), True), ("side", pt(30, 9), pt(20, 0), True)], True)
+# A counter one below the previous one: refused (its rate would truncate to zero).
+@example([("app", pt(30, 5), pt(15, 6), True), ("side", pt(30, 9), pt(15, 0), True)], True)
+# The same time twice, and a start time going backwards: both refused.
+@example([("app", pt(30, 9), pt(30, 0), True), ("side", pt(30, 9), pt(15, 0), True)], True)
+@example([("app", pt(30, 9, start=-10), pt(15, 0, start=-5), True)], True)
+def test_record_from_points_is_the_record_of_the_computed_usage(
+    pairs: list[tuple[str, MetricsPoint, MetricsPoint, bool]], stored_before: bool
+) -> None:
+    # Each container's last point and previous one (kept or not), for a pod whose previous
+    # scrape was stored or not.
+    last = {name: point for name, point, _, _ in pairs}
+    prev = {name: before for name, _, before, kept in pairs if kept} if stored_before else None
+    # The fused loop (``pod_usage_of``'s record when no reader rendered the pod first) is
+    # the general path's record: the same containers, earliest container, sums, or None.
+    key = ("ns", "p")
+    snapshot = _Snapshot(pods_last={key: last}, pods_prev={} if prev is None else {key: prev})
+    general = _record_of(key, MetricsStorage._compute_pod_usage(snapshot, key))
+    assert _record_from_points(key, last, prev) == general
+    if general is not None:
+        assert general.cpu_milli == sum(nano_to_milli(c.cpu_nanocores) for c in general.containers)
+        assert general.memory_milli == sum(
+            units_to_milli(c.memory_bytes) for c in general.containers
+        )
+
+
+@pytest.mark.parametrize("rendered_first", [False, True], ids=["records-first", "rendered-first"])
+def test_usage_records_are_alike_whoever_read_the_pod_first(rendered_first: bool) -> None:
+    # A pod rendered first (its usages kept) gets its record from them; one read first as a
+    # record, from its points: both records are equal, and a new scrape recomputes them.
+    everything = parse_selector("")
+    batches = [p(c=pt(0, 0), d=pt(1, 0)), p(c=pt(15, CORE), d=pt(16, 3 * CORE))]
+    fresh = run(batches).pod_usage_of("default", ["p"], everything)
+    storage = run(batches)
+    if rendered_first:
+        storage.pod_metrics_of("default", ["p"], everything, t(20))
+    assert storage.pod_usage_of("default", ["p"], everything) == fresh
+    assert fresh[0].cpu_milli == 67 + 200  # 1/15 and 3/15 of a core, rounded up
+    storage.store(p(c=pt(30, 4 * CORE), d=pt(31, 3 * CORE)))
+    (after,) = storage.pod_usage_of("default", ["p"], everything)
+    assert (after.cpu_milli, after.window) == (200, timedelta(seconds=15))
