@@ -16,7 +16,8 @@ metrics-server's in-memory storage (pkg/storage/{node,pod,storage}.go), rule for
   Timestamp and window are those of the earliest-sampled container (``render``).
 
 ``pod_usage_of`` gives the values of ``pod_metrics_of``'s items without rendering them
-(``PodUsage``), for in-process readers.
+(``PodUsage`` records, built by ``pod_records`` straight from the points and kept per
+snapshot), for in-process readers.
 
 ``pod_metrics``/``node_metrics`` take ``now`` (for ``creationTimestamp``) and optionally an
 ``ObjectLabels`` (``podscale.metrics.object_labels``): with it, as metrics-server serves from
@@ -30,22 +31,19 @@ same pods between two scrapes. No clock, no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
 from podscale.api.selectors import Selector
 from podscale.apiserver.metricsapis.pod_usage import (
-    ContainerUsage,
     PodUsage,
-    nano_to_milli,
-    units_to_milli,
 )
 from podscale.metrics.object_labels import ObjectLabels
+from podscale.metrics.server.pod_records import Containers, record_from_points, record_of
 from podscale.metrics.server.points import MetricsBatch, MetricsPoint, PodKey
 from podscale.metrics.server.render import (
-    earliest_usage,
     render_node_metrics,
     render_pod_metrics,
 )
@@ -54,7 +52,6 @@ from podscale.metrics.server.usage import Usage, UsageError, compute_usage
 __all__ = ["DEFAULT_RESOLUTION", "FRESH_CONTAINER_MIN_AGE", "MetricsStorage"]
 
 JSON = dict[str, Any]
-Containers = Mapping[str, MetricsPoint]
 
 # A record not computed yet (None is a computed "not served").
 _UNKNOWN: Final = object()
@@ -64,8 +61,6 @@ DEFAULT_RESOLUTION: Final = timedelta(seconds=15)
 FRESH_CONTAINER_MIN_AGE: Final = timedelta(seconds=10)
 """Younger containers give too short a window for the synthetic first point."""
 _NONE: Final[Containers] = {}  # a pod not stored (read only)
-_new = tuple.__new__
-_ZERO: Final = timedelta(0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,9 +280,9 @@ class MetricsStorage:
             if record is _UNKNOWN:
                 usages = snapshot.usages.get(key, _UNKNOWN)
                 record = known[key] = (
-                    _record_from_points(key, scraped[key], snapshot.pods_prev.get(key))
+                    record_from_points(key, scraped[key], snapshot.pods_prev.get(key))
                     if usages is _UNKNOWN
-                    else _record_of(key, usages)  # type: ignore[arg-type]
+                    else record_of(key, usages)  # type: ignore[arg-type]
                 )
             if record is not None:
                 records.append(record)  # type: ignore[arg-type]
@@ -344,68 +339,3 @@ class MetricsStorage:
             if usage is not None:
                 items.append(render_node_metrics(name, labels, now, usage))
         return items
-
-
-def _record_of(key: PodKey, usages: Sequence[tuple[str, Usage]] | None) -> PodUsage | None:
-    """``pod_usage_of``'s record of a pod served with ``usages`` (None: not served)."""
-    if usages is None:
-        return None
-    earliest = earliest_usage(usages)
-    return PodUsage(
-        key[0],
-        key[1],
-        earliest.timestamp if earliest else None,
-        earliest.window if earliest else timedelta(0),
-        tuple(
-            [
-                ContainerUsage(name, usage.cpu_nanocores, usage.memory_bytes)
-                for name, usage in usages
-            ]
-        ),
-        sum(nano_to_milli(usage.cpu_nanocores) for _, usage in usages),
-        sum(units_to_milli(usage.memory_bytes) for _, usage in usages),
-    )
-
-
-def _record_from_points(key: PodKey, last: Containers, prev: Containers | None) -> PodUsage | None:
-    """``_record_of(key, _compute_pod_usage(...))`` in one loop over the pod's points, with
-    no list of ``Usage`` in between (the HPA reads every pod so once per scrape): the same
-    containers in the same order, the same earliest one (the first on a tie) and sums."""
-    if prev is None:
-        return None
-    containers: list[ContainerUsage] = []
-    earliest: datetime | None = None
-    earliest_window = _ZERO
-    cpu_total = memory_total = 0
-    for container, point in last.items():
-        previous = prev.get(container)
-        if previous is None:
-            return None
-        # ``compute_usage``, inlined with ``go_seconds`` (one call per container and scrape
-        # read): the pairs it refuses (``UsageError``) are skipped, the rate is the same
-        # float64 division truncated.
-        prev_start, start = previous.start_time, point.start_time
-        if prev_start is not None and (start is None or start < prev_start):
-            continue
-        used, used_before = point.cumulative_cpu_used, previous.cumulative_cpu_used
-        if used < used_before:
-            continue
-        timestamp = point.timestamp
-        window = timestamp - previous.timestamp
-        if window <= _ZERO:
-            continue
-        seconds = (
-            float(window.days * 86_400 + window.seconds) + float(window.microseconds * 1000) / 1e9
-        )
-        cpu = int(float(used - used_before) / seconds)
-        memory = point.memory_usage
-        if earliest is None or timestamp < earliest:
-            earliest, earliest_window = timestamp, window
-        # ``tuple.__new__``, as the NamedTuple's generated ``__new__`` does (one per container
-        # and scrape read).
-        containers.append(_new(ContainerUsage, (container, cpu, memory)))
-        cpu_total += nano_to_milli(cpu)
-        memory_total += units_to_milli(memory)
-    return PodUsage(
-        key[0], key[1], earliest, earliest_window, tuple(containers), cpu_total, memory_total
-    )

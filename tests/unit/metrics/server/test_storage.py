@@ -14,12 +14,11 @@ from podscale.api.durations import format_go_duration
 from podscale.api.selectors import parse_selector
 from podscale.api.timestamps import format_time
 from podscale.apiserver.metricsapis.pod_usage import nano_to_milli, units_to_milli
+from podscale.metrics.server.pod_records import record_from_points, record_of
 from podscale.metrics.server.points import MetricsBatch, MetricsPoint
 from podscale.metrics.server.render import render_usage
 from podscale.metrics.server.storage import (
     MetricsStorage,
-    _record_from_points,
-    _record_of,
     _Snapshot,
 )
 from podscale.metrics.server.usage import Usage
@@ -468,8 +467,8 @@ def test_record_from_points_is_the_record_of_the_computed_usage(
     # the general path's record: the same containers, earliest container, sums, or None.
     key = ("ns", "p")
     snapshot = _Snapshot(pods_last={key: last}, pods_prev={} if prev is None else {key: prev})
-    general = _record_of(key, MetricsStorage._compute_pod_usage(snapshot, key))
-    assert _record_from_points(key, last, prev) == general
+    general = record_of(key, MetricsStorage._compute_pod_usage(snapshot, key))
+    assert record_from_points(key, last, prev) == general
     if general is not None:
         assert general.cpu_milli == sum(nano_to_milli(c.cpu_nanocores) for c in general.containers)
         assert general.memory_milli == sum(
