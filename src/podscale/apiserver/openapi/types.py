@@ -129,14 +129,13 @@ def _check_changed(
             return
         _check(value, schema, struct, path, found)
         return
-    name, resolved = _named(schema)
-    if name in ALTERNATIVES or name in (QUANTITY, INT_OR_STRING):
+    node = _node(schema)
+    if node.opaque:
         _check(value, schema, struct, path, found)
         return
-    declared = resolved.get("type")
-    if kind is list and declared == "array":
-        items = resolved.get("items")
-        if _is_mapping(items):
+    if kind is list and node.declared == "array":
+        items = node.items
+        if items is not None:
             kept = len(old)
             for index, child in enumerate(value):
                 if index < kept:
@@ -149,14 +148,10 @@ def _check_changed(
                 else:
                     _check(child, items, struct, f"{path}[{index}]", found)
         return
-    if kind is dict and declared == "object":
-        holder = name.rpartition(".")[2] if name is not None else struct
-        properties = resolved.get("properties")
-        if not _is_mapping(properties):
-            properties = None
-        additional = resolved.get("additionalProperties")
-        if not _is_mapping(additional):
-            additional = None
+    if kind is dict and node.declared == "object":
+        holder = node.holder if node.holder is not None else struct
+        properties = node.properties
+        additional = node.additional
         for key, child in value.items():
             if properties is not None and key in properties:
                 child_schema = properties[key]
@@ -218,6 +213,46 @@ def _named(schema: Mapping[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
     name, resolved = _resolve(schema)
     _RESOLVED[id(schema)] = (schema, name, resolved)  # holds ``schema``: its id stays its own
     return name, resolved
+
+
+class _Node(NamedTuple):
+    """What ``_check_changed`` reads of one schema node, resolved: ``opaque`` for the types
+    it leaves to ``_check`` (either-or, quantity, int-or-string); ``declared`` the resolved
+    ``type``; ``holder`` the Go struct a named object's fields are reported under (None:
+    the caller's); ``properties``, ``additional`` and ``items`` when they are schemas."""
+
+    opaque: bool
+    declared: Any
+    holder: str | None
+    properties: Mapping[str, Any] | None
+    additional: Mapping[str, Any] | None
+    items: Mapping[str, Any] | None
+
+
+# ``_Node`` by the id of the schema node, exact as ``_RESOLVED`` is (the node is held, the
+# schemas never change): a status write descends the same few nodes every time, and reading
+# them again (references, the ABC checks of their parts) was most of each step.
+_NODES: dict[int, tuple[Mapping[str, Any], _Node]] = {}
+
+
+def _node(schema: Mapping[str, Any]) -> _Node:
+    cached = _NODES.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    name, resolved = _named(schema)
+    properties = resolved.get("properties")
+    additional = resolved.get("additionalProperties")
+    items = resolved.get("items")
+    node = _Node(
+        opaque=name in ALTERNATIVES or name in (QUANTITY, INT_OR_STRING),
+        declared=resolved.get("type"),
+        holder=name.rpartition(".")[2] if name is not None else None,
+        properties=properties if _is_mapping(properties) else None,
+        additional=additional if _is_mapping(additional) else None,
+        items=items if _is_mapping(items) else None,
+    )
+    _NODES[id(schema)] = (schema, node)  # holds ``schema``: its id stays its own
+    return node
 
 
 def _resolve(schema: Mapping[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
