@@ -290,8 +290,12 @@ def _node_from_scratch(schema: Any) -> tuple[Any, ...]:
     name, resolved = types._resolve(schema)
     parts = [resolved.get(k) for k in ("properties", "additionalProperties", "items")]
     return (
+        name,
+        resolved,
         name in types.ALTERNATIVES or name in (types.QUANTITY, types.INT_OR_STRING),
         resolved.get("type"),
+        types._WANTED.get(str(resolved.get("type"))),
+        str(resolved.get("format", "")),
         name.rpartition(".")[2] if name is not None else None,
         *(part if isinstance(part, Mapping) else None for part in parts),
     )
