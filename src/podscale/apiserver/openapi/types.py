@@ -129,14 +129,13 @@ def _check_changed(
             return
         _check(value, schema, struct, path, found)
         return
-    name, resolved = _named(schema)
-    if name in ALTERNATIVES or name in (QUANTITY, INT_OR_STRING):
+    node = _node(schema)
+    if node.opaque:
         _check(value, schema, struct, path, found)
         return
-    declared = resolved.get("type")
-    if kind is list and declared == "array":
-        items = resolved.get("items")
-        if _is_mapping(items):
+    if kind is list and node.declared == "array":
+        items = node.items
+        if items is not None:
             kept = len(old)
             for index, child in enumerate(value):
                 if index < kept:
@@ -149,14 +148,10 @@ def _check_changed(
                 else:
                     _check(child, items, struct, f"{path}[{index}]", found)
         return
-    if kind is dict and declared == "object":
-        holder = name.rpartition(".")[2] if name is not None else struct
-        properties = resolved.get("properties")
-        if not _is_mapping(properties):
-            properties = None
-        additional = resolved.get("additionalProperties")
-        if not _is_mapping(additional):
-            additional = None
+    if kind is dict and node.declared == "object":
+        holder = node.holder if node.holder is not None else struct
+        properties = node.properties
+        additional = node.additional
         for key, child in value.items():
             if properties is not None and key in properties:
                 child_schema = properties[key]
@@ -218,6 +213,58 @@ def _named(schema: Mapping[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
     name, resolved = _resolve(schema)
     _RESOLVED[id(schema)] = (schema, name, resolved)  # holds ``schema``: its id stays its own
     return name, resolved
+
+
+class _Node(NamedTuple):
+    """What ``_check`` and ``_check_changed`` read of one schema node: its ``name`` (when it
+    is a reference) and ``resolved`` definition (``_named``); ``opaque`` for the types
+    ``_check_changed`` leaves to ``_check`` (either-or, quantity, int-or-string);
+    ``declared`` the resolved ``type``, ``wanted`` the JSON kind it takes (None: any),
+    ``format`` its format; ``holder`` the Go struct a named object's fields are reported
+    under (None: the caller's); ``properties``, ``additional`` and ``items`` when they are
+    schemas."""
+
+    name: str | None
+    resolved: Mapping[str, Any]
+    opaque: bool
+    declared: Any
+    wanted: str | None
+    format: str
+    holder: str | None
+    properties: Mapping[str, Any] | None
+    additional: Mapping[str, Any] | None
+    items: Mapping[str, Any] | None
+
+
+# ``_Node`` by the id of the schema node, exact as ``_RESOLVED`` is (the node is held, the
+# schemas never change): a write descends the same few hundred nodes every time (a status
+# write the few its status changed), and reading them again (references, the ABC checks of
+# their parts) was most of each step of ``_check`` and ``_check_changed``.
+_NODES: dict[int, tuple[Mapping[str, Any], _Node]] = {}
+
+
+def _node(schema: Mapping[str, Any]) -> _Node:
+    cached = _NODES.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    name, resolved = _named(schema)
+    properties = resolved.get("properties")
+    additional = resolved.get("additionalProperties")
+    items = resolved.get("items")
+    node = _Node(
+        name=name,
+        resolved=resolved,
+        opaque=name in ALTERNATIVES or name in (QUANTITY, INT_OR_STRING),
+        declared=resolved.get("type"),
+        wanted=_WANTED.get(str(resolved.get("type"))),
+        format=str(resolved.get("format", "")),
+        holder=name.rpartition(".")[2] if name is not None else None,
+        properties=properties if _is_mapping(properties) else None,
+        additional=additional if _is_mapping(additional) else None,
+        items=items if _is_mapping(items) else None,
+    )
+    _NODES[id(schema)] = (schema, node)  # holds ``schema``: its id stays its own
+    return node
 
 
 def _resolve(schema: Mapping[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
@@ -287,7 +334,8 @@ def _check(
 ) -> None:
     if value is None or found:
         return  # null decodes to the zero value; report only the first mismatch, as Go does
-    name, schema = _named(schema)
+    node = _node(schema)
+    name, schema = node.name, node.resolved
     if name in ALTERNATIVES:
         _check_alternative(value, name, struct, path, found)
         return
@@ -299,31 +347,27 @@ def _check(
             # holding field and int32 (not the wrapper type) when it does not fit.
             found.append(TypeMismatch(struct, path, "int32", f"number {value}"))
         return
-    kind = schema.get("type")
+    kind = node.declared
     got = _json_kind(value)
-    wanted = _WANTED.get(str(kind))
+    wanted = node.wanted
     if wanted is None:
         return  # free-form (no type): anything decodes
     integral = kind != "integer" or (isinstance(value, int) and not isinstance(value, bool))
-    fits = kind != "integer" or _fits(value, str(schema.get("format", "")))
+    fits = kind != "integer" or _fits(value, node.format)
     if got != wanted or not integral or not fits:
         # Go names the literal only for a number that does not fit a numeric field.
         shown = f"number {value}" if got == wanted == "number" else got
         found.append(TypeMismatch(struct, path, _go_type(name, schema), shown))
         return
     if kind == "array":
-        items = schema.get("items")
-        if _is_mapping(items):
+        items = node.items
+        if items is not None:
             for index, child in enumerate(value):
                 _check(child, items, struct, f"{path}[{index}]", found)
     elif kind == "object":
-        holder = name.rpartition(".")[2] if name is not None else struct
-        properties = schema.get("properties")
-        if not _is_mapping(properties):
-            properties = None
-        additional = schema.get("additionalProperties")
-        if not _is_mapping(additional):
-            additional = None
+        holder = node.holder if node.holder is not None else struct
+        properties = node.properties
+        additional = node.additional
         for key, child in value.items():
             child_path = f"{path}.{key}" if path else key
             if properties is not None and key in properties:
