@@ -246,13 +246,21 @@ class InProcessApi:
         established CustomResourceDefinition (what its discovery lists, but for the
         create-only self reviews, which hold no objects)."""
         kinds = custom_kinds(self._state)
-        custom = [
-            kind
-            for crd in kinds.definitions
-            if condition_true(crd, "Established")
-            for kind in kinds.kinds_of(str((crd.get("metadata") or {}).get("name", "")))
-        ]
-        return ServedKinds((*(k for k in all_kinds() if k.top_level), *custom))
+
+        def build() -> ServedKinds:
+            custom = [
+                kind
+                for crd in kinds.definitions
+                if condition_true(crd, "Established")
+                for kind in kinds.kinds_of(str((crd.get("metadata") or {}).get("name", "")))
+            ]
+            return ServedKinds((*(k for k in all_kinds() if k.top_level), *custom))
+
+        # A function of the CRD snapshot alone (the built-in kinds are fixed): kept with it,
+        # so that the same snapshot answers the same object (the garbage collector asks
+        # every 30 s and skips its resync when the answer is the one it last mapped).
+        served: ServedKinds = kinds.memo(("served-kinds",), build)
+        return served
 
     def _served(self, kind: KindInfo) -> KindInfo:
         """``kind`` as served now: a kind no built-in serves is looked up among the custom

@@ -77,6 +77,29 @@ def test_both_transports_serve_the_same_kinds() -> None:
     assert all(k[-1].name == "status" for k in added)
 
 
+def test_in_process_answers_one_object_per_crd_snapshot() -> None:
+    """The same CRDs give the very same answer (the garbage collector skips remapping on
+    it); a CRD change gives a new one that lists the new kinds."""
+    clock = FakeClock()
+    store = MemoryStore(clock)
+    local = InProcessApi.for_store(store, clock)
+    other_manager = local.with_field_manager("someone-else")
+
+    async def main() -> tuple[ServedKinds, ServedKinds, ServedKinds, ServedKinds]:
+        first = await local.served_kinds()
+        again = await other_manager.served_kinds()
+        await local.create(CRD, None, _crd())
+        changed = await local.served_kinds()
+        return first, again, changed, await local.served_kinds()
+
+    first, again, changed, changed_again = asyncio.run(main())
+    assert again is first
+    assert changed is not first
+    assert changed_again is changed
+    assert ("toys.podscale.test", "gizmos") in {(k.group, k.plural) for k in changed.kinds}
+    assert ("toys.podscale.test", "gizmos") not in {(k.group, k.plural) for k in first.kinds}
+
+
 def test_a_group_version_that_does_not_answer_is_named_failed() -> None:
     documents: dict[str, JSON] = {
         "/api": {"versions": ["v1"]},

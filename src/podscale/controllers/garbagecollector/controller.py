@@ -31,6 +31,7 @@ from datetime import timedelta
 from typing import Any, Final
 
 from podscale.api.kinds import KindInfo, all_kinds
+from podscale.client.discovery import ServedKinds
 from podscale.client.informer import EventHandler
 from podscale.client.workqueue import WorkQueue
 from podscale.controllers.garbagecollector.classify import (
@@ -141,6 +142,8 @@ class GarbageCollectorController:
         self._discovery_period = discovery_period
         self._monitors = {_key(info): info for info in self._kinds}
         self._mapping = registry_mapping()
+        # The discovery answer the last ``_sync_monitors`` made the monitors and mapping from.
+        self._synced: ServedKinds | None = None
         self.graph = LiveGraph(scope_of=self._scope_of)
         self._ops = GcOperations(
             api, EventRecorder(api, clock, COMPONENT), mapping=lambda: self._mapping
@@ -215,6 +218,10 @@ class GarbageCollectorController:
         served = await self._discovery.served_kinds()
         if not served.kinds:
             return  # upstream skips a sync when discovery reports nothing
+        if served is self._synced and not served.failed:
+            # The very answer the monitors and mapping were last made from (an in-process
+            # server keeps one per CRD snapshot): making them again would give the same.
+            return
         failed = served.failed
         kept = [k for k in self._mapping.kinds if (k.group, k.version) in failed]
         self._mapping = KindMapping((*served.kinds, *kept))
@@ -229,6 +236,7 @@ class GarbageCollectorController:
             self._informers.informer_for(wanted[key]).add_handler(self._handler)
             _LOG.info("garbage collector started monitoring %s", "/".join(key))
         self._monitors = wanted
+        self._synced = served
 
     async def _periodic_sync(self) -> None:
         try:
