@@ -1,8 +1,8 @@
 """Running a scenario: apply it to an embedded control plane and play it out on virtual time.
 
 A scenario (``podscale.scenario.loader`` loads one from YAML) is read here only through the
-structural ``ScenarioLike`` protocols, because ``podscale.scenario`` sits above the runtime:
-anything with the same fields runs. ``ScenarioRun`` applies one to a started
+structural ``ScenarioLike`` protocols of ``scenario.protocols``, because ``podscale.scenario``
+sits above the runtime: anything with the same fields runs. ``ScenarioRun`` applies one to a started
 ``EmbeddedControlPlane``: its CustomResourceDefinitions first (waited for until
 Established, ``scenario.definitions_wait``), then its other manifests in order (each created
 through the API as its ``apiVersion``/``kind`` says, so an HPA may be autoscaling/v2 or v1,
@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Final, Protocol, TypeVar
+from typing import Any, Final, TypeVar
 
 from podscale.api.kinds import kind_for
 from podscale.api.selector_model import Selector
@@ -42,18 +42,18 @@ from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.collector import freeze_built, long_lived_heap
 from podscale.runtime.kernel import run_virtual
-from podscale.runtime.load import LoadProfile, RateSource, is_running
-from podscale.runtime.simulated.kubelet_state import StartupProfile
+from podscale.runtime.load import is_running
 from podscale.runtime.simulated.nodes import NodeSpec
 from podscale.runtime.simulated.scale_follower import scale_selector
 from podscale.runtime.simulated.usage_loads import built_in_workload
 from podscale.runtime.virtual_time import DEFAULT_START
 from podscale.scenario.custom_kinds import DefinedKind, defined_kinds, is_definition
 from podscale.scenario.definitions_wait import wait_established
-from podscale.scenario.external_schedule import ExternalMetricFeed, SeriesLike
+from podscale.scenario.external_schedule import ExternalMetricFeed
 from podscale.scenario.history_prefill import history_points, prefill
 from podscale.scenario.pod_facts import PodFacts
 from podscale.scenario.pod_index import KeptReads
+from podscale.scenario.protocols import EventLike, ScenarioLike
 from podscale.scenario.snapshot import (
     POD,
     EventCursor,
@@ -79,75 +79,6 @@ __all__ = [
 
 JSON = dict[str, Any]
 DEFAULT_TICK: Final = timedelta(seconds=5)
-
-
-class NodeLike(Protocol):
-    @property
-    def name(self) -> str: ...
-    @property
-    def cpu(self) -> object: ...
-    @property
-    def memory(self) -> object: ...
-    @property
-    def pods(self) -> int: ...
-    @property
-    def labels(self) -> Mapping[str, str]: ...
-
-
-class ManifestLike(Protocol):
-    @property
-    def object(self) -> dict[str, Any]: ...
-
-
-class WorkloadLike(Protocol):
-    @property
-    def target(self) -> TargetRef: ...
-    @property
-    def load(self) -> RateSource: ...
-    @property
-    def profile(self) -> LoadProfile: ...
-
-
-class EventLike(Protocol):
-    @property
-    def at(self) -> timedelta: ...
-    @property
-    def type(self) -> str: ...
-    @property
-    def target(self) -> TargetRef | None: ...
-    @property
-    def replicas(self) -> int | None: ...
-    @property
-    def count(self) -> int: ...
-    @property
-    def node(self) -> str | None: ...
-
-
-class ScenarioLike(Protocol):
-    """The fields of ``podscale.scenario.Scenario`` a run reads."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def duration(self) -> timedelta: ...
-    @property
-    def seed(self) -> int: ...
-    @property
-    def nodes(self) -> Sequence[NodeLike]: ...
-    @property
-    def pods(self) -> StartupProfile: ...
-    @property
-    def manifests(self) -> Sequence[ManifestLike]: ...
-    @property
-    def workloads(self) -> Sequence[WorkloadLike]: ...
-    @property
-    def events(self) -> Sequence[EventLike]: ...
-    @property
-    def external_metrics(self) -> Sequence[SeriesLike]: ...
-    @property
-    def history(self) -> timedelta: ...
-    @property
-    def feature_gates(self) -> frozenset[str]: ...
 
 
 def node_specs(scenario: ScenarioLike) -> tuple[NodeSpec, ...]:
