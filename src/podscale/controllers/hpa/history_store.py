@@ -89,7 +89,7 @@ def retention_for(spec: Mapping[str, Any], config: Config) -> Retention:
     (the legacy path, without ``behavior``, uses the controller's downscale window only)."""
     behavior = spec.get("behavior")
     if behavior is None:
-        return Retention(config.downscale_stabilization, timedelta(0), timedelta(0))
+        return _legacy_retention(config.downscale_stabilization)
     up = default_scale_up_rules(behavior.get("scaleUp"))
     down = default_scale_down_rules(behavior.get("scaleDown"))
     down_window = down.get("stabilizationWindowSeconds")
@@ -100,6 +100,13 @@ def retention_for(spec: Mapping[str, Any], config: Config) -> Retention:
         else timedelta(seconds=int(down_window)),
     ]
     return Retention(max(windows), longest_policy_period(up), longest_policy_period(down))
+
+
+@lru_cache(maxsize=64)
+def _legacy_retention(window: timedelta) -> Retention:
+    # Cached by the window (a function of it alone; ``Retention`` is immutable): every sync
+    # of an HPA without ``behavior`` asks it.
+    return Retention(window, timedelta(0), timedelta(0))
 
 
 @lru_cache(maxsize=4096)
@@ -114,6 +121,8 @@ def _parse(text: Any) -> datetime:
 
 
 def _events(events: list[ScaleEvent], cutoff: datetime) -> list[JSON]:
+    if not events:  # the usual case: no rescale inside the period (or none kept at all)
+        return []
     kept = sorted((e for e in events if e.timestamp > cutoff), key=lambda e: e.timestamp)
     return [{"change": e.replica_change, "time": _format(e.timestamp)} for e in kept]
 
@@ -122,17 +131,24 @@ def encode_history(history: History, *, now: datetime, retention: Retention) -> 
     """The annotation document of ``history`` at ``now``, bounded by ``retention``."""
     cutoff = now - retention.recommendations
     # Per count its latest time; among equal times the later list position is the later
-    # recommendation (a first sync stores the seed, then appends its own).
+    # recommendation (a first sync stores the seed, then appends its own). Positions only
+    # grow, so a later one replaces the kept one exactly when its time is not earlier.
     latest: dict[int, tuple[datetime, int]] = {}
-    for position, rec in enumerate(history.recommendations):
+    get = latest.get
+    for position, (replicas, timestamp) in enumerate(history.recommendations):
         # Upstream's windows drop only recommendations strictly before the cutoff.
-        if rec.timestamp >= cutoff and (rec.timestamp, position) > latest.get(
-            rec.replicas, (cutoff, -1)
-        ):
-            latest[rec.replicas] = (rec.timestamp, position)
-    ordered = sorted(latest.items(), key=lambda item: item[1])
+        if timestamp >= cutoff:
+            kept = get(replicas)
+            if kept is None or timestamp >= kept[0]:
+                latest[replicas] = (timestamp, position)
+    if len(latest) == 1:
+        ((replicas, (timestamp, _)),) = latest.items()
+        recommendations = [{"replicas": replicas, "time": _format(timestamp)}]
+    else:
+        ordered = sorted(latest.items(), key=lambda item: item[1])
+        recommendations = [{"replicas": r, "time": _format(t)} for r, (t, _) in ordered]
     return {
-        "recommendations": [{"replicas": r, "time": _format(t)} for r, (t, _) in ordered],
+        "recommendations": recommendations,
         "scaleUpEvents": _events(history.scale_up_events, now - retention.scale_up_events),
         "scaleDownEvents": _events(history.scale_down_events, now - retention.scale_down_events),
     }
