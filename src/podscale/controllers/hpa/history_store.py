@@ -45,7 +45,12 @@ from podscale.api.defaults import default_scale_down_rules, default_scale_up_rul
 from podscale.api.timestamps import format_micro_time, parse_time
 from podscale.hpa.decide import Decision
 from podscale.hpa.policies import longest_policy_period
-from podscale.hpa.trace import LAST_DECISION_STATE, DecisionTrace, trace_to_dict
+from podscale.hpa.trace import (
+    LAST_DECISION_STATE,
+    DecisionTrace,
+    StabilizationTrace,
+    trace_to_dict,
+)
 from podscale.hpa.types import Config, History, Recommendation, ScaleEvent
 
 __all__ = [
@@ -191,13 +196,29 @@ def _trace_signature(document: Mapping[str, Any]) -> Any:
     return {**document, "at": None, "stabilization": stabilization}
 
 
+# Where ``trace_signature`` blanks a trace's time and the recommendations stabilization
+# looked at: the positions of those fields in their records.
+_AT: Final = DecisionTrace._fields.index("at")
+_LOOKED_AT: Final = StabilizationTrace._fields.index("recommendations")
+_STABILIZATION: Final = DecisionTrace._fields.index("stabilization")
+_new = tuple.__new__
+
+
 def trace_signature(trace: DecisionTrace) -> DecisionTrace:
     """The trace without what the stored comparison ignores (its time, the recommendations
     stabilization looked at): two traces with equal signatures have equal stored forms."""
+    # ``_replace`` of both records, spelled as what it does (``tuple.__new__`` of the
+    # record's own class over the fields, one changed): once per sync.
     stabilization = trace.stabilization
     if stabilization is not None:
-        stabilization = stabilization._replace(recommendations=())
-    return trace._replace(at=datetime.min, stabilization=stabilization)
+        stabilization = _new(
+            type(stabilization),
+            (*stabilization[:_LOOKED_AT], (), *stabilization[_LOOKED_AT + 1 :]),
+        )
+    fields = list(trace)
+    fields[_AT] = datetime.min
+    fields[_STABILIZATION] = stabilization
+    return _new(type(trace), fields)
 
 
 def load_history(document: Any, *, now: datetime) -> History | None:

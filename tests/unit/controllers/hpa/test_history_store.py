@@ -25,9 +25,11 @@ from podscale.controllers.hpa.history_store import (
     load_history,
     retention_for,
     state_changes,
+    trace_signature,
 )
 from podscale.hpa import Config, History, StaticMetricsSource, decide
 from podscale.hpa.normalize import stabilize_recommendation, stabilize_with_behavior
+from podscale.hpa.trace import DecisionTrace
 from podscale.hpa.types import Recommendation, ScaleEvent
 from podscale.testing import cpu_metric, make_hpa, make_pod, make_scale
 
@@ -285,3 +287,36 @@ def test_legacy_retention_follows_the_configured_window(window: timedelta) -> No
         assert retention_for({}, config) == Retention(window, timedelta(0), timedelta(0))
     other = Config(downscale_stabilization=window + timedelta(seconds=30))
     assert retention_for({}, other).recommendations == window + timedelta(seconds=30)
+
+
+def _signature_by_replace(trace: DecisionTrace) -> DecisionTrace:
+    stabilization = trace.stabilization
+    if stabilization is not None:
+        stabilization = stabilization._replace(recommendations=())
+    return trace._replace(at=datetime.min, stabilization=stabilization)
+
+
+@pytest.mark.parametrize(
+    ("history", "cpu", "without_stabilization"),
+    [
+        (None, 80, False),
+        (History([Recommendation(3, at(-30)), Recommendation(2, at(-15))]), 20, False),
+        (History([Recommendation(3, at(-30))]), 50, True),
+    ],
+    ids=["first-sync", "window-of-recommendations", "no-stabilization"],
+)
+def test_trace_signature_is_the_trace_with_time_and_looked_at_blanked(
+    history: History | None, cpu: int, without_stabilization: bool
+) -> None:
+    # ``trace_signature`` builds the records directly: the ``_replace`` of both, of the same
+    # classes; another time gives the same signature, another value another one.
+    _, decision = decision_at(NOW, history, cpu)
+    trace = decision.trace
+    if without_stabilization:
+        trace = trace._replace(stabilization=None)
+    signature = trace_signature(trace)
+    assert signature == _signature_by_replace(trace)
+    assert type(signature) is type(trace)
+    assert type(signature.stabilization) is type(trace.stabilization)
+    assert trace_signature(trace._replace(at=at(60))) == signature
+    assert trace_signature(trace._replace(desired_replicas=99)) != signature
