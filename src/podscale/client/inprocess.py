@@ -127,6 +127,22 @@ DEFAULT_FIELD_MANAGER: Final = "podscale"
 CONTROLLER_MANAGER: Final = "kube-controller-manager"
 
 
+def _built_in_mappings() -> dict[tuple[str, str], tuple[KindInfo, ...]]:
+    by_kind: dict[tuple[str, str], list[KindInfo]] = {}
+    for info in all_kinds():
+        if info.top_level:
+            by_kind.setdefault((info.group, info.kind), []).append(info)
+    return {
+        key: tuple(sorted(infos, key=lambda info: not info.preferred))
+        for key, infos in by_kind.items()
+    }
+
+
+# The built-in kinds serving each (group, kind), in ``all_kinds`` order sorted (stably) by
+# preference, as ``rest_mappings`` orders them: the built-in kinds are fixed at import, and
+# a stable sort of these ahead of custom kinds gives what sorting the unsorted ones gives.
+_BUILT_IN_MAPPINGS: Final = _built_in_mappings()
+
 _PLAIN_OPTIONS: dict[tuple[str, bool | None], admission.WriteOptions] = {}
 _PLAIN_OPTIONS_LIMIT: Final = 256
 
@@ -229,16 +245,14 @@ class InProcessApi:
     async def rest_mappings(self, group: str, kind: str) -> builtins.list[KindInfo]:
         """Every version of ``group`` serving ``kind`` (built in or custom), preferred first:
         what ``HttpApi.rest_mappings`` reads from discovery."""
-        built_in = [
-            info
-            for info in all_kinds()
-            if info.top_level and info.group == group and info.kind == kind
-        ]
+        built_in = _BUILT_IN_MAPPINGS.get((group, kind), ())
         custom = [
             info
             for info in custom_kinds(self._state).kinds
             if info.group == group and info.kind == kind
         ]
+        if not custom:
+            return list(built_in)
         return sorted([*built_in, *custom], key=lambda info: not info.preferred)
 
     async def served_kinds(self) -> ServedKinds:

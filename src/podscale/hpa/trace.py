@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any, Final, NamedTuple
 
+from podscale.api.timestamps import format_time as _format_time
 from podscale.api.timestamps import parse_time
 from podscale.hpa.conditions import format_time
 from podscale.hpa.contest import ContestTrace, ReplicasWrite
@@ -152,44 +153,37 @@ def _how(value: Any) -> tuple[int, tuple[str, ...]]:
     return how
 
 
-# The plain form of a recommendation, by value: a stored trace holds the stabilization
-# window's recommendations, the same ones sync after sync. Only an int count and a plain
-# datetime are kept (1 and True are equal, and would print differently), keyed with the
-# time's zone (one instant's datetimes in two zones are equal); the form handed out is a
-# copy, as callers may change what they get.
-_RECOMMENDATION_FORMS: dict[tuple[Any, ...], dict[str, Any]] = {}
-_RECOMMENDATION_FORMS_LIMIT: Final = 4096
-
-
-def _recommendation_form(value: Recommendation) -> dict[str, Any]:
-    key = (value, value.timestamp.tzinfo)
-    form = _RECOMMENDATION_FORMS.get(key)
-    if form is None:
-        form = {name: _plain(getattr(value, name)) for name in value._fields}
-        if len(_RECOMMENDATION_FORMS) >= _RECOMMENDATION_FORMS_LIMIT:
-            _RECOMMENDATION_FORMS.clear()
-        _RECOMMENDATION_FORMS[key] = form
-    return dict(form)
+# The classes ``_plain`` hands back as they are (``_SCALAR`` in ``_HOW``): tested inline
+# before a call, as most of a trace's values are of these.
+_SCALARS: Final = frozenset((str, int, float, bool, type(None)))
 
 
 def _plain(value: Any) -> Any:
-    how, fields = _how(value)
+    found = _HOW.get(type(value))
+    how, fields = _how(value) if found is None else found
     if how == _SCALAR:
         return value
+    scalars = _SCALARS
     if how == _FIELDS:
         if (
             type(value) is Recommendation
             and type(value.replicas) is int
             and type(value.timestamp) is datetime
         ):
-            return _recommendation_form(value)
-        return {name: _plain(getattr(value, name)) for name in fields}
+            # Its form built at once (a stored trace holds the stabilization window's
+            # recommendations): what the general branch gives for an int and a datetime.
+            return {"replicas": value.replicas, "timestamp": _format_time(value.timestamp)}
+        result = {}
+        for name in fields:
+            field_value = getattr(value, name)
+            result[name] = field_value if type(field_value) in scalars else _plain(field_value)
+        return result
     if how == _SEQUENCE:
-        return [_plain(v) for v in value]
+        return [v if type(v) in scalars else _plain(v) for v in value]
     if how == _MAPPING:
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): v if type(v) in scalars else _plain(v) for k, v in value.items()}
     if how == _TIME:
-        return format_time(value)
+        return _format_time(value)  # ``conditions.format_time``, without its wrapper call
     return value.total_seconds()
 
 

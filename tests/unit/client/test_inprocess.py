@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from podscale.api.kinds import kind_for
+from podscale.api.kinds import all_kinds, kind_for
 from podscale.apiserver.registry.bootstrap import SYSTEM_NAMESPACES
 from podscale.client.http import ApiError
 from podscale.client.informer import Gone
@@ -461,3 +461,24 @@ def test_watch_with_bad_resource_version_is_bad_request() -> None:
 
     err = api_error(scenario)
     assert err.body["message"] == 'resourceVersion: Invalid value: "abc": must be an integer'
+
+
+def _scanned_mappings(group: str, kind: str) -> list[Any]:
+    # ``rest_mappings``' general reading of the built-in kinds: every top-level kind of the
+    # group and kind, the preferred version first (stably).
+    found = [i for i in all_kinds() if i.top_level and i.group == group and i.kind == kind]
+    return sorted(found, key=lambda info: not info.preferred)
+
+
+_MAPPED = [*sorted({(i.group, i.kind) for i in all_kinds()}), ("apps", "Nope"), ("x.io", "Pod")]
+
+
+@pytest.mark.parametrize(("group", "kind"), _MAPPED, ids=[f"{g or 'core'}/{k}" for g, k in _MAPPED])
+def test_rest_mappings_of_built_in_kinds_are_the_scan_of_all_kinds(group: str, kind: str) -> None:
+    # The mappings kept per (group, kind) at import are the scan's, in its order, and each
+    # caller gets a list of its own.
+    api = make_api()
+    first = run(api.rest_mappings(group, kind))
+    assert first == _scanned_mappings(group, kind)
+    first.append(None)  # type: ignore[arg-type]
+    assert run(api.rest_mappings(group, kind)) == _scanned_mappings(group, kind)

@@ -1,6 +1,6 @@
-"""``trace_to_dict`` keeps recommendations' plain forms by value (``trace._recommendation_form``):
-each is what the plain conversion gives, whatever zone its time is in, and a caller changing
-what it got changes nothing kept."""
+"""``trace_to_dict`` builds a recommendation's plain form directly (``trace._plain``'s branch
+for an int count and a datetime): each is what the plain conversion gives, whatever zone its
+time is in, and a caller changing what it got changes nothing kept."""
 
 from __future__ import annotations
 

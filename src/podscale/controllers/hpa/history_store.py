@@ -45,7 +45,12 @@ from podscale.api.defaults import default_scale_down_rules, default_scale_up_rul
 from podscale.api.timestamps import format_micro_time, parse_time
 from podscale.hpa.decide import Decision
 from podscale.hpa.policies import longest_policy_period
-from podscale.hpa.trace import LAST_DECISION_STATE, DecisionTrace, trace_to_dict
+from podscale.hpa.trace import (
+    LAST_DECISION_STATE,
+    DecisionTrace,
+    StabilizationTrace,
+    trace_to_dict,
+)
 from podscale.hpa.types import Config, History, Recommendation, ScaleEvent
 
 __all__ = [
@@ -89,7 +94,7 @@ def retention_for(spec: Mapping[str, Any], config: Config) -> Retention:
     (the legacy path, without ``behavior``, uses the controller's downscale window only)."""
     behavior = spec.get("behavior")
     if behavior is None:
-        return Retention(config.downscale_stabilization, timedelta(0), timedelta(0))
+        return _legacy_retention(config.downscale_stabilization)
     up = default_scale_up_rules(behavior.get("scaleUp"))
     down = default_scale_down_rules(behavior.get("scaleDown"))
     down_window = down.get("stabilizationWindowSeconds")
@@ -100,6 +105,13 @@ def retention_for(spec: Mapping[str, Any], config: Config) -> Retention:
         else timedelta(seconds=int(down_window)),
     ]
     return Retention(max(windows), longest_policy_period(up), longest_policy_period(down))
+
+
+@lru_cache(maxsize=64)
+def _legacy_retention(window: timedelta) -> Retention:
+    # Cached by the window (a function of it alone; ``Retention`` is immutable): every sync
+    # of an HPA without ``behavior`` asks it.
+    return Retention(window, timedelta(0), timedelta(0))
 
 
 @lru_cache(maxsize=4096)
@@ -114,6 +126,8 @@ def _parse(text: Any) -> datetime:
 
 
 def _events(events: list[ScaleEvent], cutoff: datetime) -> list[JSON]:
+    if not events:  # the usual case: no rescale inside the period (or none kept at all)
+        return []
     kept = sorted((e for e in events if e.timestamp > cutoff), key=lambda e: e.timestamp)
     return [{"change": e.replica_change, "time": _format(e.timestamp)} for e in kept]
 
@@ -122,17 +136,24 @@ def encode_history(history: History, *, now: datetime, retention: Retention) -> 
     """The annotation document of ``history`` at ``now``, bounded by ``retention``."""
     cutoff = now - retention.recommendations
     # Per count its latest time; among equal times the later list position is the later
-    # recommendation (a first sync stores the seed, then appends its own).
+    # recommendation (a first sync stores the seed, then appends its own). Positions only
+    # grow, so a later one replaces the kept one exactly when its time is not earlier.
     latest: dict[int, tuple[datetime, int]] = {}
-    for position, rec in enumerate(history.recommendations):
+    get = latest.get
+    for position, (replicas, timestamp) in enumerate(history.recommendations):
         # Upstream's windows drop only recommendations strictly before the cutoff.
-        if rec.timestamp >= cutoff and (rec.timestamp, position) > latest.get(
-            rec.replicas, (cutoff, -1)
-        ):
-            latest[rec.replicas] = (rec.timestamp, position)
-    ordered = sorted(latest.items(), key=lambda item: item[1])
+        if timestamp >= cutoff:
+            kept = get(replicas)
+            if kept is None or timestamp >= kept[0]:
+                latest[replicas] = (timestamp, position)
+    if len(latest) == 1:
+        ((replicas, (timestamp, _)),) = latest.items()
+        recommendations = [{"replicas": replicas, "time": _format(timestamp)}]
+    else:
+        ordered = sorted(latest.items(), key=lambda item: item[1])
+        recommendations = [{"replicas": r, "time": _format(t)} for r, (t, _) in ordered]
     return {
-        "recommendations": [{"replicas": r, "time": _format(t)} for r, (t, _) in ordered],
+        "recommendations": recommendations,
         "scaleUpEvents": _events(history.scale_up_events, now - retention.scale_up_events),
         "scaleDownEvents": _events(history.scale_down_events, now - retention.scale_down_events),
     }
@@ -175,13 +196,29 @@ def _trace_signature(document: Mapping[str, Any]) -> Any:
     return {**document, "at": None, "stabilization": stabilization}
 
 
+# Where ``trace_signature`` blanks a trace's time and the recommendations stabilization
+# looked at: the positions of those fields in their records.
+_AT: Final = DecisionTrace._fields.index("at")
+_LOOKED_AT: Final = StabilizationTrace._fields.index("recommendations")
+_STABILIZATION: Final = DecisionTrace._fields.index("stabilization")
+_new = tuple.__new__
+
+
 def trace_signature(trace: DecisionTrace) -> DecisionTrace:
     """The trace without what the stored comparison ignores (its time, the recommendations
     stabilization looked at): two traces with equal signatures have equal stored forms."""
+    # ``_replace`` of both records, spelled as what it does (``tuple.__new__`` of the
+    # record's own class over the fields, one changed): once per sync.
     stabilization = trace.stabilization
     if stabilization is not None:
-        stabilization = stabilization._replace(recommendations=())
-    return trace._replace(at=datetime.min, stabilization=stabilization)
+        stabilization = _new(
+            type(stabilization),
+            (*stabilization[:_LOOKED_AT], (), *stabilization[_LOOKED_AT + 1 :]),
+        )
+    fields = list(trace)
+    fields[_AT] = datetime.min
+    fields[_STABILIZATION] = stabilization
+    return _new(type(trace), fields)
 
 
 def load_history(document: Any, *, now: datetime) -> History | None:

@@ -63,6 +63,7 @@ EXTERNAL_API: Final = "external metrics API"
 # Upstream's metricServerDefaultMetricWindow: custom samples without windowSeconds.
 DEFAULT_CUSTOM_WINDOW: Final = timedelta(minutes=1)
 _EPOCH: Final = datetime(1, 1, 1, tzinfo=UTC)  # Go's zero time, for a missing timestamp
+_NO_VALUE: Final = object()  # equal to no timestamp or window
 
 
 def fetch_failed(api: str, cause: str) -> MetricsUnavailable:
@@ -191,6 +192,15 @@ def _sum_containers(records: Sequence[PodUsage], cpu: bool, samples: dict[str, P
     """``pod_usage_values``' loop for the whole pod's cpu or memory (what an HPA asks at
     every sync), with ``_usage_milli`` inlined: each container has both values, so every
     pod with containers gets its sum (the record's own, when its provider summed it)."""
+    # The served time and window of the previous record, reused for a record whose
+    # timestamp and window equal its (the pods of one scrape share them): ``_served_time``
+    # and ``_served_window`` are functions of the value, and their caches already answer
+    # equal keys alike.
+    moment: Any = _NO_VALUE
+    span: Any = _NO_VALUE
+    stamp = _EPOCH
+    window = span
+    new = tuple.__new__
     for record in records:
         containers = record.containers
         if not containers:
@@ -204,9 +214,14 @@ def _sum_containers(records: Sequence[PodUsage], cpu: bool, samples: dict[str, P
             else:
                 for entry in containers:
                     total += units_to_milli(entry.memory_bytes)
-        samples[record.name] = PodMetric(
-            total, _served_time(record.timestamp), _served_window(record.window)
-        )
+        if record.timestamp != moment:
+            moment = record.timestamp
+            stamp = _served_time(moment)
+        if record.window != span:
+            span = record.window
+            window = _served_window(span)
+        # ``tuple.__new__``, as the NamedTuple's generated ``__new__`` does (one per pod).
+        samples[record.name] = new(PodMetric, (total, stamp, window))
 
 
 def pod_custom_values(items: Sequence[JSON]) -> tuple[dict[str, PodMetric], datetime]:

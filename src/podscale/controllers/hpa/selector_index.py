@@ -109,14 +109,22 @@ class SelectorIndex:
         entry = self._namespaces.get(namespace)
         if entry is None:
             return []
+        # The pods' distinct label sets, each tried once (a workload's pods share theirs).
+        # Keyed by the pairs in the labels' own order, not sorted: the same set in another
+        # order is only tried twice, which adds nothing to the answer (a union).
         label_sets: dict[tuple[Pair, ...], Mapping[str, str]] = {}
         for pod in pods:
             labels = (pod.get("metadata") or {}).get("labels") or {}
-            label_sets.setdefault(tuple(sorted(labels.items())), labels)
+            pairs = tuple(labels.items())
+            if pairs not in label_sets:
+                label_sets[pairs] = labels
         found: set[str] = set()
+        always, by_pair, selectors = entry.always, entry.by_pair, entry.selectors
         for pairs, labels in label_sets.items():
-            candidates = set(entry.always)
+            candidates = set(always)
             for pair in pairs:
-                candidates.update(entry.by_pair.get(pair, ()))
-            found.update(key for key in candidates - found if entry.selectors[key].matches(labels))
+                filed = by_pair.get(pair)
+                if filed is not None:
+                    candidates.update(filed)
+            found.update(key for key in candidates - found if selectors[key].matches(labels))
         return sorted(found)

@@ -6,7 +6,8 @@ directly, in one loop, giving the same record (the HPA's metrics read and the us
 read every pod so once per scrape). A record carries the pod's summed CPU and memory in
 milli-units, which ``controllers.hpa.metrics_values`` reads instead of summing containers
 again. Timestamp and window are those of the earliest-sampled container (the first on a
-tie), as ``render`` serves them. Pure functions.
+tie), as ``render`` serves them. Pure functions; ``record_from_points`` remembers the
+window of the last two time objects it paired (the pods of one scrape share them).
 """
 
 from __future__ import annotations
@@ -32,6 +33,14 @@ Containers = Mapping[str, MetricsPoint]
 
 _new = tuple.__new__
 _ZERO: Final = timedelta(0)
+# The largest values whose milli form needs no int64 saturation: nanocores whose rounded-up
+# thousandths, and units whose thousands, are at most 2**63 - 1.
+_MAX_NANOS: Final = (2**63 - 1) * 1_000_000
+_MAX_UNITS: Final = (2**63 - 1) // 1000
+# The last (time, previous time, window, seconds) ``record_from_points`` computed: a cache of
+# one entry of a pure function, compared by the identity of the held time objects. Replaced
+# whole (one assignment), so a reader on another thread sees one entry or the next.
+_LAST_WINDOW: tuple[object, object, timedelta, float] = (object(), object(), _ZERO, 0.0)
 
 
 def record_of(key: PodKey, usages: Sequence[tuple[str, Usage]] | None) -> PodUsage | None:
@@ -61,6 +70,7 @@ def record_from_points(key: PodKey, last: Containers, prev: Containers | None) -
     the same order, the same earliest one (the first on a tie) and sums."""
     if prev is None:
         return None
+    global _LAST_WINDOW
     containers: list[ContainerUsage] = []
     earliest: datetime | None = None
     earliest_window = _ZERO
@@ -78,13 +88,23 @@ def record_from_points(key: PodKey, last: Containers, prev: Containers | None) -
         used, used_before = point.cumulative_cpu_used, previous.cumulative_cpu_used
         if used < used_before:
             continue
-        timestamp = point.timestamp
-        window = timestamp - previous.timestamp
+        timestamp, before = point.timestamp, previous.timestamp
+        # The window and its seconds are a function of the two times alone; a scrape's
+        # points share their time objects (one per node and scrape), so the last pair's
+        # are reused when both objects are the very ones it was computed from (held by
+        # the entry, so never another object under a reused id).
+        known = _LAST_WINDOW
+        if known[0] is timestamp and known[1] is before:
+            window, seconds = known[2], known[3]
+        else:
+            window = timestamp - before
+            seconds = (
+                float(window.days * 86_400 + window.seconds)
+                + float(window.microseconds * 1000) / 1e9
+            )
+            _LAST_WINDOW = (timestamp, before, window, seconds)
         if window <= _ZERO:
             continue
-        seconds = (
-            float(window.days * 86_400 + window.seconds) + float(window.microseconds * 1000) / 1e9
-        )
         cpu = int(float(used - used_before) / seconds)
         memory = point.memory_usage
         if earliest is None or timestamp < earliest:
@@ -92,8 +112,17 @@ def record_from_points(key: PodKey, last: Containers, prev: Containers | None) -
         # ``tuple.__new__``, as the NamedTuple's generated ``__new__`` does (one per container
         # and scrape read).
         containers.append(_new(ContainerUsage, (container, cpu, memory)))
-        cpu_total += nano_to_milli(cpu)
-        memory_total += units_to_milli(memory)
-    return PodUsage(
-        key[0], key[1], earliest, earliest_window, tuple(containers), cpu_total, memory_total
+        # ``nano_to_milli`` and ``units_to_milli`` inlined for the values inside int64 (a
+        # rate is never negative; memory may be anything a kubelet reported).
+        if 0 <= cpu <= _MAX_NANOS:
+            cpu_total += -(-cpu // 1_000_000)
+        else:
+            cpu_total += nano_to_milli(cpu)
+        if 0 <= memory <= _MAX_UNITS:
+            memory_total += memory * 1000
+        else:
+            memory_total += units_to_milli(memory)
+    return _new(
+        PodUsage,
+        (key[0], key[1], earliest, earliest_window, tuple(containers), cpu_total, memory_total),
     )

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from podscale.api.timestamps import format_micro_time
 from podscale.controllers.hpa.history_store import (
     HISTORY_ANNOTATION,
     HISTORY_STATE,
@@ -24,9 +25,11 @@ from podscale.controllers.hpa.history_store import (
     load_history,
     retention_for,
     state_changes,
+    trace_signature,
 )
 from podscale.hpa import Config, History, StaticMetricsSource, decide
 from podscale.hpa.normalize import stabilize_recommendation, stabilize_with_behavior
+from podscale.hpa.trace import DecisionTrace
 from podscale.hpa.types import Recommendation, ScaleEvent
 from podscale.testing import cpu_metric, make_hpa, make_pod, make_scale
 
@@ -215,3 +218,105 @@ def test_same_history_equals_comparing_the_signatures(old: Any, new: Any) -> Non
     except Exception as err:
         got = type(err)
     assert got == expected
+
+
+def _encode_by_spec(history: History, now: datetime, retention: Retention) -> dict[str, Any]:
+    """The history document as the module docstring specifies it, written plainly: per
+    count the latest recommendation inside the window (the later position on a tie), in
+    the order of those times and positions; the scale events after their cutoffs, by time."""
+    cutoff = now - retention.recommendations
+    latest: dict[int, tuple[datetime, int]] = {}
+    for position, rec in enumerate(history.recommendations):
+        if rec.timestamp >= cutoff and (rec.timestamp, position) > latest.get(
+            rec.replicas, (cutoff, -1)
+        ):
+            latest[rec.replicas] = (rec.timestamp, position)
+    ordered = sorted(latest.items(), key=lambda item: item[1])
+
+    def events(kept: list[ScaleEvent], period: timedelta) -> list[dict[str, Any]]:
+        inside = sorted((e for e in kept if e.timestamp > now - period), key=lambda e: e.timestamp)
+        return [
+            {"change": e.replica_change, "time": format_micro_time(e.timestamp)} for e in inside
+        ]
+
+    return {
+        "recommendations": [{"replicas": r, "time": format_micro_time(t)} for r, (t, _) in ordered],
+        "scaleUpEvents": events(history.scale_up_events, retention.scale_up_events),
+        "scaleDownEvents": events(history.scale_down_events, retention.scale_down_events),
+    }
+
+
+# Few counts and times (ties of time, of count, both; the cutoff itself; unsorted lists).
+_moments = st.sampled_from([-400, -300, -299.5, -60, -15, -15, 0]).map(at)
+_entries = st.lists(st.tuples(st.integers(1, 4), _moments), max_size=12)
+
+
+@given(
+    recs=_entries,
+    up=_entries,
+    down=_entries,
+    window=st.sampled_from([timedelta(0), timedelta(minutes=5), timedelta(minutes=10)]),
+)
+def test_encode_equals_the_plain_reading_of_its_rules(
+    recs: list[tuple[int, datetime]],
+    up: list[tuple[int, datetime]],
+    down: list[tuple[int, datetime]],
+    window: timedelta,
+) -> None:
+    # ``encode_history``'s loop (a later position replaces the kept one when its time is
+    # not earlier; one count kept: no sort) and its empty-events shortcut give the plain
+    # reading's document.
+    history = History(
+        [Recommendation(r, t) for r, t in recs],
+        [ScaleEvent(c, t) for c, t in up],
+        [ScaleEvent(c, t) for c, t in down],
+    )
+    retention = Retention(window, timedelta(seconds=60), timedelta(seconds=15))
+    assert encode_history(history, now=NOW, retention=retention) == _encode_by_spec(
+        history, NOW, retention
+    )
+
+
+@pytest.mark.parametrize(
+    "window", [timedelta(minutes=5), timedelta(minutes=1), timedelta(0)], ids=["5m", "1m", "0s"]
+)
+def test_legacy_retention_follows_the_configured_window(window: timedelta) -> None:
+    # Kept per window: each config's own, asked twice (kept), and another window after it.
+    config = Config(downscale_stabilization=window)
+    for _ in range(2):
+        assert retention_for({}, config) == Retention(window, timedelta(0), timedelta(0))
+    other = Config(downscale_stabilization=window + timedelta(seconds=30))
+    assert retention_for({}, other).recommendations == window + timedelta(seconds=30)
+
+
+def _signature_by_replace(trace: DecisionTrace) -> DecisionTrace:
+    stabilization = trace.stabilization
+    if stabilization is not None:
+        stabilization = stabilization._replace(recommendations=())
+    return trace._replace(at=datetime.min, stabilization=stabilization)
+
+
+@pytest.mark.parametrize(
+    ("history", "cpu", "without_stabilization"),
+    [
+        (None, 80, False),
+        (History([Recommendation(3, at(-30)), Recommendation(2, at(-15))]), 20, False),
+        (History([Recommendation(3, at(-30))]), 50, True),
+    ],
+    ids=["first-sync", "window-of-recommendations", "no-stabilization"],
+)
+def test_trace_signature_is_the_trace_with_time_and_looked_at_blanked(
+    history: History | None, cpu: int, without_stabilization: bool
+) -> None:
+    # ``trace_signature`` builds the records directly: the ``_replace`` of both, of the same
+    # classes; another time gives the same signature, another value another one.
+    _, decision = decision_at(NOW, history, cpu)
+    trace = decision.trace
+    if without_stabilization:
+        trace = trace._replace(stabilization=None)
+    signature = trace_signature(trace)
+    assert signature == _signature_by_replace(trace)
+    assert type(signature) is type(trace)
+    assert type(signature.stabilization) is type(trace.stabilization)
+    assert trace_signature(trace._replace(at=at(60))) == signature
+    assert trace_signature(trace._replace(desired_replicas=99)) != signature

@@ -112,6 +112,42 @@ def test_values_read_alike_from_records_with_their_sums(
     )
 
 
+# Few distinct times and windows (equal values in distinct objects too): records in a row
+# share them or not, as one scrape's pods do or two nodes' do.
+_few_times = st.sampled_from([0, 0, 1, 2]).map(lambda s: NOW + timedelta(seconds=s, microseconds=3))
+_few_windows = st.sampled_from([15, 15, 14]).map(lambda s: timedelta(seconds=s, milliseconds=1))
+_shared_pods = st.lists(
+    st.tuples(
+        st.sampled_from(["a", "b", "c", "d", "e"]),
+        st.lists(
+            st.tuples(
+                st.sampled_from(["app", "side"]),
+                st.integers(0, 10**10),
+                st.integers(0, 10**10),
+                _few_times,
+                _few_windows,
+            ),
+            max_size=2,
+            unique_by=lambda c: c[0],
+        ),
+    ),
+    max_size=5,
+    unique_by=lambda p: p[0],
+)
+
+
+@given(_shared_pods, st.sampled_from(["cpu", "memory"]))
+def test_whole_pod_values_reuse_only_equal_times_and_windows(
+    spec: list[tuple[str, list[tuple[str, int, int, datetime, timedelta]]]], resource: str
+) -> None:
+    # ``_sum_containers`` converts a record's timestamp and window only when they differ
+    # from the previous record's: every pod still reads as its rendered JSON reads.
+    items, records = _both(spec)
+    assert _read(pod_usage_values, records, resource, None) == _read(
+        pod_resource_values, items, resource, None
+    )
+
+
 @pytest.mark.parametrize(
     ("sums", "expected"),
     [((None, None), 3), ((7, None), 7)],

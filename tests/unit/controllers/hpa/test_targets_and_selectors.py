@@ -9,6 +9,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from podscale.api.selectors import parse_selector
 from podscale.controllers.hpa.prefetch import MetricQuery, QueryRecorder, fetch_answers
@@ -43,6 +45,39 @@ def test_selector_index_lifecycle() -> None:
     assert index.controlling("ns", web) == ["ns/a"]
     index.remove("ns", "ns/a")
     assert index.controlling("ns", web) == []
+
+
+_SELECTORS = ["app=web", "tier=front", "app!=web", "tier", "app in (web,api),tier=back", "!tier"]
+_LABELS = st.dictionaries(
+    st.sampled_from(["app", "tier", "zone"]), st.sampled_from(["web", "api", "front", "back"])
+)
+
+
+@given(
+    chosen=st.lists(st.sampled_from(_SELECTORS), max_size=5),
+    labels=st.lists(_LABELS, max_size=6),
+    reverse=st.lists(st.booleans(), max_size=6),
+)
+def test_controlling_is_every_selector_tried_against_every_pod(
+    chosen: list[str], labels: list[dict[str, str]], reverse: list[bool]
+) -> None:
+    # The index's answer (label sets deduplicated in their own order, candidates by label
+    # pair) is trying each HPA's selector on each pod; the same labels in another order
+    # (``reverse``) count alike.
+    index = SelectorIndex()
+    for i, text in enumerate(chosen):
+        index.register("ns", f"ns/h{i}")
+        index.update("ns", f"ns/h{i}", parse_selector(text))
+    pods = []
+    for i, have in enumerate(labels):
+        flip = i < len(reverse) and reverse[i]
+        pods.append(pod(f"p{i}", **dict(reversed(have.items()) if flip else have.items())))
+    expected = sorted(
+        f"ns/h{i}"
+        for i, text in enumerate(chosen)
+        if any(parse_selector(text).matches(have) for have in labels)
+    )
+    assert index.controlling("ns", pods) == expected
 
 
 class Answers:

@@ -476,6 +476,79 @@ def test_record_from_points_is_the_record_of_the_computed_usage(
         )
 
 
+def _general_record(
+    key: tuple[str, str], last: dict[str, MetricsPoint], prev: dict[str, MetricsPoint]
+) -> object:
+    snapshot = _Snapshot(pods_last={key: last}, pods_prev={key: prev})
+    return record_of(key, MetricsStorage._compute_pod_usage(snapshot, key))
+
+
+_SHARED_NOW, _SHARED_BEFORE = t(30), t(15)
+
+
+@pytest.mark.parametrize(
+    ("reads", "expected_windows"),
+    [
+        # One scrape's pods share their time objects: the window is reused from pod to pod.
+        ([(_SHARED_NOW, _SHARED_BEFORE), (_SHARED_NOW, _SHARED_BEFORE)], [15, 15]),
+        # The next scrape (new objects, another span): computed afresh, not the last one's.
+        ([(_SHARED_NOW, _SHARED_BEFORE), (t(45), _SHARED_NOW), (t(50), t(45))], [15, 15, 5]),
+        # Equal times in other objects, and the same later time over another earlier one.
+        ([(t(30), t(15)), (t(30), t(15)), (_SHARED_NOW, t(20))], [15, 15, 10]),
+        # A pair refused (no time passed) between two served ones.
+        (
+            [(_SHARED_NOW, _SHARED_BEFORE), (_SHARED_NOW, _SHARED_NOW), (t(31), t(1))],
+            [15, None, 30],
+        ),
+    ],
+    ids=["shared-times", "next-scrape", "equal-not-same", "refused-between"],
+)
+def test_records_built_in_a_row_are_each_the_record_of_their_usage(
+    reads: list[tuple[datetime, datetime]], expected_windows: list[int | None]
+) -> None:
+    # ``record_from_points`` keeps the last window it computed by the identity of the two
+    # times: each record of a run of reads equals the general path's, whatever came before.
+    windows = []
+    for i, (now, before) in enumerate(reads):
+        key = ("ns", f"p{i}")
+        last = {"app": MetricsPoint(t(-3600), now, 9 * CORE, 4096)}
+        prev = {"app": MetricsPoint(t(-3600), before, 3 * CORE, 4096)}
+        record = record_from_points(key, last, prev)
+        assert record == _general_record(key, last, prev)
+        assert record is not None
+        windows.append(int(record.window.total_seconds()) if record.containers else None)
+    assert windows == expected_windows
+
+
+@pytest.mark.parametrize(
+    ("cpu", "memory"),
+    [
+        (CORE, 2**63 // 1000),
+        (CORE, 2**63 // 1000 + 1),
+        (CORE, -5),
+        (CORE, -(2**63)),
+        (2**63 * 10**6 * 15, 1),
+        (2**63 * 10**6 * 30, 1),
+    ],
+    ids=[
+        "memory-at-int64",
+        "memory-past-int64",
+        "negative-memory",
+        "memory-past-negative-int64",
+        "cpu-near-int64",
+        "cpu-past-int64",
+    ],
+)
+def test_record_sums_saturate_as_the_general_path_does(cpu: int, memory: int) -> None:
+    # The fused loop sums in plain integers inside int64 and falls back to the saturating
+    # conversions outside: equal to the general path at and across the bounds.
+    key = ("ns", "p")
+    last = {"app": MetricsPoint(t(-3600), t(15), cpu, memory)}
+    prev = {"app": MetricsPoint(t(-3600), t(0), 0, memory)}
+    record = record_from_points(key, last, prev)
+    assert record == _general_record(key, last, prev)
+
+
 @pytest.mark.parametrize("rendered_first", [False, True], ids=["records-first", "rendered-first"])
 def test_usage_records_are_alike_whoever_read_the_pod_first(rendered_first: bool) -> None:
     # A pod rendered first (its usages kept) gets its record from them; one read first as a
