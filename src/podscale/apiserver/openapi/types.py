@@ -94,6 +94,50 @@ def _same_json(value: Any, other: Any) -> bool:
         return False
 
 
+# Containers found clean (no mismatch) under a schema node, by the node's id and their
+# bytes, with the node (held: its id stays its own) and the clean value as decoded from those
+# bytes. Whether ``_check`` finds a mismatch depends on the value and the node alone (the
+# struct and path only word the mismatch), and is the same for two values that are equal
+# (``==``: a tuple is not a list, NaN is not null) and serialize alike (bytes: ``true`` is not
+# ``1``, ``1.0`` is not ``1``). Only a full ``_check`` files a value (never the walk that
+# skips what equals ``old``, whose verdict also rests on ``old``); a value ``_check`` finds
+# clean has nothing ``_check_changed`` could find, whatever ``old``. A controller's status
+# comes back to the same few values (a metric's reading, a condition's reason): it was
+# walked again on every write.
+_CLEAN: dict[tuple[int, bytes], tuple[Mapping[str, Any], Any]] = {}
+_CLEAN_LIMIT: Final = 4096
+
+
+def _check_changed_memo(
+    value: Any,
+    old: Any,
+    schema: Mapping[str, Any],
+    struct: str,
+    path: str,
+    found: list[TypeMismatch],
+) -> None:
+    """The rest of ``_check_changed`` for a container of ``old``'s type that is not the same
+    JSON: nothing when the same JSON was found clean under ``schema`` before; else the full
+    ``_check``, filed when clean, and ``_descend``'s verdict when not."""
+    try:
+        encoded = orjson.dumps(value)
+    except TypeError:  # beyond what JSON carries: walked, never filed
+        _descend(value, old, schema, struct, path, found)
+        return
+    key = (id(schema), encoded)
+    known = _CLEAN.get(key)
+    if known is not None and known[0] is schema and known[1] == value:
+        return
+    full: list[TypeMismatch] = []
+    _check(value, schema, struct, path, full)
+    if full:  # a mismatch somewhere: the one ``_check_changed`` reports, if any
+        _descend(value, old, schema, struct, path, found)
+        return
+    if len(_CLEAN) >= _CLEAN_LIMIT:
+        _CLEAN.clear()
+    _CLEAN[key] = (schema, orjson.loads(encoded))
+
+
 # Scalars whose value and type fix their JSON (a float's text does not: 1.0 and 1e0).
 _EXACT_SCALARS: Final = frozenset({str, int, bool})
 
@@ -124,11 +168,25 @@ def _check_changed(
     if kind is dict or kind is list:
         if _same_json(value, old):
             return
-    else:
-        if kind in _EXACT_SCALARS and value == old:
-            return
-        _check(value, schema, struct, path, found)
+        if path:  # not the root: a whole object (its resourceVersion) never comes again
+            _check_changed_memo(value, old, schema, struct, path, found)
+        else:
+            _descend(value, old, schema, struct, path, found)
         return
+    if not (kind in _EXACT_SCALARS and value == old):
+        _check(value, schema, struct, path, found)
+
+
+def _descend(
+    value: Any,
+    old: Any,
+    schema: Mapping[str, Any],
+    struct: str,
+    path: str,
+    found: list[TypeMismatch],
+) -> None:
+    """``_check_changed`` of a container of ``old``'s type that is not the same JSON."""
+    kind = type(value)
     node = _node(schema)
     if node.opaque:
         _check(value, schema, struct, path, found)
