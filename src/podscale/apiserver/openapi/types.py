@@ -105,7 +105,7 @@ def _same_json(value: Any, other: Any) -> bool:
 # comes back to the same few values (a metric's reading, a condition's reason): it was
 # walked again on every write.
 _CLEAN: dict[tuple[int, bytes], tuple[Mapping[str, Any], Any]] = {}
-_CLEAN_LIMIT: Final = 4096
+_CLEAN_LIMIT: Final = 2048  # a decoded HPA status is ~3 KB
 
 
 def _check_changed_memo(

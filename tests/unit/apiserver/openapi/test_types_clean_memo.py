@@ -193,3 +193,15 @@ def test_what_equals_a_mistyped_stored_value_is_trusted_but_never_filed() -> Non
     found = type_mismatches(api_version, kind, sent, clean)
     assert [m.path for m in found] == ["status.conditions[0].status"]
     assert found == _general(api_version, kind, sent, clean)
+
+
+def test_a_full_memo_starts_over_and_still_answers_as_the_walk() -> None:
+    api_version, kind = "autoscaling/v2", "HorizontalPodAutoscaler"
+    with mock.patch.object(types, "_CLEAN_LIMIT", 2), mock.patch.object(types, "_CLEAN", {}):
+        for value in (1, 2, 3, 1, True, 2, "3", 3):
+            sent = _with(value)
+            old = _changed(sent)
+            assert type_mismatches(api_version, kind, sent, old) == _general(
+                api_version, kind, sent, old
+            )
+            assert len(types._CLEAN) <= 2
