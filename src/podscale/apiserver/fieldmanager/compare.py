@@ -6,8 +6,9 @@ structured-merge-diff's ``typed.Compare`` over plain decoded JSON and the ``Type
 build sets and objects. ``merge.update`` calls it on every write the API server records.
 
 It settles the entries a write left alone (equal scalars, identical maps, identical lists
-already walked) without walking them, and replays what a pair of lists met before compared
-to (``_compare_lists``); ``shortcuts=False`` is the plain walk they are tested against.
+already walked) without walking them, a changed scalar or atomic entry as the leaf it is
+(``_is_leaf_pair``), and replays what a pair of lists met before compared to
+(``_compare_lists``); ``shortcuts=False`` is the plain walk they are tested against.
 """
 
 from __future__ import annotations

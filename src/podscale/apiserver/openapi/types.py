@@ -72,7 +72,9 @@ def type_mismatches(
     a whole unchanged spec and metadata, and of its status only a few leaves move (a metric's
     value, one condition's reason). Byte equality, unlike ``==``, tells ``true`` from ``1``;
     scalars are compared with their type for the same reason. ``_check_changed`` is that
-    walk; without ``old`` (or across apiVersions) every value is walked."""
+    walk; a changed part below the root that a full walk found clean before, as the same
+    JSON, is not walked again (``_check_changed_memo``). Without ``old`` (or across
+    apiVersions) every value is walked."""
     name = schema_for_kind(api_version, kind)
     if name is None:
         return []
