@@ -168,12 +168,12 @@ def _check_changed(
         _check(value, schema, struct, path, found)
         return
     if kind is dict or kind is list:
-        if _same_json(value, old):
-            return
-        if path:  # not the root: a whole object (its resourceVersion) never comes again
-            _check_changed_memo(value, old, schema, struct, path, found)
-        else:
+        if not path:
+            # The root: an update's object is seldom the stored one as a whole (and never
+            # comes again), while its parts mostly are; each is compared below.
             _descend(value, old, schema, struct, path, found)
+        elif not _same_json(value, old):
+            _check_changed_memo(value, old, schema, struct, path, found)
         return
     if not (kind in _EXACT_SCALARS and value == old):
         _check(value, schema, struct, path, found)
