@@ -105,9 +105,12 @@ def _same_json(value: Any, other: Any) -> bool:
 # skips what equals ``old``, whose verdict also rests on ``old``); a value ``_check`` finds
 # clean has nothing ``_check_changed`` could find, whatever ``old``. A controller's status
 # comes back to the same few values (a metric's reading, a condition's reason): it was
-# walked again on every write.
+# walked again on every write. A value is filed the second time it comes (``_SEEN`` notes
+# the first): a node's heartbeat never comes again, and is not walked whole for nothing.
 _CLEAN: dict[tuple[int, bytes], tuple[Mapping[str, Any], Any]] = {}
+_SEEN: dict[tuple[int, bytes], None] = {}  # only ever decides when a full walk is tried
 _CLEAN_LIMIT: Final = 2048  # a decoded HPA status is ~3 KB
+_SEEN_LIMIT: Final = 4096
 
 
 def _check_changed_memo(
@@ -119,8 +122,9 @@ def _check_changed_memo(
     found: list[TypeMismatch],
 ) -> None:
     """The rest of ``_check_changed`` for a container of ``old``'s type that is not the same
-    JSON: nothing when the same JSON was found clean under ``schema`` before; else the full
-    ``_check``, filed when clean, and ``_descend``'s verdict when not."""
+    JSON: nothing when the same JSON was found clean under ``schema`` before; else, the
+    first time, ``_descend``; the second, the full ``_check``, filed when clean
+    (``_descend``'s verdict when not)."""
     try:
         encoded = orjson.dumps(value)
     except TypeError:  # beyond what JSON carries: walked, never filed
@@ -129,6 +133,12 @@ def _check_changed_memo(
     key = (id(schema), encoded)
     known = _CLEAN.get(key)
     if known is not None and known[0] is schema and known[1] == value:
+        return
+    if key not in _SEEN:
+        if len(_SEEN) >= _SEEN_LIMIT:
+            _SEEN.clear()
+        _SEEN[key] = None
+        _descend(value, old, schema, struct, path, found)
         return
     full: list[TypeMismatch] = []
     _check(value, schema, struct, path, full)

@@ -1,12 +1,12 @@
 """A status part found clean before is not walked again, with the result of the walk.
 
 ``types._check_changed_memo`` files a changed container (below the root) that a full
-``_check`` found clean, by its schema node and bytes, and skips it when the same JSON comes
-again. Write sequences (each write's stored object the one before) go through the memo and
-through the walk it replaces (``_descend``), on HPAs and Pods with random edits: the same
-mismatches every time. The table holds the values the memo must not take for a filed one
-(equal in Python, not in JSON; same JSON, not equal), and the stored objects that are not
-clean, which the walk trusts and the memo never files.
+``_check`` found clean the second time it came, by its schema node and bytes, and skips it
+when the same JSON comes again. Write sequences (each write's stored object the one before)
+go through the memo and through the walk it replaces (``_descend``), on HPAs and Pods with
+random edits: the same mismatches every time. The table holds the values the memo must not
+take for a filed one (equal in Python, not in JSON; same JSON, not equal), and the stored
+objects that are not clean, which the walk trusts and the memo never files.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import math
 from typing import Any
 from unittest import mock
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -134,6 +135,15 @@ def _with(value: Any) -> JSON:
     return obj
 
 
+def _file(obj: JSON) -> None:
+    """Check ``obj`` over a stored object with another status until its status is filed."""
+    for _ in range(2):  # the first time notes it, the second files it
+        assert (
+            type_mismatches("autoscaling/v2", "HorizontalPodAutoscaler", obj, _changed(obj)) == []
+        )
+    assert any(known[1] == obj["status"] for known in types._CLEAN.values())
+
+
 def _changed(obj: JSON) -> JSON:
     """The stored object a write of ``obj``'s status changes: its status differs."""
     old = copy.deepcopy(obj)
@@ -162,7 +172,7 @@ def test_a_filed_value_is_not_taken_for_another(
     filed: JSON, sent: JSON, mismatch: str | None
 ) -> None:
     api_version, kind = "autoscaling/v2", "HorizontalPodAutoscaler"
-    assert type_mismatches(api_version, kind, filed, _changed(filed)) == []
+    _file(filed)
     found = type_mismatches(api_version, kind, sent, _changed(sent))
     assert found == _general(api_version, kind, sent, _changed(sent))
     assert [m.path for m in found][:1] == ([mismatch] if mismatch else [])
@@ -172,7 +182,7 @@ def test_a_tuple_is_not_the_list_filed_with_its_bytes() -> None:
     api_version, kind = "autoscaling/v2", "HorizontalPodAutoscaler"
     filed = copy.deepcopy(HPA)
     old = _changed(filed)
-    assert type_mismatches(api_version, kind, filed, old) == []
+    _file(filed)
     sent = copy.deepcopy(filed)
     sent["status"]["currentMetrics"] = tuple(sent["status"]["currentMetrics"])
     assert type_mismatches(api_version, kind, sent, old) == _general(api_version, kind, sent, old)
@@ -186,7 +196,8 @@ def test_what_equals_a_mistyped_stored_value_is_trusted_but_never_filed() -> Non
     stored["status"]["conditions"][0]["status"] = 7
     sent = copy.deepcopy(stored)
     sent["status"]["currentReplicas"] = 5  # the status changed, its mistyped part did not
-    assert type_mismatches(api_version, kind, sent, stored) == []
+    for _ in range(3):  # however often it comes
+        assert type_mismatches(api_version, kind, sent, stored) == []
     # Against a stored object without it, the same status is walked and refused again.
     clean = _changed(sent)
     clean["status"]["conditions"][0]["status"] = "True"
@@ -197,11 +208,37 @@ def test_what_equals_a_mistyped_stored_value_is_trusted_but_never_filed() -> Non
 
 def test_a_full_memo_starts_over_and_still_answers_as_the_walk() -> None:
     api_version, kind = "autoscaling/v2", "HorizontalPodAutoscaler"
-    with mock.patch.object(types, "_CLEAN_LIMIT", 2), mock.patch.object(types, "_CLEAN", {}):
-        for value in (1, 2, 3, 1, True, 2, "3", 3):
+    with (
+        mock.patch.object(types, "_CLEAN_LIMIT", 2),
+        mock.patch.object(types, "_CLEAN", {}),
+        mock.patch.object(types, "_SEEN_LIMIT", 3),
+        mock.patch.object(types, "_SEEN", {}),
+    ):
+        for value in (1, 2, 1, 2, 3, 1, True, 2, "3", 3, 3, 1):
             sent = _with(value)
             old = _changed(sent)
             assert type_mismatches(api_version, kind, sent, old) == _general(
                 api_version, kind, sent, old
             )
             assert len(types._CLEAN) <= 2
+            assert len(types._SEEN) <= 3
+
+
+def test_a_value_met_once_is_walked_as_before_and_only_noted() -> None:
+    api_version, kind = "autoscaling/v2", "HorizontalPodAutoscaler"
+    sent = _with(17)
+    with (
+        mock.patch.object(types, "_CLEAN", {}),
+        mock.patch.object(types, "_SEEN", {}),
+        mock.patch.object(types, "_check", wraps=types._check) as full,
+    ):
+        assert type_mismatches(api_version, kind, sent, _changed(sent)) == []
+        assert types._CLEAN == {}
+        assert any(encoded == orjson.dumps(sent["status"]) for _, encoded in types._SEEN)
+        walked_once = full.call_count
+        assert type_mismatches(api_version, kind, sent, _changed(sent)) == []
+        assert len(types._CLEAN) == 1
+        assert full.call_count > walked_once  # the second time: the full walk, then filed
+        filed = full.call_count
+        assert type_mismatches(api_version, kind, sent, _changed(sent)) == []
+        assert full.call_count == filed  # the third: not walked at all
