@@ -101,12 +101,13 @@ def _same_json(value: Any, other: Any) -> bool:
 # bytes. Whether ``_check`` finds a mismatch depends on the value and the node alone (the
 # struct and path only word the mismatch), and is the same for two values that are equal
 # (``==``: a tuple is not a list, NaN is not null) and serialize alike (bytes: ``true`` is not
-# ``1``, ``1.0`` is not ``1``). Only a full ``_check`` files a value (never the walk that
-# skips what equals ``old``, whose verdict also rests on ``old``); a value ``_check`` finds
-# clean has nothing ``_check_changed`` could find, whatever ``old``. A controller's status
-# comes back to the same few values (a metric's reading, a condition's reason): it was
-# walked again on every write. A value is filed the second time it comes (``_SEEN`` notes
-# the first): a node's heartbeat never comes again, and is not walked whole for nothing.
+# ``1``, ``1.0`` is not ``1``). Only ``_check``'s verdict files a value (``_clean_below``,
+# never the walk that skips what equals ``old``, whose verdict also rests on ``old``); a
+# value ``_check`` finds clean has nothing ``_check_changed`` could find, whatever ``old``.
+# A controller's status comes back to the same few values (a metric's reading, a
+# condition's reason): it was walked again on every write. A value is filed the second
+# time it comes (``_SEEN`` notes the first): a node's heartbeat never comes again, and is
+# not walked whole for nothing.
 _CLEAN: dict[tuple[int, bytes], tuple[Mapping[str, Any], Any]] = {}
 _SEEN: dict[tuple[int, bytes], None] = {}  # only ever decides when a full walk is tried
 _CLEAN_LIMIT: Final = 2048  # a decoded HPA status is ~3 KB
@@ -123,8 +124,8 @@ def _check_changed_memo(
 ) -> None:
     """The rest of ``_check_changed`` for a container of ``old``'s type that is not the same
     JSON: nothing when the same JSON was found clean under ``schema`` before; else, the
-    first time, ``_descend``; the second, the full ``_check``, filed when clean
-    (``_descend``'s verdict when not)."""
+    first time, ``_descend``; the second, whether ``_check`` finds nothing (``_clean_below``,
+    which files it), and ``_descend``'s verdict when it does find something."""
     try:
         encoded = orjson.dumps(value)
     except TypeError:  # beyond what JSON carries: walked, never filed
@@ -140,14 +141,68 @@ def _check_changed_memo(
         _SEEN[key] = None
         _descend(value, old, schema, struct, path, found)
         return
-    full: list[TypeMismatch] = []
-    _check(value, schema, struct, path, full)
-    if full:  # a mismatch somewhere: the one ``_check_changed`` reports, if any
+    if not _clean_below(value, schema, key, encoded):
+        # A mismatch somewhere: the one ``_check_changed`` reports, if any.
         _descend(value, old, schema, struct, path, found)
-        return
-    if len(_CLEAN) >= _CLEAN_LIMIT:
-        _CLEAN.clear()
-    _CLEAN[key] = (schema, orjson.loads(encoded))
+
+
+def _finds_nothing(value: Any, schema: Mapping[str, Any]) -> bool:
+    found: list[TypeMismatch] = []
+    _check(value, schema, "", "", found)
+    return not found
+
+
+def _is_clean(value: Any, schema: Mapping[str, Any]) -> bool:
+    """Whether ``_check(value, schema, ...)`` finds nothing, a container as ``_clean_below``
+    tells (filed ones not walked again)."""
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        return _finds_nothing(value, schema)
+    try:
+        encoded = orjson.dumps(value)
+    except TypeError:  # beyond what JSON carries: walked, never filed
+        return _finds_nothing(value, schema)
+    key = (id(schema), encoded)
+    known = _CLEAN.get(key)
+    if known is not None and known[0] is schema and known[1] == value:
+        return True
+    return _clean_below(value, schema, key, encoded)
+
+
+def _clean_below(
+    value: Any, schema: Mapping[str, Any], key: tuple[int, bytes], encoded: bytes
+) -> bool:
+    """Whether ``_check`` finds nothing in a container not filed under ``key`` (its schema
+    node's id and its bytes ``encoded``); filed when so. A list (an object) that its node
+    declares an array (an object) passes ``_check``'s test of the container itself, which
+    then checks each item (each property, or additional property) as this does, with
+    ``_is_clean``; anything else is ``_check``'s whole."""
+    node = _node(schema)
+    if node.opaque or node.wanted is None:
+        clean = _finds_nothing(value, schema)
+    elif type(value) is list and node.declared == "array":
+        items = node.items
+        clean = items is None or all(_is_clean(child, items) for child in value)
+    elif type(value) is dict and node.declared == "object":
+        properties, additional = node.properties, node.additional
+        clean = True
+        for name, child in value.items():
+            if properties is not None and name in properties:
+                child_schema = properties[name]
+            elif additional is not None:
+                child_schema = additional
+            else:
+                continue
+            if not _is_clean(child, child_schema):
+                clean = False
+                break
+    else:
+        clean = _finds_nothing(value, schema)
+    if clean:
+        if len(_CLEAN) >= _CLEAN_LIMIT:
+            _CLEAN.clear()
+        _CLEAN[key] = (schema, orjson.loads(encoded))
+    return clean
 
 
 # Scalars whose value and type fix their JSON (a float's text does not: 1.0 and 1e0).

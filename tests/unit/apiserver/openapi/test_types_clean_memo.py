@@ -67,6 +67,7 @@ _LEAVES = st.one_of(
     st.integers(-1, 2),
     st.sampled_from([1.0, 2.5, 2**31, "", "a", "1", "66m", "True"]),
     st.sampled_from([[], {}, ["a"], {"name": "cpu"}]),
+    st.just(math.nan),  # the same bytes as null
 )
 _PLACES = {
     "HorizontalPodAutoscaler": [
@@ -237,8 +238,37 @@ def test_a_value_met_once_is_walked_as_before_and_only_noted() -> None:
         assert any(encoded == orjson.dumps(sent["status"]) for _, encoded in types._SEEN)
         walked_once = full.call_count
         assert type_mismatches(api_version, kind, sent, _changed(sent)) == []
-        assert len(types._CLEAN) == 1
-        assert full.call_count > walked_once  # the second time: the full walk, then filed
+        # The second time: the whole status checked, filed with its parts.
+        assert any(known[1] == sent["status"] for known in types._CLEAN.values())
+        assert any(known[1] == sent["status"]["conditions"] for known in types._CLEAN.values())
+        assert full.call_count > walked_once
         filed = full.call_count
         assert type_mismatches(api_version, kind, sent, _changed(sent)) == []
         assert full.call_count == filed  # the third: not walked at all
+
+
+def _status_schema(api_version: str, kind: str) -> Any:
+    root = types._root(str(types.schema_for_kind(api_version, kind)))
+    return types._node(root).properties["status"]  # type: ignore[index]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    template=st.sampled_from([HPA, POD]),
+    edits=st.lists(
+        st.lists(st.tuples(st.integers(0, 8), _LEAVES), max_size=3), min_size=1, max_size=5
+    ),
+)
+def test_a_status_is_clean_exactly_when_the_check_finds_nothing(
+    template: JSON, edits: list[list[tuple[int, Any]]]
+) -> None:
+    api_version, kind = str(template["apiVersion"]), str(template["kind"])
+    schema = _status_schema(api_version, kind)
+    places = [p for p in _PLACES[kind] if p[0] == "status"]
+    for batch in edits * 2:  # the second round meets what the first filed
+        obj = copy.deepcopy(template)
+        for index, value in batch:
+            _set(obj, places[index % len(places)], copy.deepcopy(value))
+        found: list[Any] = []
+        types._check(obj["status"], schema, "S", "status", found)
+        assert types._is_clean(obj["status"], schema) == (not found)
