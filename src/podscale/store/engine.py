@@ -136,6 +136,12 @@ class VersionedStore:
         entry = self._objects.get(resource, {}).get((namespace, name))
         return None if entry is None else entry[0]
 
+    def get_encoded(self, resource: str, namespace: str, name: str) -> bytes:
+        entry = self._objects.get(resource, {}).get((namespace, name))
+        if entry is None:
+            raise objects.error_not_found(resource, name)
+        return entry[1]
+
     def list(
         self,
         resource: str,
@@ -263,12 +269,20 @@ class VersionedStore:
         result: JSON = orjson.loads(data)
         return result
 
-    def update(self, resource: str, obj: JSON) -> JSON:
+    def update(
+        self, resource: str, obj: JSON, *, current: tuple[bytes, JSON] | None = None
+    ) -> JSON:
         key = objects.key_of(obj)
         with self._lock:
             self._check_open()
             stored_revision, stored_data = self._stored(resource, key)
-            stored: JSON = orjson.loads(stored_data)
+            stored: JSON
+            if current is not None and current[0] is stored_data:
+                # The very bytes this entry holds (a write would have replaced them), which
+                # the caller decoded and left alone: its decoding is the stored object's.
+                stored = current[1]
+            else:
+                stored = orjson.loads(stored_data)
             objects.check_update_version(resource, stored, obj)
             unchanged = objects.stamp_updated(stored, obj, revision=stored_revision)
             if unchanged == stored:  # a no-op write keeps its revision, as upstream

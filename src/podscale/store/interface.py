@@ -194,6 +194,11 @@ class Store(Protocol):
         not exist: a cheap check that something read before is still current."""
         ...
 
+    def get_encoded(self, resource: str, namespace: str, name: str) -> bytes:
+        """The current object as stored: the very JSON bytes the store holds for it (see
+        ``update``'s ``current``). Raises ``NotFoundError``."""
+        ...
+
     def list(
         self,
         resource: str,
@@ -222,12 +227,19 @@ class Store(Protocol):
         ``revision`` and return it; ``TooLargeResourceVersionError`` after ``timeout``."""
         ...
 
-    def update(self, resource: str, obj: JSON) -> JSON:
+    def update(
+        self, resource: str, obj: JSON, *, current: tuple[bytes, JSON] | None = None
+    ) -> JSON:
         """Replace an object. A non-empty ``metadata.resourceVersion`` must equal the stored
         one (else ``ConflictError``); an empty one is an unconditional update. uid and
         creationTimestamp are kept from the stored object. An object with a
         ``deletionTimestamp`` whose finalizers become empty is deleted by this update
-        (a DELETED event). Raises ``NotFoundError``."""
+        (a DELETED event). Raises ``NotFoundError``.
+
+        ``current``: bytes ``get_encoded`` gave and the caller's decoding of them, unchanged
+        since, which the store may take for the stored object (and hand back, for a write
+        that changes nothing) instead of decoding it again while those bytes are still the
+        ones it holds; when a write came between, they are not, and it decodes its own."""
         ...
 
     def delete(

@@ -6,8 +6,9 @@ structured-merge-diff's ``typed.Compare`` over plain decoded JSON and the ``Type
 build sets and objects. ``merge.update`` calls it on every write the API server records.
 
 It settles the entries a write left alone (equal scalars, identical maps, identical lists
-already walked) without walking them, and replays what a pair of lists met before compared
-to (``_compare_lists``); ``shortcuts=False`` is the plain walk they are tested against.
+already walked) without walking them, a changed scalar or atomic entry as the leaf it is
+(``_is_leaf_pair``), and replays what a pair of lists met before compared to
+(``_compare_lists``); ``shortcuts=False`` is the plain walk they are tested against.
 """
 
 from __future__ import annotations
@@ -91,8 +92,13 @@ def _compare(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: _Builders, fast: 
         for key in list(lmap) + [k for k in rmap if k not in lmap]:
             lval, rval = lmap.get(key, ABSENT), rmap.get(key, ABSENT)
             child_type = field_type(t, key, path)
-            if fast and _unchanged(lval, rval, child_type, path, key, out):
-                continue
+            if fast:
+                if _unchanged(lval, rval, child_type, path, key, out):
+                    continue
+                if _is_leaf_pair(lval, rval, child_type):
+                    if lval != rval or not same_value(lval, rval):
+                        out[1].insert((*path, PathElement.field(key)))
+                    continue
             child = (*path, PathElement.field(key))
             _compare(lval, rval, child_type, child, out, fast)
             _mark_item(lval, rval, child, out)
@@ -163,6 +169,7 @@ def _compare_lists(lhs: list[Any], rhs: list[Any], t: TypeInfo, path: Path, out:
 
 
 _PLAIN_SCALARS: Final = (str, int, float, bool)
+_PLAIN_SCALAR_TYPES: Final = frozenset(_PLAIN_SCALARS)
 # Lists, with their types, that compared identical without error: an identical list is
 # still walked once, because naming its items may fail (an item of a list map without its
 # key), and that failure is the write's; after that the bytes say it is quiet.
@@ -194,6 +201,25 @@ def _unchanged(lhs: Any, rhs: Any, t: TypeInfo, path: Path, key: str, out: _Buil
             _QUIET_LISTS[memo] = None
         return True
     return kind in _PLAIN_SCALARS and lhs == rhs and t.kind != "map" and t.kind != "list"
+
+
+_SCALAR_TYPES: Final = frozenset({"scalar", "deduced", "untyped"})
+
+
+def _is_leaf_pair(lhs: Any, rhs: Any, t: TypeInfo) -> bool:
+    """Whether ``_compare`` of a map entry present on both sides would go straight to its
+    leaf case (no error, no walk below it): two plain scalars where the type takes a scalar
+    (or deduces or does not type it), or two lists (maps) where the type is an atomic list
+    (map). Then the entry is modified exactly when its values differ (``same_value``), and
+    nothing else is recorded for it. A changed leaf (a metric's value, an atomic list of
+    metrics) is most of what a status write changes."""
+    left, right = type(lhs), type(rhs)
+    kind = t.kind
+    if left in _PLAIN_SCALAR_TYPES and right in _PLAIN_SCALAR_TYPES:
+        return kind in _SCALAR_TYPES
+    if left is not right or t.granular:
+        return False
+    return (kind == "list" and left is list) or (kind == "map" and left is dict)
 
 
 def _identical(lhs: dict[str, Any], rhs: dict[str, Any]) -> bool:

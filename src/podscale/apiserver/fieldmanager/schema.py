@@ -36,7 +36,17 @@ class TypeInfo:
     (shape taken from the value: maps granular, lists atomic); ``untyped`` (always a leaf).
     """
 
-    __slots__ = ("_cache", "_defs", "_schema", "atomic", "default", "keys", "kind", "list_type")
+    __slots__ = (
+        "_cache",
+        "_children",
+        "_defs",
+        "_schema",
+        "atomic",
+        "default",
+        "keys",
+        "kind",
+        "list_type",
+    )
 
     def __init__(
         self,
@@ -57,6 +67,8 @@ class TypeInfo:
         self._schema = schema or {}
         self._defs = definitions
         self._cache: dict[str, TypeInfo | None] = {}
+        # ``child`` by key name (a map's only: it is what every walk asks at every key).
+        self._children: dict[str, TypeInfo | None] = {}
 
     def __repr__(self) -> str:
         return f"TypeInfo({self.kind!r}, atomic={self.atomic}, list_type={self.list_type!r})"
@@ -115,9 +127,19 @@ class TypeInfo:
         return None
 
     def child(self, name: str) -> TypeInfo | None:
-        """The type under map key ``name``: its declared field's, else the element type."""
+        """The type under map key ``name``: its declared field's, else the element type.
+
+        Kept per name for a map (a pure function of the node's schema, which never changes,
+        and of ``name``, as ``field`` and ``element`` keep theirs), never for the shared
+        ``DEDUCED`` and ``UNTYPED``, whose answer needs no lookup."""
+        children = self._children
+        if name in children:
+            return children[name]
         declared = self.field(name)
-        return declared if declared is not None else self.element()
+        found = declared if declared is not None else self.element()
+        if self.kind == "map":
+            children[name] = found
+        return found
 
 
 DEDUCED: Final = TypeInfo("deduced")

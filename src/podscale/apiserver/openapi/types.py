@@ -8,57 +8,21 @@ same schemas ``openapi.fields`` uses for unknown fields. ``null`` is always acce
 decodes it to the zero value); unknown fields are ``openapi.fields``' concern, not this one's.
 Integers must also fit their ``format`` (int32, else int64), as Go refuses rather than wraps
 ``replicas: 2147483648``; ``admission`` runs this on every write, whatever the wire format.
+The full walk (``_check``, ``TypeMismatch``) lives in ``type_walk``; this module adds an
+update's walk of what it changed (``_check_changed``) and the memo of values found clean.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
-from typing import Any, Final, NamedTuple, TypeGuard
+from typing import Any, Final
 
 import orjson
 
-from podscale.apiserver.openapi.dsl import ref_target
-from podscale.apiserver.openapi.schemas import all_schemas, schema_for_kind
-from podscale.apiserver.openapi.schemas_apiextensions import ALTERNATIVES, PROPS
-from podscale.apiserver.openapi.schemas_meta import INT_OR_STRING, QUANTITY
+from podscale.apiserver.openapi.schemas import schema_for_kind
+from podscale.apiserver.openapi.type_walk import TypeMismatch, _check, _node, _root, _walk
 
 __all__ = ["TypeMismatch", "type_mismatches"]
-
-_GO_SCALARS: Final = {
-    ("integer", "int32"): "int32",
-    ("integer", "int64"): "int64",
-    ("integer", ""): "int",
-    ("number", "double"): "float64",
-    ("number", ""): "float64",
-    ("string", ""): "string",
-    ("boolean", ""): "bool",
-}
-
-
-class TypeMismatch(NamedTuple):
-    """A value of the wrong JSON type: where, what Go expected, what was sent."""
-
-    struct: str  # the Go struct holding the field, e.g. "ReplicaSetSpec"
-    path: str  # e.g. "spec.replicas"
-    expected: str  # Go's spelling, e.g. "int32", "[]v1.Container", "v1.ObjectMeta"
-    got: str  # JSON's kind as Go names it: string, number, bool, array, object
-
-    def message(self) -> str:
-        return (
-            f"json: cannot unmarshal {self.got} into Go struct field "
-            f"{self.struct}.{self.path} of type {self.expected}"
-        )
-
-
-_WANTED: Final = {
-    "integer": "number",
-    "number": "number",
-    "string": "string",
-    "boolean": "bool",
-    "array": "array",
-    "object": "object",
-}
 
 
 def type_mismatches(
@@ -72,7 +36,9 @@ def type_mismatches(
     a whole unchanged spec and metadata, and of its status only a few leaves move (a metric's
     value, one condition's reason). Byte equality, unlike ``==``, tells ``true`` from ``1``;
     scalars are compared with their type for the same reason. ``_check_changed`` is that
-    walk; without ``old`` (or across apiVersions) every value is walked."""
+    walk; a changed part below the root that a full walk found clean before, as the same
+    JSON, is not walked again (``_check_changed_memo``). Without ``old`` (or across
+    apiVersions) every value is walked."""
     name = schema_for_kind(api_version, kind)
     if name is None:
         return []
@@ -92,6 +58,115 @@ def _same_json(value: Any, other: Any) -> bool:
         return orjson.dumps(value) == orjson.dumps(other)
     except TypeError:  # beyond what JSON carries: let the walk decide
         return False
+
+
+# Containers found clean (no mismatch) under a schema node, by the node's id and their
+# bytes, with the node (held: its id stays its own) and the clean value as decoded from those
+# bytes. Whether ``_check`` finds a mismatch depends on the value and the node alone (the
+# struct and path only word the mismatch), and is the same for two values that are equal
+# (``==``: a tuple is not a list, NaN is not null) and serialize alike (bytes: ``true`` is not
+# ``1``, ``1.0`` is not ``1``). Only ``_check``'s verdict files a value (``_clean_below``,
+# never the walk that skips what equals ``old``, whose verdict also rests on ``old``); a
+# value ``_check`` finds clean has nothing ``_check_changed`` could find, whatever ``old``.
+# A controller's status comes back to the same few values (a metric's reading, a
+# condition's reason): it was walked again on every write. A value is filed the second
+# time it comes (``_SEEN`` notes the first): a node's heartbeat never comes again, and is
+# not walked whole for nothing.
+_CLEAN: dict[tuple[int, bytes], tuple[Mapping[str, Any], Any]] = {}
+_SEEN: dict[tuple[int, bytes], None] = {}  # only ever decides when a full walk is tried
+_CLEAN_LIMIT: Final = 2048  # a decoded HPA status is ~3 KB
+_SEEN_LIMIT: Final = 4096
+
+
+def _check_changed_memo(
+    value: Any,
+    old: Any,
+    schema: Mapping[str, Any],
+    struct: str,
+    path: str,
+    found: list[TypeMismatch],
+) -> None:
+    """The rest of ``_check_changed`` for a container of ``old``'s type that is not the same
+    JSON: nothing when the same JSON was found clean under ``schema`` before; else, the
+    first time, ``_descend``; the second, whether ``_check`` finds nothing (``_clean_below``,
+    which files it), and ``_descend``'s verdict when it does find something."""
+    try:
+        encoded = orjson.dumps(value)
+    except TypeError:  # beyond what JSON carries: walked, never filed
+        _descend(value, old, schema, struct, path, found)
+        return
+    key = (id(schema), encoded)
+    known = _CLEAN.get(key)
+    if known is not None and known[0] is schema and known[1] == value:
+        return
+    if key not in _SEEN:
+        if len(_SEEN) >= _SEEN_LIMIT:
+            _SEEN.clear()
+        _SEEN[key] = None
+        _descend(value, old, schema, struct, path, found)
+        return
+    if not _clean_below(value, schema, key, encoded):
+        # A mismatch somewhere: the one ``_check_changed`` reports, if any.
+        _descend(value, old, schema, struct, path, found)
+
+
+def _finds_nothing(value: Any, schema: Mapping[str, Any]) -> bool:
+    found: list[TypeMismatch] = []
+    _check(value, schema, "", "", found)
+    return not found
+
+
+def _is_clean(value: Any, schema: Mapping[str, Any]) -> bool:
+    """Whether ``_check(value, schema, ...)`` finds nothing, a container as ``_clean_below``
+    tells (filed ones not walked again)."""
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        return _finds_nothing(value, schema)
+    try:
+        encoded = orjson.dumps(value)
+    except TypeError:  # beyond what JSON carries: walked, never filed
+        return _finds_nothing(value, schema)
+    key = (id(schema), encoded)
+    known = _CLEAN.get(key)
+    if known is not None and known[0] is schema and known[1] == value:
+        return True
+    return _clean_below(value, schema, key, encoded)
+
+
+def _clean_below(
+    value: Any, schema: Mapping[str, Any], key: tuple[int, bytes], encoded: bytes
+) -> bool:
+    """Whether ``_check`` finds nothing in a container not filed under ``key`` (its schema
+    node's id and its bytes ``encoded``); filed when so. A list (an object) that its node
+    declares an array (an object) passes ``_check``'s test of the container itself, which
+    then checks each item (each property, or additional property) as this does, with
+    ``_is_clean``; anything else is ``_check``'s whole."""
+    node = _node(schema)
+    if node.opaque or node.wanted is None:
+        clean = _finds_nothing(value, schema)
+    elif type(value) is list and node.declared == "array":
+        items = node.items
+        clean = items is None or all(_is_clean(child, items) for child in value)
+    elif type(value) is dict and node.declared == "object":
+        properties, additional = node.properties, node.additional
+        clean = True
+        for name, child in value.items():
+            if properties is not None and name in properties:
+                child_schema = properties[name]
+            elif additional is not None:
+                child_schema = additional
+            else:
+                continue
+            if not _is_clean(child, child_schema):
+                clean = False
+                break
+    else:
+        clean = _finds_nothing(value, schema)
+    if clean:
+        if len(_CLEAN) >= _CLEAN_LIMIT:
+            _CLEAN.clear()
+        _CLEAN[key] = (schema, orjson.loads(encoded))
+    return clean
 
 
 # Scalars whose value and type fix their JSON (a float's text does not: 1.0 and 1e0).
@@ -122,13 +197,27 @@ def _check_changed(
         _check(value, schema, struct, path, found)
         return
     if kind is dict or kind is list:
-        if _same_json(value, old):
-            return
-    else:
-        if kind in _EXACT_SCALARS and value == old:
-            return
-        _check(value, schema, struct, path, found)
+        if not path:
+            # The root: an update's object is seldom the stored one as a whole (and never
+            # comes again), while its parts mostly are; each is compared below.
+            _descend(value, old, schema, struct, path, found)
+        elif not _same_json(value, old):
+            _check_changed_memo(value, old, schema, struct, path, found)
         return
+    if not (kind in _EXACT_SCALARS and value == old):
+        _check(value, schema, struct, path, found)
+
+
+def _descend(
+    value: Any,
+    old: Any,
+    schema: Mapping[str, Any],
+    struct: str,
+    path: str,
+    found: list[TypeMismatch],
+) -> None:
+    """``_check_changed`` of a container of ``old``'s type that is not the same JSON."""
+    kind = type(value)
     node = _node(schema)
     if node.opaque:
         _check(value, schema, struct, path, found)
@@ -173,204 +262,3 @@ def _check_changed(
                 _check(child, child_schema, holder, child_path, found)
         return
     _check(value, schema, struct, path, found)
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
-def _fits(value: Any, fmt: str) -> bool:
-    """Whether an integer decodes into Go's int32 (``int32``) or int64 (anything else).
-
-    Go refuses an out-of-range literal rather than wrapping it, so ``replicas: 2147483648``
-    can never become -2147483648 or reach a controller that would create that many pods.
-    """
-    if not isinstance(value, int) or isinstance(value, bool):
-        return True  # strings and fractions are a type question, answered elsewhere
-    bits = 32 if fmt == "int32" else 64
-    return -(1 << (bits - 1)) <= value < (1 << (bits - 1))
-
-
-# Resolved references by the id of the schema node (``all_schemas`` is built once and never
-# freed, as are ``_root``'s nodes): a write walks the same few hundred nodes every time, and
-# resolving them again was a third of the walk.
-_RESOLVED: dict[int, tuple[Mapping[str, Any], str | None, Mapping[str, Any]]] = {}
-
-
-def _named(schema: Mapping[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
-    """The schema's name (when it is a reference) and its resolved definition."""
-    cached = _RESOLVED.get(id(schema))
-    if cached is not None and cached[0] is schema:
-        return cached[1], cached[2]
-    name, resolved = _resolve(schema)
-    _RESOLVED[id(schema)] = (schema, name, resolved)  # holds ``schema``: its id stays its own
-    return name, resolved
-
-
-class _Node(NamedTuple):
-    """What ``_check`` and ``_check_changed`` read of one schema node: its ``name`` (when it
-    is a reference) and ``resolved`` definition (``_named``); ``opaque`` for the types
-    ``_check_changed`` leaves to ``_check`` (either-or, quantity, int-or-string);
-    ``declared`` the resolved ``type``, ``wanted`` the JSON kind it takes (None: any),
-    ``format`` its format; ``holder`` the Go struct a named object's fields are reported
-    under (None: the caller's); ``properties``, ``additional`` and ``items`` when they are
-    schemas."""
-
-    name: str | None
-    resolved: Mapping[str, Any]
-    opaque: bool
-    declared: Any
-    wanted: str | None
-    format: str
-    holder: str | None
-    properties: Mapping[str, Any] | None
-    additional: Mapping[str, Any] | None
-    items: Mapping[str, Any] | None
-
-
-# ``_Node`` by the id of the schema node, exact as ``_RESOLVED`` is (the node is held, the
-# schemas never change): a write descends the same few hundred nodes every time (a status
-# write the few its status changed), and reading them again (references, the ABC checks of
-# their parts) was most of each step of ``_check`` and ``_check_changed``.
-_NODES: dict[int, tuple[Mapping[str, Any], _Node]] = {}
-
-
-def _node(schema: Mapping[str, Any]) -> _Node:
-    cached = _NODES.get(id(schema))
-    if cached is not None and cached[0] is schema:
-        return cached[1]
-    name, resolved = _named(schema)
-    properties = resolved.get("properties")
-    additional = resolved.get("additionalProperties")
-    items = resolved.get("items")
-    node = _Node(
-        name=name,
-        resolved=resolved,
-        opaque=name in ALTERNATIVES or name in (QUANTITY, INT_OR_STRING),
-        declared=resolved.get("type"),
-        wanted=_WANTED.get(str(resolved.get("type"))),
-        format=str(resolved.get("format", "")),
-        holder=name.rpartition(".")[2] if name is not None else None,
-        properties=properties if _is_mapping(properties) else None,
-        additional=additional if _is_mapping(additional) else None,
-        items=items if _is_mapping(items) else None,
-    )
-    _NODES[id(schema)] = (schema, node)  # holds ``schema``: its id stays its own
-    return node
-
-
-def _resolve(schema: Mapping[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
-    name = None
-    target = ref_target(schema)
-    while target is not None:
-        name = target
-        schema = all_schemas()[target]
-        target = ref_target(schema)
-    return name, schema
-
-
-def _go_type(name: str | None, schema: Mapping[str, Any]) -> str:
-    if name is not None:
-        package, _, short = name.rpartition(".")
-        return f"{package.rpartition('.')[2]}.{short}"
-    kind = str(schema.get("type", ""))
-    if kind == "array":
-        items = schema.get("items")
-        inner = _go_type(*_named(items)) if isinstance(items, Mapping) else "interface {}"
-        return f"[]{inner}"
-    if kind == "object":
-        values = schema.get("additionalProperties")
-        inner = _go_type(*_named(values)) if isinstance(values, Mapping) else "interface {}"
-        return f"map[string]{inner}"
-    return _GO_SCALARS.get((kind, str(schema.get("format", ""))), kind or "interface {}")
-
-
-@functools.cache
-def _root(schema_name: str) -> Mapping[str, Any]:
-    # One reference node per kind, so that ``_named`` resolves it once.
-    return {"$ref": f"#/components/schemas/{schema_name}"}
-
-
-def _check_alternative(
-    value: Any, name: str, struct: str, path: str, found: list[TypeMismatch]
-) -> None:
-    """An either-or type of a CRD schema (``items``: a schema or a list of them...): the
-    shape sent picks the type its content is checked against."""
-    alternative = ALTERNATIVES[name]
-    if isinstance(value, dict):
-        _check(value, _root(PROPS), struct, path, found)
-    elif isinstance(value, list) and alternative.array_of is not None:
-        for index, child in enumerate(value):
-            child_path = f"{path}[{index}]"
-            if alternative.array_of == "string":
-                if not isinstance(child, str):
-                    found.append(TypeMismatch(struct, child_path, "string", _json_kind(child)))
-            else:
-                _check(child, _root(alternative.array_of), struct, child_path, found)
-    elif not (isinstance(value, bool) and alternative.boolean):
-        found.append(TypeMismatch(struct, path, _go_type(name, {}), _json_kind(value)))
-
-
-def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
-    # Schemas are mostly plain dicts: spare them the ABC's instance check (most of a walk's
-    # per-node cost was those checks).
-    return type(value) is dict or isinstance(value, Mapping)
-
-
-def _walk(value: Any, schema_name: str, struct: str, path: str, found: list[TypeMismatch]) -> None:
-    _check(value, _root(schema_name), struct, path, found)
-
-
-def _check(
-    value: Any, schema: Mapping[str, Any], struct: str, path: str, found: list[TypeMismatch]
-) -> None:
-    if value is None or found:
-        return  # null decodes to the zero value; report only the first mismatch, as Go does
-    node = _node(schema)
-    name, schema = node.name, node.resolved
-    if name in ALTERNATIVES:
-        _check_alternative(value, name, struct, path, found)
-        return
-    if name in (QUANTITY, INT_OR_STRING):
-        if not isinstance(value, str | int | float) or isinstance(value, bool):
-            found.append(TypeMismatch(struct, path, _go_type(name, schema), _json_kind(value)))
-        elif name == INT_OR_STRING and not _fits(value, "int32"):
-            # IntOrString decodes a number into its int32 ``IntVal``; Go's decoder names the
-            # holding field and int32 (not the wrapper type) when it does not fit.
-            found.append(TypeMismatch(struct, path, "int32", f"number {value}"))
-        return
-    kind = node.declared
-    got = _json_kind(value)
-    wanted = node.wanted
-    if wanted is None:
-        return  # free-form (no type): anything decodes
-    integral = kind != "integer" or (isinstance(value, int) and not isinstance(value, bool))
-    fits = kind != "integer" or _fits(value, node.format)
-    if got != wanted or not integral or not fits:
-        # Go names the literal only for a number that does not fit a numeric field.
-        shown = f"number {value}" if got == wanted == "number" else got
-        found.append(TypeMismatch(struct, path, _go_type(name, schema), shown))
-        return
-    if kind == "array":
-        items = node.items
-        if items is not None:
-            for index, child in enumerate(value):
-                _check(child, items, struct, f"{path}[{index}]", found)
-    elif kind == "object":
-        holder = node.holder if node.holder is not None else struct
-        properties = node.properties
-        additional = node.additional
-        for key, child in value.items():
-            child_path = f"{path}.{key}" if path else key
-            if properties is not None and key in properties:
-                _check(child, properties[key], holder, child_path, found)
-            elif additional is not None:
-                _check(child, additional, holder, child_path, found)

@@ -26,6 +26,7 @@ from podscale.apiserver.customresources.scale import ScaleError, scale_from, set
 from podscale.apiserver.errors import ApiError, bad_request, from_store_error
 from podscale.apiserver.openapi.types import type_mismatches
 from podscale.apiserver.operations import field_owners
+from podscale.apiserver.operations.current import read_current
 from podscale.apiserver.operations.types import (
     EncodedBody,
     OwnedObject,
@@ -59,12 +60,19 @@ __all__ = [
 JSON = dict[str, Any]
 
 
-def _save(state: ServerState, info: KindInfo, obj: JSON, name: str) -> JSON:
+def _save(
+    state: ServerState,
+    info: KindInfo,
+    obj: JSON,
+    name: str,
+    current: tuple[bytes, JSON] | None = None,
+) -> JSON:
     resource = storage_resource(info)
     try:
-        return to_served(state.store.update(resource, to_storage(obj, info)), info)
+        saved = state.store.update(resource, to_storage(obj, info), current=current)
     except StoreError as err:
         raise from_store_error(err, resource, name) from None
+    return to_served(saved, info)
 
 
 def write_status(
@@ -79,11 +87,14 @@ def write_status(
     patched: bool,
     applied: bool = False,
     owned: bool = False,
+    current: tuple[bytes, JSON] | None = None,
 ) -> Written:
     """Admit and write a status write; ``applied`` when server-side apply set the
     managedFields already; ``owned`` when ``obj`` came as an ``OwnedObject`` (defaulted in
     place: it is already what the defaulting's copy would make, and no one else holds it
-    or any of its parts, as the status strategy copies what it takes from ``old``)."""
+    or any of its parts, as the status strategy copies what it takes from ``old``);
+    ``current``: the store's hint for ``old`` (``current.read_current``), which this
+    only reads."""
     admission.check_type(obj, info)
     check_object_name(obj, name)
     check_namespace(obj, info, namespace)
@@ -98,7 +109,7 @@ def write_status(
     if not applied:
         manager = field_owners.writer(options)
         field_owners.record_update(state, info, old, obj, manager, subresource="status")
-    saved = obj if options.dry_run else _save(state, info, obj, name)
+    saved = obj if options.dry_run else _save(state, info, obj, name, current)
     return Written(saved, warnings)
 
 
@@ -111,10 +122,12 @@ def update_status(
     options: admission.WriteOptions,
 ) -> Written:
     check_write_options(options, "UpdateOptions")
-    old = get_object(state, info, namespace, name)
+    old, hint = read_current(state, info, namespace, name)
     obj = decode_object_payload(body, info.api_version, info.kind)
     owned = isinstance(body, OwnedObject)
-    return write_status(state, info, namespace, name, old, obj, options, patched=False, owned=owned)
+    return write_status(
+        state, info, namespace, name, old, obj, options, patched=False, owned=owned, current=hint
+    )
 
 
 def patch_status(

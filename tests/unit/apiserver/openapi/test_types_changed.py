@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from podscale.apiserver.openapi import types
+from podscale.apiserver.openapi import type_walk
 from podscale.apiserver.openapi.schemas import all_schemas
 from podscale.apiserver.openapi.types import type_mismatches
 
@@ -287,14 +287,14 @@ def test_another_api_version_is_walked_whole() -> None:
 
 def _node_from_scratch(schema: Any) -> tuple[Any, ...]:
     """What ``types._node`` keeps of a schema node, read again without its memo."""
-    name, resolved = types._resolve(schema)
+    name, resolved = type_walk._resolve(schema)
     parts = [resolved.get(k) for k in ("properties", "additionalProperties", "items")]
     return (
         name,
         resolved,
-        name in types.ALTERNATIVES or name in (types.QUANTITY, types.INT_OR_STRING),
+        name in type_walk.ALTERNATIVES or name in (type_walk.QUANTITY, type_walk.INT_OR_STRING),
         resolved.get("type"),
-        types._WANTED.get(str(resolved.get("type"))),
+        type_walk._WANTED.get(str(resolved.get("type"))),
         str(resolved.get("format", "")),
         name.rpartition(".")[2] if name is not None else None,
         *(part if isinstance(part, Mapping) else None for part in parts),
@@ -305,20 +305,20 @@ def test_memoized_schema_nodes_equal_their_resolution() -> None:
     """``_node`` (kept by the node's id) is what resolving the node gives, for every node
     a status write of these kinds walks and for every published schema."""
     type_mismatches("autoscaling/v2", "HorizontalPodAutoscaler", _hpa(currentReplicas=4), HPA)
-    nodes = [schema for schema, _ in types._NODES.values()]
+    nodes = [schema for schema, _ in type_walk._NODES.values()]
     nodes += [{"$ref": f"#/components/schemas/{name}"} for name in all_schemas()]
     nodes += list(all_schemas().values())
     assert len(nodes) > 100
     for schema in nodes:
-        assert tuple(types._node(schema)) == _node_from_scratch(schema)
-        assert tuple(types._node(schema)) == _node_from_scratch(schema)  # from the memo
+        assert tuple(type_walk._node(schema)) == _node_from_scratch(schema)
+        assert tuple(type_walk._node(schema)) == _node_from_scratch(schema)  # from the memo
 
 
 def test_memoized_schema_node_is_not_served_for_another_node_at_the_same_id() -> None:
     """A node the memo does not hold is resolved anew, even were its id one it kept."""
     first = {"type": "object", "properties": {"a": {"type": "string"}}}
-    types._node(first)
+    type_walk._node(first)
     second = {"type": "array", "items": {"type": "integer"}}
-    types._NODES[id(second)] = types._NODES[id(first)]  # a stale entry under its id
-    assert tuple(types._node(second)) == _node_from_scratch(second)
-    assert types._node(second).declared == "array"
+    type_walk._NODES[id(second)] = type_walk._NODES[id(first)]  # a stale entry under its id
+    assert tuple(type_walk._node(second)) == _node_from_scratch(second)
+    assert type_walk._node(second).declared == "array"

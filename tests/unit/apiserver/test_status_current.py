@@ -1,0 +1,176 @@
+"""A status update hands the store its own decoding of the object it replaces, with the same
+outcome as the store decoding it again.
+
+``current.read_current`` reads the stored bytes and serves them; when serving left the
+object as those bytes decode, ``update_status`` passes both to ``Store.update`` as its
+``current`` hint. Random status writes of several kinds (wrong types, kept metadata,
+writes that change nothing) go to two identical servers, one of which never gets the hint:
+the replies, the errors, the stored bytes and the resourceVersions must be the same, and the
+served object must not change under the write. The table says when there is no hint.
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import UTC, datetime
+from itertools import count
+from typing import Any
+from unittest import mock
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from podscale.api.kinds import KindInfo, kind_for
+from podscale.apiserver.errors import ApiError
+from podscale.apiserver.operations import subresources
+from podscale.apiserver.operations.current import Current, read_current
+from podscale.apiserver.operations.verbs import create_object
+from podscale.apiserver.registry.admission import WriteOptions
+from podscale.apiserver.state import ServerState
+from podscale.store.memory import MemoryStore
+from podscale.testing import FakeClock
+
+JSON = dict[str, Any]
+
+HPA: JSON = {
+    "apiVersion": "autoscaling/v2",
+    "kind": "HorizontalPodAutoscaler",
+    "metadata": {"name": "web", "namespace": "default"},
+    "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+        "maxReplicas": 10,
+    },
+}
+DEPLOYMENT: JSON = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "web", "namespace": "default", "labels": {"app": "web"}},
+    "spec": {
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "app", "image": "nginx"}]},
+        },
+    },
+}
+POD: JSON = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "web", "namespace": "default"},
+    "spec": {"containers": [{"name": "app", "image": "nginx"}]},
+}
+NODE: JSON = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "web"}}
+
+_KEYS = {
+    "HorizontalPodAutoscaler": ["currentReplicas", "desiredReplicas", "currentMetrics"],
+    "Deployment": ["replicas", "readyReplicas", "observedGeneration"],
+    "Pod": ["phase", "qosClass", "conditions"],
+    "Node": ["capacity", "allocatable", "conditions"],
+}
+_VALUES = st.one_of(
+    st.integers(-1, 3),
+    st.sampled_from([1.5, True, None, "", "Running", [], {}, {"cpu": "2"}, "x"]),
+    st.just([{"type": "Ready", "status": "True"}]),
+)
+_OPTIONS = WriteOptions(dry_run=False, field_validation="", field_manager="m")
+
+
+def _state() -> ServerState:
+    clock = FakeClock(datetime(2026, 1, 2, tzinfo=UTC))
+    uids = count()
+    store = MemoryStore(clock, new_uid=lambda: f"uid-{next(uids)}")
+    store.create(
+        "namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}
+    )
+    return ServerState(store=store, clock=clock)
+
+
+def _namespace(info: KindInfo) -> str | None:
+    return "default" if info.namespaced else None
+
+
+def _outcome(state: ServerState, info: KindInfo, body: JSON) -> Any:
+    try:
+        written = subresources.update_status(
+            state, info, _namespace(info), "web", copy.deepcopy(body), _OPTIONS
+        )
+    except ApiError as err:
+        return ("error", err.code, orjson.dumps(err.status))
+    return ("ok", orjson.dumps(written.object))
+
+
+def _without_hint(state: ServerState, info: KindInfo, namespace: str | None, name: str) -> Current:
+    return Current(read_current(state, info, namespace, name).old, None)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    template=st.sampled_from([HPA, DEPLOYMENT, POD, NODE]),
+    edits=st.lists(st.tuples(st.integers(0, 2), _VALUES, st.booleans()), min_size=1, max_size=4),
+)
+def test_a_status_write_with_the_hint_is_the_one_without(
+    template: JSON, edits: list[tuple[int, Any, bool]]
+) -> None:
+    info = kind_for(str(template["apiVersion"]), str(template["kind"]))
+    hinted, plain = _state(), _state()
+    for state in (hinted, plain):
+        create_object(state, info, _namespace(info), copy.deepcopy(template), _OPTIONS)
+    for index, value, repeat in edits:
+        stored = read_current(hinted, info, _namespace(info), "web").old
+        body = copy.deepcopy(stored)
+        if not repeat:  # else the write changes nothing
+            body.setdefault("status", {})[_KEYS[info.kind][index]] = copy.deepcopy(value)
+        got = _outcome(hinted, info, body)
+        with mock.patch.object(subresources, "read_current", _without_hint):
+            expected = _outcome(plain, info, body)
+        assert got == expected
+        assert hinted.store.revision == plain.store.revision
+        resource, namespace = _resource(info), _namespace(info) or ""
+        stored_bytes = [s.store.get_encoded(resource, namespace, "web") for s in (hinted, plain)]
+        assert stored_bytes[0] == stored_bytes[1]
+
+
+def _resource(info: KindInfo) -> str:
+    return subresources.storage_resource(info)
+
+
+def test_the_served_object_is_left_as_read_under_the_write() -> None:
+    state, info = _state(), kind_for("autoscaling/v2", "HorizontalPodAutoscaler")
+    created = create_object(state, info, "default", copy.deepcopy(HPA), _OPTIONS).object
+    body = {**created, "status": {"currentReplicas": 2, "desiredReplicas": 3}}
+    subresources.update_status(state, info, "default", "web", copy.deepcopy(body), _OPTIONS)
+    state_read = read_current(state, info, "default", "web")
+    body = {**copy.deepcopy(state_read.old), "status": {"currentReplicas": 3, "desiredReplicas": 3}}
+    assert state_read.hint is not None
+    before = orjson.dumps(state_read.old)
+    with mock.patch.object(subresources, "read_current", return_value=state_read):
+        subresources.update_status(state, info, "default", "web", copy.deepcopy(body), _OPTIONS)
+    assert orjson.dumps(state_read.old) == before  # nothing wrote into it: the hint held
+
+
+@pytest.mark.parametrize(
+    ("api_version", "status", "hinted"),
+    [
+        ("autoscaling/v2", {"currentReplicas": 1, "desiredReplicas": 1}, True),
+        ("autoscaling/v2", {"currentReplicas": 1}, False),  # serving adds desiredReplicas
+        ("autoscaling/v2", None, False),  # serving adds a status
+        ("autoscaling/v1", {"currentReplicas": 1, "desiredReplicas": 1}, False),  # converted
+    ],
+    ids=["as-stored", "defaulted-when-served", "no-status", "other-version"],
+)
+def test_the_hint_is_given_only_for_an_object_served_as_stored(
+    api_version: str, status: JSON | None, hinted: bool
+) -> None:
+    state = _state()
+    stored = copy.deepcopy(HPA)
+    if status is not None:
+        stored["status"] = status
+    state.store.create(_resource(kind_for("autoscaling/v2", "HorizontalPodAutoscaler")), stored)
+    info = kind_for(api_version, "HorizontalPodAutoscaler")
+    current = read_current(state, info, "default", "web")
+    assert (current.hint is not None) == hinted
+    if current.hint is not None:
+        assert current.hint[1] is current.old
+        assert orjson.loads(current.hint[0]) == current.old
