@@ -26,7 +26,14 @@ from typing import Any, Final, NamedTuple
 from podscale.hpa.pods import ZERO_TIME, PodGroups, group_pods, parse_time, pod_request
 from podscale.hpa.types import PodFacts, PodMetric, PodReader
 
-__all__ = ["PLAIN_READER", "PodScan", "group_pod_facts", "pod_facts", "scan_pods"]
+__all__ = [
+    "PLAIN_READER",
+    "PodScan",
+    "group_pod_facts",
+    "pod_facts",
+    "request_or_none",
+    "scan_pods",
+]
 
 CPU: Final = "cpu"
 
@@ -74,6 +81,21 @@ class _PlainReader:
 
     def request(self, pod: Mapping[str, Any], container: str, resource: str) -> int:
         return pod_request(pod, container, resource)
+
+    def values(
+        self, pod: Mapping[str, Any], container: str, resource: str
+    ) -> tuple[PodFacts | None, int | None]:
+        return pod_facts(pod), request_or_none(self, pod, container, resource)
+
+
+def request_or_none(
+    reader: PodReader, pod: Mapping[str, Any], container: str, resource: str
+) -> int | None:
+    """``reader.request``, None when it fails (``PodReader.values``' request)."""
+    try:
+        return reader.request(pod, container, resource)
+    except Exception:  # the general path raises it in its turn
+        return None
 
 
 PLAIN_READER: Final[PodReader] = _PlainReader()
@@ -191,14 +213,10 @@ def scan_pods(
     ignored: dict[str, str] = {}
     requests: dict[str, int] = {}
     unlisted = len(metrics)  # samples of pods outside the listed set, once counted down
-    facts_of, request_of = reader.facts, reader.request
+    values_of = reader.values
     for pod in pods:
-        facts = facts_of(pod)
-        if facts is None:
-            return None
-        try:
-            request = request_of(pod, container, resource)
-        except Exception:  # the general path raises it in its turn
+        facts, request = values_of(pod, container, resource)
+        if facts is None or request is None:
             return None
         name = facts.name
         requests[name] = request
