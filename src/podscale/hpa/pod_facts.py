@@ -230,7 +230,13 @@ def scan_pods(
         if sample is None:
             missing.add(name)
             continue
-        if cpu:
+        # ``_cpu_reason`` is None for a pod started before the initialization period that
+        # is not Ready=False (most pods, most syncs): asked only otherwise.
+        if cpu and (
+            facts.cpu_reason is not None
+            or facts.ready_false
+            or facts.start_time > initializing_since
+        ):
             why = _cpu_reason(facts, sample, initializing_since, initial_readiness_delay)
             if why is not None:
                 unready[name] = why

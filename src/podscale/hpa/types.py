@@ -233,13 +233,14 @@ class CalculationTrace(NamedTuple):
     outcome: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class MetricProposal:
+class MetricProposal(NamedTuple):
     """One metric's proposed replica count (upstream: a ``computeReplicasForMetric`` result).
 
     ``utilization`` is the current average utilization in percent (Resource and
     ContainerResource utilization targets only); ``raw_value`` the current value in milli
     units (the average per pod, or the object's/external total as upstream reports it).
+    A NamedTuple, like the trace records: immutable and cheap to build (one per metric
+    and sync).
     """
 
     replicas: int
