@@ -28,6 +28,7 @@ __all__ = [
     "resource_utilization_ratio",
     "truncating_div",
     "usage_ratio",
+    "utilization_of_totals",
 ]
 
 INT32_MAX: Final = 2**31 - 1
@@ -92,6 +93,14 @@ def resource_utilization_ratio(
         metrics_total += value
         requests_total += request
         entries += 1
+    return utilization_of_totals(metrics_total, requests_total, entries, target_utilization)
+
+
+def utilization_of_totals(
+    metrics_total: int, requests_total: int, entries: int, target_utilization: int
+) -> tuple[float, int, int]:
+    """``resource_utilization_ratio`` from its totals: the summed usage and requests of
+    the ``entries`` pods that have both (``pod_facts.scan_pods`` sums them as it goes)."""
     if requests_total == 0:
         raise MetricError("no metrics returned matched known pods")
     percentage = truncating_div(metrics_total * 100, requests_total)

@@ -5,8 +5,10 @@ Mirrors upstream's ``GetResourceReplicas`` (a utilization target, percent of req
 and ``GetMetricReplicas``). Both sort the pods with ``pods.group_pods``, drop samples of
 ignored and unready pods, and then settle the count in ``_settle``: the plain ratio when
 nothing is unknown, otherwise a conservative rebalancing that fills in missing and
-unready pods and refuses to act on a result that flips direction. The dispatcher
-(``calculator``) fetches the samples and builds the ``MetricProposal``.
+unready pods and refuses to act on a result that flips direction. With a ``PodReader``
+a utilization target first tries ``pod_facts.scan_pods`` (groups, requests and the ready
+totals in one pass over the pods; the general path answers whatever it leaves). The
+dispatcher (``calculator``) fetches the samples and builds the ``MetricProposal``.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from podscale.hpa.calculator_math import (
     ceil_to_int32,
     resource_utilization_ratio,
     usage_ratio,
+    utilization_of_totals,
 )
-from podscale.hpa.pod_facts import group_pod_facts
+from podscale.hpa.pod_facts import group_pod_facts, scan_pods
 from podscale.hpa.pods import PodGroups, calculate_requests, group_pods
 from podscale.hpa.tolerance import Tolerances, is_within
 from podscale.hpa.types import Config, MetricError, MetricInputs, PodMetric, PodReader
@@ -74,16 +77,26 @@ def _usable_samples(
             cpu_initialization_period=config.cpu_initialization_period,
             initial_readiness_delay=config.initial_readiness_delay,
         )
-    # Samples of pods outside the listed set stay: upstream keeps them too, and they
-    # count in averages and in the number of pods a rebalanced ratio is applied to.
-    values = {
-        name: sample.value
-        for name, sample in metrics.items()
-        if name not in groups.ignored and name not in groups.unready
-    }
+    values = _usable_values(metrics, groups)
     if not values:
         raise MetricError("did not receive metrics for targeted pods (pods might be unready)")
     return groups, values
+
+
+def _usable_values(metrics: Mapping[str, PodMetric], groups: PodGroups) -> dict[str, int]:
+    # Samples of pods outside the listed set stay: upstream keeps them too, and they
+    # count in averages and in the number of pods a rebalanced ratio is applied to.
+    ignored, unready = groups.ignored, groups.unready
+    return {
+        name: sample.value
+        for name, sample in metrics.items()
+        if name not in ignored and name not in unready
+    }
+
+
+def _rebalances(groups: PodGroups, ratio: float) -> bool:
+    """Whether ``_settle`` fills in unknown pods (and so reads the usable samples)."""
+    return bool(groups.missing) or (bool(groups.unready) and ratio > 1.0)
 
 
 def _settle(
@@ -105,7 +118,7 @@ def _settle(
     count against its own direction.
     """
     scale_up_with_unready = bool(groups.unready) and ratio > 1.0
-    if not scale_up_with_unready and not groups.missing:
+    if not _rebalances(groups, ratio):
         if is_within(tolerances, ratio):
             return current_replicas, True, None, "within tolerance"
         return ceil_to_int32(ratio * groups.ready_count), False, None, "scaled by ratio"
@@ -148,11 +161,32 @@ def calculate_utilization_replicas(
     """
     pods = inputs.pods
     reader = inputs.pod_reader
-    groups, values = _usable_samples(pods, metrics, resource, inputs.now, inputs.config, reader)
-    requests = calculate_requests(pods, container, resource, reader)
-    ratio, utilization, raw_average = resource_utilization_ratio(
-        values, requests, target_utilization
-    )
+    config = inputs.config
+    scan = None
+    if reader is not None:
+        scan = scan_pods(
+            pods,
+            metrics,
+            resource,
+            container,
+            reader,
+            now=inputs.now,
+            cpu_initialization_period=config.cpu_initialization_period,
+            initial_readiness_delay=config.initial_readiness_delay,
+        )
+    if scan is not None:  # one pass; the same groups, requests and ratio
+        groups, requests = scan.groups, scan.requests
+        ratio, utilization, raw_average = utilization_of_totals(
+            scan.usage_total, scan.request_total, groups.ready_count, target_utilization
+        )
+        # The usable samples by name: read only when ``_settle`` rebalances.
+        values = _usable_values(metrics, groups) if _rebalances(groups, ratio) else {}
+    else:
+        groups, values = _usable_samples(pods, metrics, resource, inputs.now, config, reader)
+        requests = calculate_requests(pods, container, resource, reader)
+        ratio, utilization, raw_average = resource_utilization_ratio(
+            values, requests, target_utilization
+        )
     fallback_percent = max(100, target_utilization)
     replicas, within, rebalanced, outcome = _settle(
         inputs.current_replicas,

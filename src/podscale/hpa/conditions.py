@@ -91,7 +91,11 @@ def set_condition(
     The list is the decision's own working copy (``decide`` copies the HPA's conditions
     first), so mutating it keeps the caller's objects untouched.
     """
-    index = next((i for i, cond in enumerate(conditions) if cond.get("type") == condition_type), -1)
+    index = -1
+    for position, cond in enumerate(conditions):  # a loop, not next(genexpr): every sync
+        if cond.get("type") == condition_type:
+            index = position
+            break
     if index < 0:
         conditions.append(
             {

@@ -109,16 +109,17 @@ def _resource_like(spec: dict[str, Any], propose: _Propose, *, container: bool) 
     source = spec.get(key) or {}
     name = source.get("name", "")
     target = source.get("target") or {}
-    reason = "FailedGetContainerResourceMetric" if container else "FailedGetResourceMetric"
-    wrap = (
-        f"failed to get {source.get('container', '')} container metric value: {{}}"
-        if container
-        else f"failed to get {name} resource metric value: {{}}"
-    )
     by_value = target.get("averageValue") is not None
     try:
         proposal = propose()
     except MetricError as err:
+        # The failure's texts, made only on failure (every sync succeeds, mostly).
+        reason = "FailedGetContainerResourceMetric" if container else "FailedGetResourceMetric"
+        wrap = (
+            f"failed to get {source.get('container', '')} container metric value: {{}}"
+            if container
+            else f"failed to get {name} resource metric value: {{}}"
+        )
         if by_value:
             inner = f"failed to get {name} usage: {err}"
         elif target.get("averageUtilization") is not None:

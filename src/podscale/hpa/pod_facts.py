@@ -9,18 +9,31 @@ whose facts cannot be extracted (malformed: no name, an unparseable time) goes t
 ``group_pods`` itself, so it fails or is sorted exactly as it would be there.
 ``tests/unit/hpa/test_pod_facts.py`` holds both paths equal. ``calculator_pods`` picks
 this path when its ``MetricInputs`` carries a reader.
+
+``scan_pods`` goes further for a utilization target (what an HPA computes at every sync):
+the groups, the requests and the ready pods' totals in one pass over the pods, where the
+general path walks them (or their samples) four times. It answers only the usual case;
+anything that would fail or needs the general rules is left to the general path
+(``tests/unit/hpa/test_pod_scan.py`` holds the calculator's result equal on both).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from podscale.hpa.pods import ZERO_TIME, PodGroups, group_pods, parse_time, pod_request
 from podscale.hpa.types import PodFacts, PodMetric, PodReader
 
-__all__ = ["PLAIN_READER", "group_pod_facts", "pod_facts"]
+__all__ = [
+    "PLAIN_READER",
+    "PodScan",
+    "group_pod_facts",
+    "pod_facts",
+    "request_or_none",
+    "scan_pods",
+]
 
 CPU: Final = "cpu"
 
@@ -68,6 +81,21 @@ class _PlainReader:
 
     def request(self, pod: Mapping[str, Any], container: str, resource: str) -> int:
         return pod_request(pod, container, resource)
+
+    def values(
+        self, pod: Mapping[str, Any], container: str, resource: str
+    ) -> tuple[PodFacts | None, int | None]:
+        return pod_facts(pod), request_or_none(self, pod, container, resource)
+
+
+def request_or_none(
+    reader: PodReader, pod: Mapping[str, Any], container: str, resource: str
+) -> int | None:
+    """``reader.request``, None when it fails (``PodReader.values``' request)."""
+    try:
+        return reader.request(pod, container, resource)
+    except Exception:  # the general path raises it in its turn
+        return None
 
 
 PLAIN_READER: Final[PodReader] = _PlainReader()
@@ -144,3 +172,79 @@ def group_pod_facts(
                 continue
         ready_count += 1
     return PodGroups(ready_count, unready, frozenset(missing), ignored)
+
+
+class PodScan(NamedTuple):
+    """``scan_pods``' answer: the groups and requests the general path computes, and the
+    summed usage and requests of the ready pods (those ``resource_utilization_ratio``
+    sums: a ready pod's sample is exactly a usable sample with a request)."""
+
+    groups: PodGroups
+    requests: dict[str, int]
+    usage_total: int
+    request_total: int
+
+
+def scan_pods(
+    pods: Sequence[Mapping[str, Any]],
+    metrics: Mapping[str, PodMetric],
+    resource: str,
+    container: str,
+    reader: PodReader,
+    *,
+    now: datetime,
+    cpu_initialization_period: timedelta,
+    initial_readiness_delay: timedelta,
+) -> PodScan | None:
+    """``group_pod_facts``, ``calculate_requests`` and the ready totals in one pass.
+
+    None when the general path must answer: a pod's facts cannot be extracted, a request
+    fails (the general path raises it after its own checks, in upstream's order), two
+    listed pods share a name, or no usable sample remains (an error there too). The
+    reader's values are pure, so the general path then sees the same ones.
+    """
+    if not pods:
+        return None
+    initializing_since = now - cpu_initialization_period
+    cpu = resource == CPU
+    ready_count = usage_total = request_total = 0
+    unready: dict[str, str] = {}
+    missing: set[str] = set()
+    ignored: dict[str, str] = {}
+    requests: dict[str, int] = {}
+    unlisted = len(metrics)  # samples of pods outside the listed set, once counted down
+    values_of = reader.values
+    for pod in pods:
+        facts, request = values_of(pod, container, resource)
+        if facts is None or request is None:
+            return None
+        name = facts.name
+        requests[name] = request
+        sample = metrics.get(name)
+        if sample is not None:
+            unlisted -= 1
+        if facts.set_aside is not None:
+            group, reason = facts.set_aside
+            (ignored if group == "ignored" else unready)[name] = reason
+            continue
+        if sample is None:
+            missing.add(name)
+            continue
+        # ``_cpu_reason`` is None for a pod started before the initialization period that
+        # is not Ready=False (most pods, most syncs): asked only otherwise.
+        if cpu and (
+            facts.cpu_reason is not None
+            or facts.ready_false
+            or facts.start_time > initializing_since
+        ):
+            why = _cpu_reason(facts, sample, initializing_since, initial_readiness_delay)
+            if why is not None:
+                unready[name] = why
+                continue
+        ready_count += 1
+        usage_total += sample.value
+        request_total += request
+    if len(requests) != len(pods) or ready_count + unlisted == 0:
+        return None
+    groups = PodGroups(ready_count, unready, frozenset(missing), ignored)
+    return PodScan(groups, requests, usage_total, request_total)

@@ -120,14 +120,23 @@ class PodReader(Protocol):
 
     def request(self, pod: Mapping[str, Any], container: str, resource: str) -> int: ...
 
+    def values(
+        self, pod: Mapping[str, Any], container: str, resource: str
+    ) -> tuple[PodFacts | None, int | None]:
+        """``facts(pod)`` and ``request(pod, container, resource)`` in one call (what
+        ``pod_facts.scan_pods`` asks of every pod at every sync); the request None when
+        it fails (the caller's general path then raises it)."""
+        ...
 
-@dataclass(frozen=True, slots=True)
-class MetricInputs:
+
+class MetricInputs(NamedTuple):
     """What every metric of one HPA sync is calculated against, besides its MetricSpec.
 
     ``current_replicas`` is the scale's ``spec.replicas`` and ``status_replicas`` its
     ``status.replicas``, which Object and External ``averageValue`` targets divide by;
     ``pods`` are the pods ``selector`` matches; ``tolerances`` the (down, up) pair.
+    A NamedTuple, as immutable as a frozen dataclass and built in a third of its time
+    (one per sync).
     """
 
     current_replicas: int
@@ -224,13 +233,14 @@ class CalculationTrace(NamedTuple):
     outcome: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class MetricProposal:
+class MetricProposal(NamedTuple):
     """One metric's proposed replica count (upstream: a ``computeReplicasForMetric`` result).
 
     ``utilization`` is the current average utilization in percent (Resource and
     ContainerResource utilization targets only); ``raw_value`` the current value in milli
     units (the average per pod, or the object's/external total as upstream reports it).
+    A NamedTuple, like the trace records: immutable and cheap to build (one per metric
+    and sync).
     """
 
     replicas: int

@@ -210,6 +210,8 @@ class PushMetricsProvider:
         with self._lock:
             removed: list[CustomKey | ExternalKey] = list(self._purge())
             written: list[tuple[CustomKey | ExternalKey, _Entry]] = []
+            # Only the journal reads what was written (``_record_changes``).
+            journaled = self._journal is not None
             expires = self._expiry(now)
             custom = self._custom
             # The sample and entry NamedTuples built by ``tuple.__new__``, as their generated
@@ -233,9 +235,10 @@ class PushMetricsProvider:
                 )
                 key: CustomKey = ("pods", namespace, pod, metric, ())
                 custom[key] = entry = new(_Entry, (sample, now, expires))
-                written.append((key, entry))
-            if written:
-                self._noted(written[0][1])  # every entry expires at ``expires``
+                if journaled:
+                    written.append((key, entry))
+            if samples:
+                self._note_expiry(expires)  # every entry expires at ``expires``
             self._record_changes(written, removed)
 
     def set_external_metric(
@@ -272,10 +275,12 @@ class PushMetricsProvider:
 
     def _noted(self, entry: _Entry) -> _Entry:
         """``entry``, its expiry noted in ``_purge_after``."""
-        expires = entry.expires_at
+        self._note_expiry(entry.expires_at)
+        return entry
+
+    def _note_expiry(self, expires: datetime | None) -> None:
         if expires is not None and (self._purge_after is None or expires < self._purge_after):
             self._purge_after = expires
-        return entry
 
     def _record_changes(
         self,

@@ -174,3 +174,16 @@ def test_replacing_and_clearing_reach_the_journal(tmp_path: Path) -> None:
 def test_the_journal_file_is_private(tmp_path: Path) -> None:
     SqlitePushJournal(tmp_path / "m.db").close()
     assert (tmp_path / "m.db").stat().st_mode & 0o077 == 0
+
+
+def test_pod_metrics_set_at_once_reach_the_journal(tmp_path: Path) -> None:
+    """``set_pod_metrics`` journals every pod it writes (and only a provider with a journal
+    keeps the list of them): a new provider over the journal serves them all."""
+    clock = FakeClock(START)
+    first = PushMetricsProvider(clock, journal=SqlitePushJournal(tmp_path / "m.db"))
+    first.set_pod_metrics("default", "rps", {"web-1": ("3", 30), "web-2": ("500m", None)})
+    before = dict(first._custom)
+    first.close()
+    second = PushMetricsProvider(clock, journal=SqlitePushJournal(tmp_path / "m.db"))
+    assert dict(second._custom) == before
+    second.close()

@@ -13,6 +13,7 @@ of the pod's content, so the memo keeps them by the object's identity and resour
   version is read afresh.
 
 A request that fails (``MetricError``) is not kept: it fails again when asked again.
+``values`` answers both for a pod with one lookup (the calculator's one-pass scan).
 The memo is cleared whenever it holds ``limit`` entries (pods come and go all day).
 """
 
@@ -21,13 +22,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from podscale.hpa.pod_facts import pod_facts
+from podscale.hpa.pod_facts import pod_facts, request_or_none
 from podscale.hpa.pods import pod_request
 from podscale.hpa.types import PodFacts
 
 __all__ = ["PodMemo"]
 
 DEFAULT_LIMIT: Final = 16384
+_Values = tuple[PodFacts | None, int | None]
 
 
 def _version(pod: Mapping[str, Any]) -> Any:
@@ -41,7 +43,7 @@ def _version(pod: Mapping[str, Any]) -> Any:
 class PodMemo:
     """A ``PodReader`` remembering each pod object's values (see the module docstring)."""
 
-    __slots__ = ("_facts", "_limit", "_requests")
+    __slots__ = ("_facts", "_limit", "_requests", "_values")
 
     def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
         self._limit = limit
@@ -49,9 +51,12 @@ class PodMemo:
         self._facts: dict[int, tuple[Mapping[str, Any], Any, PodFacts | None]] = {}
         # (id(pod), container, resource) -> (pod, its resourceVersion, the request)
         self._requests: dict[tuple[int, str, str], tuple[Mapping[str, Any], Any, int]] = {}
+        # id(pod) -> (pod, its resourceVersion, container, resource, ``values``' answer):
+        # the last pair asked of each pod (an HPA asks one at every sync).
+        self._values: dict[int, tuple[Mapping[str, Any], Any, str, str, _Values]] = {}
 
     def __len__(self) -> int:
-        return len(self._facts) + len(self._requests)
+        return len(self._facts) + len(self._requests) + len(self._values)
 
     def facts(self, pod: Mapping[str, Any]) -> PodFacts | None:
         meta = pod.get("metadata")  # _version, inlined for the usual dict: per pod per sync
@@ -77,3 +82,24 @@ class PodMemo:
             self._requests.clear()
         self._requests[key] = (pod, version, request)
         return request
+
+    def values(self, pod: Mapping[str, Any], container: str, resource: str) -> _Values:
+        """``facts`` and ``request`` (None when it fails) with one lookup: kept like them,
+        by the pod object and its resourceVersion, and by the container and resource."""
+        meta = pod.get("metadata")
+        version = meta.get("resourceVersion") if type(meta) is dict else _version(pod)
+        kept = self._values.get(id(pod))
+        if (
+            kept is not None
+            and kept[0] is pod
+            and kept[1] == version
+            and kept[2] == container
+            and kept[3] == resource
+        ):
+            return kept[4]
+        answer = (self.facts(pod), request_or_none(self, pod, container, resource))
+        if answer[1] is not None:  # a failing request is not kept, as by ``request``
+            if len(self._values) >= self._limit:
+                self._values.clear()
+            self._values[id(pod)] = (pod, version, container, resource, answer)
+        return answer

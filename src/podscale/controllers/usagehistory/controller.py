@@ -23,7 +23,7 @@ import asyncio
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, Final, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, TypeGuard, runtime_checkable
 
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.api.selectors import SelectorError, parse_selector
@@ -47,7 +47,7 @@ from podscale.history import SeriesStore
 from podscale.hpa.types import MetricsUnavailable, PodMetric
 from podscale.store.interface import Clock
 
-__all__ = ["TICK", "ResourcesReader", "UsageHistoryController", "usage_sums"]
+__all__ = ["TICK", "ResourcesReader", "UsageHistoryController", "reads_resources", "usage_sums"]
 
 _LOG = logging.getLogger(__name__)
 CRD: Final = kind_for("apiextensions.k8s.io/v1", "CustomResourceDefinition")
@@ -148,7 +148,7 @@ class UsageHistoryController:
 async def usage_sums(metrics: MetricsClient, target: Target, selector: str) -> Usage:
     """The summed CPU and memory usage of the pods ``selector`` matches in the target's
     namespace (each None when it cannot be read), through ``metrics``."""
-    if isinstance(metrics, ResourcesReader):
+    if reads_resources(metrics):
         # Both sums over one read of the pods' usage (the same answers: nothing waits
         # between the two reads it replaces).
         answers = await metrics.resource_metrics(_RESOURCES, target.namespace, selector, None)
@@ -173,6 +173,18 @@ class ResourcesReader(Protocol):
     async def resource_metrics(
         self, resources: Sequence[str], namespace: str, selector: str, container: str | None
     ) -> Mapping[str, tuple[dict[str, PodMetric], datetime] | MetricsUnavailable]: ...
+
+
+def reads_resources(metrics: MetricsClient) -> TypeGuard[ResourcesReader]:
+    """``isinstance(metrics, ResourcesReader)`` without the work the protocol's instance
+    check repeats at every call (asked per target every minute): the two ways it admits
+    an object for a protocol of methods, its class (``issubclass``, kept per class by the
+    ABC machinery as ``isinstance``'s own is) or the attribute read on the object."""
+    return (
+        issubclass(metrics.__class__, ResourcesReader)
+        or getattr(metrics, "resource_metrics", None) is not None
+        or issubclass(type(metrics), ResourcesReader)
+    )
 
 
 _RESOURCES: Final = ("cpu", "memory")

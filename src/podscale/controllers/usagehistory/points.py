@@ -128,6 +128,8 @@ def _number(value: Any) -> float | None:
         return None
     if isinstance(value, str):
         return _number_of_text(value)
+    if type(value) is int:  # averageUtilization: an int, and the same few every minute
+        return _number_of_int(value)
     return _parsed_number(value)
 
 
@@ -136,6 +138,13 @@ def _number_of_text(text: str) -> float | None:
     """``_parsed_number`` of a quantity's text, kept: a pure function of the text, and the
     autoscalers report the same few values minute after minute."""
     return _parsed_number(text)
+
+
+@lru_cache(maxsize=1024)
+def _number_of_int(value: int) -> float | None:
+    """``_parsed_number`` of an int (never a bool: the caller checks the exact type), kept
+    as ``_number_of_text`` keeps a text's."""
+    return _parsed_number(value)
 
 
 def _parsed_number(value: Any) -> float | None:

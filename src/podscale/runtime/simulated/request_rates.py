@@ -41,6 +41,9 @@ def request_rates(
     # (one text per distinct rate).
     windows: dict[datetime, tuple[float, int]] = {}
     texts: dict[float, str] = {}
+    # The namespace's map of the pod before (a load's pods share their namespace).
+    namespace: str | None = None
+    values: dict[str, tuple[str, int | None]] = {}
     for _, pods in members:
         for pod in pods:
             key = (pod.namespace, pod.name)
@@ -57,8 +60,8 @@ def request_rates(
             text = texts.get(rate)
             if text is None:
                 text = texts[rate] = f"{round(rate * 1000)}m"
-            values = by_namespace.get(pod.namespace)
-            if values is None:
-                values = by_namespace[pod.namespace] = {}
+            if pod.namespace != namespace:
+                namespace = pod.namespace
+                values = by_namespace.setdefault(namespace, {})
             values[pod.name] = (text, window[1])
     return by_namespace

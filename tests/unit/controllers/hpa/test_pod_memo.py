@@ -96,3 +96,47 @@ def test_a_pod_whose_metadata_is_another_mapping_is_versioned_alike() -> None:
     assert memo.facts(pod) == pod_facts(pod)
     assert memo.request(pod, "", "cpu") == 100
     assert memo.facts(pod) is memo.facts(pod)
+
+
+@pytest.mark.parametrize(
+    ("change", "container", "resource"),
+    [
+        ("none", "", "cpu"),
+        ("another-object", "", "cpu"),
+        ("edited-in-place-new-version", "", "cpu"),
+        ("none", "c", "cpu"),  # another container asked of the same pod
+        ("none", "", "memory"),  # another resource: its request is missing
+    ],
+    ids=["kept", "another-object", "new-version", "another-container", "another-resource"],
+)
+def test_values_answer_facts_and_request_and_follow_changes(
+    change: str, container: str, resource: str
+) -> None:
+    memo = PodMemo()
+    pod = _pod("1")
+    first = memo.values(pod, "", "cpu")
+    assert first == (pod_facts(pod), 100)
+    if change == "another-object":
+        pod = _pod("2", cpu="250m", phase="Pending")
+    elif change == "edited-in-place-new-version":
+        pod["metadata"]["resourceVersion"] = "2"
+        pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "250m"
+        pod["status"]["phase"] = "Pending"
+    answer = memo.values(pod, container, resource)
+    try:
+        request: int | None = pod_request(pod, container, resource)
+    except MetricError:
+        request = None
+    assert answer == (pod_facts(pod), request)
+    if change == "none" and (container, resource) == ("", "cpu"):
+        assert answer is first  # kept: one lookup, nothing extracted again
+
+
+def test_values_do_not_keep_a_failing_request() -> None:
+    memo = PodMemo()
+    pod = _pod(cpu=None)
+    for _ in range(2):
+        assert memo.values(pod, "", "cpu") == (pod_facts(pod), None)
+    pod["metadata"]["resourceVersion"] = "2"
+    pod["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "300m"}}
+    assert memo.values(pod, "", "cpu") == (pod_facts(pod), 300)

@@ -286,15 +286,25 @@ def test_minute_grid(at: datetime) -> None:
 
 @pytest.mark.parametrize(
     "value",
-    ["250m", "1.5", "2Gi", "100", "0", "junk", "", " 1", "1e3", 7, 2.5, None, ["1"]],
+    [
+        *("250m", "1.5", "2Gi", "100", "0", "junk", "", " 1", "1e3"),
+        *(7, 0, -3, 10**30, True, False, 1.0, 2.5, None, ["1"]),
+    ],
     ids=lambda v: repr(v),
 )
 def test_a_value_read_again_is_read_as_the_first_time(value: Any) -> None:
-    """``_number`` keeps what each text parsed to: reading a text again (from the kept
-    parse) answers what parsing it afresh does, a text that does not parse included."""
+    """``_number`` keeps what each text and int parsed to: reading one again (from the kept
+    parse) answers what parsing it afresh does, a text that does not parse included, and a
+    bool (which does not parse) is never taken for the int it equals."""
     try:
         fresh = None if value is None else parse_quantity(value).as_approximate_float()
     except (QuantityError, ValueError, TypeError):
         fresh = None
     assert _number(value) == fresh
     assert _number(value) == fresh  # kept
+
+
+def test_an_int_kept_is_not_answered_for_its_bool_or_float() -> None:
+    assert _number(1) == 1.0
+    assert _number(True) is None  # a bool is no quantity, though True == 1
+    assert _number(1.0) == 1.0

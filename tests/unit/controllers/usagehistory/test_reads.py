@@ -18,7 +18,11 @@ from podscale.apiserver.metricsapis.pod_usage import ContainerUsage, PodUsage
 from podscale.apiserver.state import ServerState
 from podscale.controllers.hpa import InProcessMetricsClient
 from podscale.controllers.hpa.metrics_client import MetricsClient
-from podscale.controllers.usagehistory.controller import ResourcesReader, usage_sums
+from podscale.controllers.usagehistory.controller import (
+    ResourcesReader,
+    reads_resources,
+    usage_sums,
+)
 from podscale.controllers.usagehistory.points import Target
 from podscale.hpa.types import MetricsUnavailable, PodMetric
 from podscale.store.memory import MemoryStore
@@ -164,3 +168,68 @@ def test_the_sums_add_up_each_resource_over_the_pods() -> None:
     usage = asyncio.run(usage_sums(client_of(Reader(RECORDS)), TARGET, "app=web"))
     assert usage.cpu_milli == 200 + 5 + 311 + 1  # each pod's containers, milli-cores rounded up
     assert usage.memory_milli == (64 + 8 + 70) * 1024**2 * 1000 + 1000
+
+
+class _WithMethod:
+    async def resource_metrics(self, *args: Any) -> Any:
+        return {}
+
+
+class _Without:
+    pass
+
+
+class _NoneOnClass:
+    resource_metrics = None
+
+
+class _Dynamic:
+    def __getattr__(self, name: str) -> Any:
+        if name == "resource_metrics":
+            return lambda *args: {}
+        raise AttributeError(name)
+
+
+class _Failing:
+    @property
+    def resource_metrics(self) -> Any:
+        raise AttributeError("not here")
+
+
+def _instance_attribute(value: Any) -> Any:
+    obj = _Without()
+    obj.resource_metrics = value  # type: ignore[attr-defined]
+    return obj
+
+
+def _shadowed() -> Any:
+    obj = _WithMethod()
+    obj.resource_metrics = None  # type: ignore[method-assign]
+    return obj
+
+
+@pytest.mark.parametrize(
+    "client",
+    [
+        _WithMethod(),
+        _Without(),
+        _NoneOnClass(),
+        _Dynamic(),
+        _Failing(),
+        _instance_attribute(lambda *args: {}),
+        _instance_attribute(None),
+        _shadowed(),
+    ],
+    ids=[
+        "method",
+        "none",
+        "none-on-class",
+        "getattr",
+        "property-failing",
+        "instance-attribute",
+        "instance-attribute-none",
+        "method-shadowed-by-none",
+    ],
+)
+def test_reads_resources_is_the_protocol_check(client: Any) -> None:
+    assert reads_resources(client) == isinstance(client, ResourcesReader)

@@ -15,6 +15,11 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 T1 = T0 + timedelta(seconds=15)
 MEMBERS: Any = [(None, [PodLoad("a", ()), PodLoad("b", (), ready=False)])]
 MEMBERS_B: Any = [(None, [PodLoad("c", (), namespace="other")])]
+# Namespaces alternating from pod to pod and from load to load.
+MEMBERS_MIXED: Any = [
+    (None, [PodLoad("a", ()), PodLoad("c", (), namespace="other"), PodLoad("d", ())]),
+    (None, [PodLoad("e", (), namespace="other"), PodLoad("f", ())]),
+]
 
 
 @pytest.mark.parametrize(
@@ -36,8 +41,24 @@ MEMBERS_B: Any = [(None, [PodLoad("c", (), namespace="other")])]
             True,
             {"other": {"c": ("500m", 10)}},
         ),
+        (
+            MEMBERS_MIXED,
+            {"a": 15.0, "c": 30.0, "d": 45.0, "e": 60.0, "f": 75.0},
+            dict.fromkeys("acdef", (T0, 0.0)),
+            True,
+            {
+                "default": {"a": ("1000m", 15), "d": ("3000m", 15), "f": ("5000m", 15)},
+                "other": {"c": ("2000m", 15), "e": ("4000m", 15)},
+            },
+        ),
     ],
-    ids=["first-publish-only-starts", "second-publish-rates", "not-pushing", "own-window"],
+    ids=[
+        "first-publish-only-starts",
+        "second-publish-rates",
+        "not-pushing",
+        "own-window",
+        "namespaces-alternate",
+    ],
 )
 def test_request_rates(
     members: Any,
