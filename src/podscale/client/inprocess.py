@@ -4,7 +4,8 @@
 contract (``http.ApiError`` with the server's ``Status``; ``informer.Gone`` when a watch's
 resourceVersion expired) but calls ``podscale.apiserver.operations`` on a ``ServerState``:
 the same admission path (defaulting, validation, strategies, conversion) without HTTP or
-JSON. ``InProcessListWatcher`` feeds an ``Informer``. ``InProcessApi.for_store`` builds a
+JSON (each call through ``inprocess_calls``; the kinds served from ``inprocess_kinds``).
+``InProcessListWatcher`` feeds an ``Informer``. ``InProcessApi.for_store`` builds a
 whole control plane over a ``Store`` in one process (controllers, simulations, tests).
 
 Copies: objects passed in are copied before admission mutates them (an update's copy goes
@@ -18,24 +19,21 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import replace
-from typing import Any, Final, TypeVar
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any, Final
 
 import orjson
 from starlette.applications import Starlette
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.api.json_copy import copy_json
-from podscale.api.kinds import KindInfo, all_kinds, resource_for
+from podscale.api.kinds import KindInfo
 from podscale.apiserver import errors as server_errors
 from podscale.apiserver.customresources.definitions import (
     CustomKind,
-    condition_true,
     is_definition,
 )
-from podscale.apiserver.customresources.lifecycle import custom_kinds, settle
+from podscale.apiserver.customresources.lifecycle import settle
 from podscale.apiserver.customresources.serving import missing_subresource
 from podscale.apiserver.operations import apply as operations_apply
 from podscale.apiserver.operations import (
@@ -61,47 +59,17 @@ from podscale.apiserver.operations.types import DeleteOptions, EncodedBody, Owne
 from podscale.apiserver.registry import admission
 from podscale.apiserver.registry.bootstrap import ensure_system_namespaces
 from podscale.apiserver.state import DEFAULT_BOOKMARK_INTERVAL, ServerState
+from podscale.client import inprocess_kinds
 from podscale.client.discovery import ServedKinds
 from podscale.client.http import ApiError
 from podscale.client.informer import Gone
+from podscale.client.inprocess_calls import call, call_async, write_options
 from podscale.client.listwatch import ApiListWatcher
 from podscale.store.interface import Clock, Preconditions, Store
 
 __all__ = ["InProcessApi", "InProcessListWatcher"]
 
 JSON = dict[str, Any]
-T = TypeVar("T")
-_LOG = logging.getLogger(__name__)
-# The server's default is Warn, but warnings only become HTTP headers, which this transport
-# (like ``HttpApi``) does not return: Ignore gives the same objects and errors, faster.
-_DEFAULT_OPTIONS = admission.WriteOptions(dry_run=False, field_validation="Ignore")
-
-
-def _call(operation: Callable[[], T]) -> T:
-    """Run an operation as the HTTP server would: its ``Status`` as ``ApiError``, anything
-    unexpected as the server's generic 500 (the original exception chained for debugging)."""
-    try:
-        return operation()
-    except server_errors.ApiError as err:
-        raise ApiError(err.code, err.status) from None
-    except Exception as err:
-        _LOG.exception("unexpected error in an in-process API call")
-        failure = server_errors.internal_error()
-        raise ApiError(failure.code, failure.status) from err
-
-
-async def _call_async(operation: Awaitable[T]) -> T:
-    """``_call`` for an operation that may wait (a list for a revision not yet reached)."""
-    try:
-        return await operation
-    except server_errors.ApiError as err:
-        raise ApiError(err.code, err.status) from None
-    except Exception as err:
-        _LOG.exception("unexpected error in an in-process API call")
-        failure = server_errors.internal_error()
-        raise ApiError(failure.code, failure.status) from err
-
-
 # One write operation: (state, kind, namespace, name, body or patch, options).
 _Writer = Callable[[ServerState, KindInfo, str | None, str, Any, admission.WriteOptions], Written]
 _UPDATES: Mapping[str, tuple[str, _Writer]] = {
@@ -125,51 +93,6 @@ _PATCHES: Mapping[str, tuple[str, _Writer]] = {
 # controllers are ``kube-controller-manager``, as upstream's share that User-Agent prefix).
 DEFAULT_FIELD_MANAGER: Final = "podscale"
 CONTROLLER_MANAGER: Final = "kube-controller-manager"
-
-
-def _built_in_mappings() -> dict[tuple[str, str], tuple[KindInfo, ...]]:
-    by_kind: dict[tuple[str, str], list[KindInfo]] = {}
-    for info in all_kinds():
-        if info.top_level:
-            by_kind.setdefault((info.group, info.kind), []).append(info)
-    return {
-        key: tuple(sorted(infos, key=lambda info: not info.preferred))
-        for key, infos in by_kind.items()
-    }
-
-
-# The built-in kinds serving each (group, kind), in ``all_kinds`` order sorted (stably) by
-# preference, as ``rest_mappings`` orders them: the built-in kinds are fixed at import, and
-# a stable sort of these ahead of custom kinds gives what sorting the unsorted ones gives.
-_BUILT_IN_MAPPINGS: Final = _built_in_mappings()
-
-_PLAIN_OPTIONS: dict[tuple[str, bool | None], admission.WriteOptions] = {}
-_PLAIN_OPTIONS_LIMIT: Final = 256
-
-
-def _write_options(
-    dry_run: bool, field_validation: str | None, field_manager: str, force: bool | None = None
-) -> admission.WriteOptions:
-    if not dry_run and field_validation is None:
-        # The options of a plain write by a manager: frozen, so made once per manager.
-        key = (field_manager, force)
-        known = _PLAIN_OPTIONS.get(key)
-        if known is None:
-            if len(_PLAIN_OPTIONS) > _PLAIN_OPTIONS_LIMIT:
-                _PLAIN_OPTIONS.clear()
-            known = _PLAIN_OPTIONS[key] = replace(
-                _DEFAULT_OPTIONS,
-                field_manager=field_manager,
-                force=None if force is None else ("true" if force else "false"),
-            )
-        return known
-    mode = field_validation or _DEFAULT_OPTIONS.field_validation
-    options = _call(lambda: admission.parse_write_options(["All"] if dry_run else [], mode))
-    return replace(
-        options,
-        field_manager=field_manager,
-        force=None if force is None else ("true" if force else "false"),
-    )
 
 
 class InProcessApi:
@@ -230,71 +153,26 @@ class InProcessApi:
     async def aclose(self) -> None:
         """Nothing to release (the store belongs to whoever made it); for ``HttpApi`` parity."""
 
-    # -- kinds: built in, or defined by a CustomResourceDefinition -------------------------
+    # -- kinds: built in, or defined by a CustomResourceDefinition (``inprocess_kinds``) ----
     async def resolve_kind(self, group: str, version: str, plural: str) -> KindInfo:
-        """The kind serving ``plural`` in ``group``/``version`` (built in or custom); the
-        server's 404 when nothing serves it."""
-        try:
-            return resource_for(group, version, plural)
-        except KeyError:
-            found = custom_kinds(self._state).lookup(group, version, plural)
-        if found is None:
-            raise ApiError(404, server_errors.path_not_found().status)
-        return found
+        """The kind serving ``plural`` in ``group``/``version``; 404 when nothing does."""
+        return inprocess_kinds.resolve_kind(self._state, group, version, plural)
 
     async def rest_mappings(self, group: str, kind: str) -> builtins.list[KindInfo]:
-        """Every version of ``group`` serving ``kind`` (built in or custom), preferred first:
-        what ``HttpApi.rest_mappings`` reads from discovery."""
-        built_in = _BUILT_IN_MAPPINGS.get((group, kind), ())
-        custom = [
-            info
-            for info in custom_kinds(self._state).kinds
-            if info.group == group and info.kind == kind
-        ]
-        if not custom:
-            return list(built_in)
-        return sorted([*built_in, *custom], key=lambda info: not info.preferred)
+        """Every version of ``group`` serving ``kind``, preferred first."""
+        return inprocess_kinds.rest_mappings(self._state, group, kind)
 
     async def served_kinds(self) -> ServedKinds:
-        """Every resource this server serves: the built-in kinds and the kinds of every
-        established CustomResourceDefinition (what its discovery lists, but for the
-        create-only self reviews, which hold no objects)."""
-        kinds = custom_kinds(self._state)
-
-        def build() -> ServedKinds:
-            custom = [
-                kind
-                for crd in kinds.definitions
-                if condition_true(crd, "Established")
-                for kind in kinds.kinds_of(str((crd.get("metadata") or {}).get("name", "")))
-            ]
-            return ServedKinds((*(k for k in all_kinds() if k.top_level), *custom))
-
-        # A function of the CRD snapshot alone (the built-in kinds are fixed): kept with it,
-        # so that the same snapshot answers the same object (the garbage collector asks
-        # every 30 s and skips its resync when the answer is the one it last mapped).
-        served: ServedKinds = kinds.memo(("served-kinds",), build)
-        return served
+        """Every resource this server serves (what its discovery lists)."""
+        return inprocess_kinds.served_kinds(self._state)
 
     def _served(self, kind: KindInfo) -> KindInfo:
-        """``kind`` as served now: a kind no built-in serves is looked up among the custom
-        kinds afresh (its CRD may have changed since the caller got it, or gone: 404)."""
-        if not isinstance(kind, CustomKind):
-            try:
-                resource_for(kind.group, kind.version, kind.plural)
-            except KeyError:
-                pass
-            else:
-                return kind
-        found = custom_kinds(self._state).lookup(kind.group, kind.version, kind.plural)
-        if found is None:
-            raise ApiError(404, server_errors.path_not_found().status)
-        return found
+        return inprocess_kinds.served(self._state, kind)
 
     def _settle(self, kind: KindInfo) -> None:
         """After a write: the CRD controllers' work, as the HTTP router does it."""
         if is_definition(kind) or isinstance(kind, CustomKind):
-            _call(lambda: settle(self._state, kind))
+            call(lambda: settle(self._state, kind))
 
     # -- scope checks: the shapes the HTTP router would refuse ------------------------------
     @staticmethod
@@ -324,12 +202,12 @@ class InProcessApi:
         kind = self._served(kind)
         scope = self._object_scope(kind, namespace)
         if subresource is None:
-            _call(lambda: operations.require_verb(kind, "get"))
-            return _call(lambda: operations.get_object(state, kind, scope, name))
+            call(lambda: operations.require_verb(kind, "get"))
+            return call(lambda: operations.get_object(state, kind, scope, name))
         self._subresource_verb(kind, subresource, "get", name)
         if subresource == "scale":
-            return _call(lambda: operations_subresources.get_scale(state, kind, scope, name))
-        return _call(lambda: operations.get_object(state, kind, scope, name))
+            return call(lambda: operations_subresources.get_scale(state, kind, scope, name))
+        return call(lambda: operations.get_object(state, kind, scope, name))
 
     async def list(
         self,
@@ -348,8 +226,8 @@ class InProcessApi:
         state = self._state
         kind = self._served(kind)
         scope = (namespace or None) if kind.namespaced else None
-        _call(lambda: operations.require_verb(kind, "list"))
-        page = await _call_async(
+        call(lambda: operations.require_verb(kind, "list"))
+        page = await call_async(
             operations.list_fresh_page(
                 state,
                 kind,
@@ -362,7 +240,7 @@ class InProcessApi:
                 resource_version_match=resource_version_match or "",
             )
         )
-        return _call(lambda: operations.list_body(kind, page))
+        return call(lambda: operations.list_body(kind, page))
 
     async def list_shared(self, kind: KindInfo, namespace: str | None, shared: SharedItems) -> JSON:
         """``list(kind, namespace)`` without options, the same list, its items kept in
@@ -372,9 +250,9 @@ class InProcessApi:
         state = self._state
         kind = self._served(kind)
         scope = (namespace or None) if kind.namespaced else None
-        _call(lambda: operations.require_verb(kind, "list"))
-        page = _call(lambda: operations.list_shared_page(state, kind, scope, shared))
-        return _call(lambda: operations.list_body(kind, page))
+        call(lambda: operations.require_verb(kind, "list"))
+        page = call(lambda: operations.list_shared_page(state, kind, scope, shared))
+        return call(lambda: operations.list_body(kind, page))
 
     async def create(
         self,
@@ -392,7 +270,7 @@ class InProcessApi:
         is then the server's Success ``Status``."""
         state = self._state
         kind = self._served(kind)
-        options = _write_options(dry_run, field_validation, field_manager or self._field_manager)
+        options = write_options(dry_run, field_validation, field_manager or self._field_manager)
         if subresource is not None:
             name = str((obj.get("metadata") or {}).get("name") or "")
             return self._write(
@@ -407,7 +285,7 @@ class InProcessApi:
             operations.require_verb(kind, "create")
             return operations.create_object(state, kind, scope, copy_json(obj), options)
 
-        created = _call(run).object
+        created = call(run).object
         self._settle(kind)
         return created
 
@@ -423,7 +301,7 @@ class InProcessApi:
         field_manager: str | None = None,
     ) -> JSON:
         """PUT: the name comes from ``obj`` (as ``HttpApi`` builds the path from it)."""
-        options = _write_options(dry_run, field_validation, field_manager or self._field_manager)
+        options = write_options(dry_run, field_validation, field_manager or self._field_manager)
         name = str(obj["metadata"]["name"])
         # The copy is the server's own: a status write defaults it in place.
         payload = OwnedObject(copy_json(obj))
@@ -446,7 +324,7 @@ class InProcessApi:
         """The patch formats work on the patch document's bytes, so it is encoded once
         (``application/apply-patch+yaml``: server-side apply of ``patch``, with ``force``)."""
         manager = field_manager or self._field_manager
-        options = _write_options(dry_run, field_validation, manager, force)
+        options = write_options(dry_run, field_validation, manager, force)
         encoded = EncodedBody(orjson.dumps(patch), content_type)
         return self._write(_PATCHES, kind, namespace, name, subresource, encoded, options)
 
@@ -472,10 +350,10 @@ class InProcessApi:
             raise ApiError(405, server_errors.method_not_allowed().status)
         verb, write = entry
         if subresource is None:
-            _call(lambda: operations.require_verb(kind, verb))
+            call(lambda: operations.require_verb(kind, verb))
         else:
             self._subresource_verb(kind, subresource, verb, name)
-        written = _call(lambda: write(state, kind, scope, name, payload, options)).object
+        written = call(lambda: write(state, kind, scope, name, payload, options)).object
         self._settle(kind)
         return written
 
@@ -505,7 +383,7 @@ class InProcessApi:
             operations.require_verb(kind, "delete")
             return operations_delete.delete_object(state, kind, scope, name, options).body
 
-        deleted = _call(run)
+        deleted = call(run)
         self._settle(kind)
         return deleted
 
@@ -546,7 +424,7 @@ class InProcessApi:
                 field_selector=field_selector or "",
             )
 
-        deleted = _call(run)
+        deleted = call(run)
         self._settle(kind)
         return deleted
 
@@ -566,7 +444,7 @@ class InProcessApi:
         ``send_initial_events`` asks for a watch-list stream (the current state, then the
         BOOKMARK annotated ``k8s.io/initial-events-end``, then changes)."""
         kind = self._served(kind)
-        _call(lambda: operations.require_verb(kind, "watch"))
+        call(lambda: operations.require_verb(kind, "watch"))
         events = operations_watch.watch_events(
             self._state,
             kind,

@@ -26,7 +26,8 @@ from podscale.api.json_copy import copy_json
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.apiserver.operations import subresources
 from podscale.client.http import ApiError
-from podscale.client.inprocess import InProcessApi, _call, _write_options
+from podscale.client.inprocess import InProcessApi
+from podscale.client.inprocess_calls import call, write_options
 from podscale.store.memory import MemoryStore
 from podscale.testing import FakeClock
 
@@ -130,10 +131,10 @@ def _run(make: Callable[[], Any]) -> Any:
 def _general(api: InProcessApi, info: KindInfo, body: JSON) -> JSON:
     """The status write without the in-place defaulting: a plain dict body (its failures
     as the client reports them)."""
-    options = _write_options(False, None, api.field_manager)
+    options = write_options(False, None, api.field_manager)
     name = str(body["metadata"]["name"])
     namespace = "default" if info.namespaced else None
-    return _call(
+    return call(
         lambda: (
             subresources.update_status(
                 api.state, info, namespace, name, copy_json(body), options

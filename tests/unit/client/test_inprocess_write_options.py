@@ -1,6 +1,6 @@
 """The in-process client's write options: a plain write's are made once per manager.
 
-``_write_options`` keeps the (frozen) options of a write without dry run or field
+``inprocess_calls.write_options`` keeps the (frozen) options of a write without dry run or field
 validation by its manager and force; they must be the options the general path builds,
 and a different manager, force, dry run or validation mode must get its own.
 """
@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 
 from podscale.apiserver.registry.admission import WriteOptions, parse_write_options
-from podscale.client.inprocess import _write_options
+from podscale.client.inprocess_calls import write_options
 
 
 def _general(
@@ -45,12 +45,12 @@ def test_options_are_the_general_paths(
 ) -> None:
     expected = _general(dry_run, field_validation, manager, force)
     # Twice: the second call is served from what the first kept (for plain writes).
-    assert _write_options(dry_run, field_validation, manager, force) == expected
-    assert _write_options(dry_run, field_validation, manager, force) == expected
+    assert write_options(dry_run, field_validation, manager, force) == expected
+    assert write_options(dry_run, field_validation, manager, force) == expected
 
 
 def test_each_manager_gets_its_own() -> None:
-    first = _write_options(False, None, "a")
-    assert _write_options(False, None, "b").field_manager == "b"
-    assert _write_options(False, None, "a") is first
-    assert _write_options(False, None, "a", True).force == "true"
+    first = write_options(False, None, "a")
+    assert write_options(False, None, "b").field_manager == "b"
+    assert write_options(False, None, "a") is first
+    assert write_options(False, None, "a", True).force == "true"
