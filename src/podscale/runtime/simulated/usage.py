@@ -160,6 +160,8 @@ class SimulatedUsage:
         self._planned: tuple[_Assignment, UsagePlan] | None = None
         # Each node's allocatable by name, with the resourceVersion it was read at.
         self._allocatable_of: dict[str, tuple[str, Resources]] = {}
+        # ``_sorted_names``: the node names' set and its sorted names.
+        self._names_sorted: tuple[frozenset[str], tuple[str, ...]] | None = None
         self._published: dict[PodKey, tuple[datetime, float]] = {}
         self._stats_failure: str | None = None
         self._node_lister: Lister | None = None
@@ -370,13 +372,29 @@ class SimulatedUsage:
         return selector
 
     def _allocatable(self) -> dict[str, Resources]:
+        """Each listed node's allocatable, by name in sorted order (every advance and every
+        scrape's ``nodes_now`` read it)."""
         nodes = self._node_lister
-        found = {n: nodes.get("", n) for n in sorted(self._nodes.names)} if nodes else {}
-        return {
-            name: self._node_allocatable(name, obj)
-            for name, obj in found.items()
-            if obj is not None
-        }
+        if not nodes:
+            return {}
+        found: dict[str, Resources] = {}
+        for name in self._sorted_names():
+            obj = nodes.get("", name)
+            if obj is not None:
+                found[name] = self._node_allocatable(name, obj)
+        return found
+
+    def _sorted_names(self) -> tuple[str, ...]:
+        """``sorted(self._nodes.names)``, sorted again only when ``names`` is another set
+        (a frozenset, so the one sorted cannot change; the cache holds it, so that no other
+        set can come to share its ``id``)."""
+        names = self._nodes.names
+        cached = self._names_sorted
+        if cached is not None and cached[0] is names:
+            return cached[1]
+        ordered = tuple(sorted(names))
+        self._names_sorted = (names, ordered)
+        return ordered
 
     def _node_allocatable(self, name: str, node: JSON) -> Resources:
         """``node_allocatable(node)``, parsed again only when the node's resourceVersion
@@ -408,7 +426,7 @@ class SimulatedUsage:
 
     def nodes_now(self) -> list[str]:
         """``nodes()`` without a coroutine (``InlineStatsSource``: it never waits)."""
-        return sorted(self._allocatable())
+        return list(self._allocatable())  # its keys come in sorted order
 
     async def summary(self, node_name: str) -> NodeSummary:
         """The node's kubelet Summary now; a lost node, or any node while ``fail_stats``
