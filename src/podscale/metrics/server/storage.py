@@ -95,15 +95,6 @@ def _previous_of(
     return None
 
 
-def _fresh_bounds(timestamp: datetime, resolution: timedelta) -> tuple[datetime, datetime] | None:
-    """``(timestamp - resolution, timestamp - FRESH_CONTAINER_MIN_AGE)``; None when either
-    falls before the first datetime."""
-    try:
-        return timestamp - resolution, timestamp - FRESH_CONTAINER_MIN_AGE
-    except OverflowError:
-        return None
-
-
 class MetricsStorage:
     """Keeps two scrapes; ``resolution`` is the scrape period (for fresh containers)."""
 
@@ -140,28 +131,16 @@ class MetricsStorage:
         self, containers: Containers, last: Containers, prev: Containers
     ) -> dict[str, MetricsPoint]:
         # Hot (every container of every scrape): ``_is_fresh`` and ``_previous_of`` inlined,
-        # the same tests in the same order. A container is fresh when its start lies in
-        # ``(timestamp - resolution, timestamp - FRESH_CONTAINER_MIN_AGE]`` (the minimum age
-        # is positive, so such a start is before the timestamp): exact, as datetimes and
-        # timedeltas count whole microseconds. The bounds are computed once per timestamp
-        # (a scrape's points mostly share one).
+        # the same tests in the same order.
         chosen: dict[str, MetricsPoint] = {}
         resolution = self._resolution
-        at: datetime | None = None
-        bounds: tuple[datetime, datetime] | None = None
         for name, point in containers.items():
             start, timestamp = point.start_time, point.timestamp
-            if timestamp is not at:
-                at = timestamp
-                bounds = _fresh_bounds(timestamp, resolution)
-            if start is None:
-                fresh = False
-            elif bounds is not None:
-                fresh = bounds[0] < start <= bounds[1]
-            else:  # the calendar's first days: the plain test
-                fresh = (
-                    start < timestamp and FRESH_CONTAINER_MIN_AGE <= timestamp - start < resolution
-                )
+            fresh = (
+                start is not None
+                and start < timestamp
+                and FRESH_CONTAINER_MIN_AGE <= timestamp - start < resolution
+            )
             if fresh:
                 assert start is not None
                 chosen[name] = point._replace(timestamp=start, cumulative_cpu_used=0)

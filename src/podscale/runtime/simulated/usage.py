@@ -150,6 +150,8 @@ class SimulatedUsage:
         self._selector_at: dict[tuple[str, str, str], tuple[str, Selector | None]] = {}
         self._pods: dict[PodKey, RunningPod] = {}
         self._on_node: dict[str, set[PodKey]] = {}
+        # ``_node_pods``: per node, the pod view's version and the node's views.
+        self._node_pods_at: dict[str, tuple[int, tuple[RunningPod, ...]]] = {}
         # Bumped on every change of the pod view; without loads, usage only changes then.
         self._version = 0
         self._idle: tuple[object, tuple[PodUsage, ...]] | None = None
@@ -448,11 +450,23 @@ class SimulatedUsage:
         """``summary_points`` without a coroutine: the metrics server's scrape reads this
         (``InlineStatsSource``), in place of a task per node."""
         now = self._answering(node_name)
-        ledger, running = self._ledger, self._pods
-        keys = sorted(self._on_node.get(node_name, ()))
+        ledger = self._ledger
         pods: Mapping[PodKey, Mapping[str, MetricsPoint]]
-        pods = ledger.pods_points([running[key] for key in keys], now)
+        pods = ledger.pods_points(self._node_pods(node_name), now)
         return MetricsBatch({node_name: ledger.node_point(node_name, now)}, pods)
+
+    def _node_pods(self, node_name: str) -> tuple[RunningPod, ...]:
+        """The views of the node's pods in key order, as ``summary`` reads them; kept per
+        node with the pod view's version, which every change of ``_pods`` and
+        ``_on_node`` bumps (every scrape reads every node; pods change far less often)."""
+        version = self._version
+        cached = self._node_pods_at.get(node_name)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        running = self._pods
+        pods = tuple(running[key] for key in sorted(self._on_node.get(node_name, ())))
+        self._node_pods_at[node_name] = (version, pods)
+        return pods
 
     def _answering(self, node_name: str) -> datetime:
         """Now, with usage accounted up to it, if the node's kubelet answers; else raise."""

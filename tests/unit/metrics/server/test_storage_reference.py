@@ -105,32 +105,6 @@ def test_previous_containers_equal_the_plain_rules(
     assert storage._previous_containers(containers, last, prev) == expected
 
 
-# Instants a microsecond either side of the fresh window's edges (10 s and 15 s of age), and
-# instants in the calendar's first seconds, where the window's bounds cannot be computed.
-_edges = st.sampled_from([-15, -10, 0]).flatmap(
-    lambda s: st.integers(-2, 2).map(lambda us: T0 + timedelta(seconds=s, microseconds=us))
-)
-_FIRST = datetime.min.replace(tzinfo=UTC)
-_first_days = st.integers(0, 30_000_000).map(lambda us: _FIRST + timedelta(microseconds=us))
-
-
-@pytest.mark.parametrize("instants", [_edges, _first_days], ids=["window-edges", "first-days"])
-@settings(max_examples=300, deadline=None)
-@given(data=st.data())
-def test_fresh_window_bounds_equal_the_plain_age_test(
-    instants: st.SearchStrategy[datetime], data: st.DataObject
-) -> None:
-    points = st.builds(
-        MetricsPoint, st.none() | instants, instants, st.integers(0, 3), st.integers(1, 3)
-    )
-    containers = st.dictionaries(st.sampled_from(["a", "b", "c"]), points, max_size=3)
-    new, last, prev = data.draw(containers), data.draw(containers), data.draw(containers)
-    storage = MetricsStorage(RESOLUTION)
-    assert storage._previous_containers(new, last, prev) == reference_previous_containers(
-        new, last, prev
-    )
-
-
 @settings(max_examples=500, deadline=None)
 @given(st.integers(-(10**15), 10**15))
 def test_go_seconds_equals_dividing_the_microseconds(micros: int) -> None:
