@@ -308,10 +308,16 @@ class UsageLedger:
 
     def node_point(self, name: str, now: datetime) -> MetricsPoint:
         """``node_stats(name, now)`` as the metrics server decodes it (always usable)."""
-        core_ns = self._node_cpu.get(name, 0.0) * _CORE_NANOS_PER_MILLI_SECOND
-        return MetricsPoint(
-            self._node_started.get(name, now),
-            now,
-            max(1, int(core_ns)),
-            max(1, self._node_memory.get(name, NODE_SYSTEM_MEMORY)),
+        # Every node at every scrape: built as ``pods_points`` builds its points, each
+        # ``max(1, reading)`` spelled as a test.
+        core_ns = int(self._node_cpu.get(name, 0.0) * _CORE_NANOS_PER_MILLI_SECOND)
+        memory = self._node_memory.get(name, NODE_SYSTEM_MEMORY)
+        return tuple.__new__(
+            MetricsPoint,
+            (
+                self._node_started.get(name, now),
+                now,
+                core_ns if core_ns > 1 else 1,
+                memory if memory > 1 else 1,
+            ),
         )
