@@ -300,7 +300,7 @@ def test_every_label_is_a_subdomain(value: str) -> None:
 
 def plain_validate_labels(labels: Any, path: FieldPath) -> list[str]:
     """``validate_labels`` without its memo of valid maps: each pair checked."""
-    errors = []
+    errors: list[str] = []
     for key, value in (labels or {}).items():
         errors.extend(str(e) for e in validate_label_name(key, path))
         errors.extend(str(invalid(path, value, msg)) for msg in is_valid_label_value(str(value)))
