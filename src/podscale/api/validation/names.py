@@ -69,12 +69,32 @@ def validate_label_name(name: str, path: FieldPath) -> list[FieldError]:
     return [invalid(path, name, msg) for msg in is_qualified_name(name)]
 
 
+# Label maps found valid, as their (key, value) pairs: every update of a labelled object
+# validates its labels again, mostly the very labels it had (a node's heartbeat, a pod's
+# status). Validity is a function of the pairs alone (the path only words an error), and
+# only maps of plain strings are filed, whose pairs fix every check's input.
+_VALID_LABELS: dict[tuple[tuple[str, str], ...], None] = {}
+_VALID_LABELS_LIMIT: Final = 4096
+
+
 def validate_labels(labels: Mapping[str, Any] | None, path: FieldPath) -> list[FieldError]:
     """Every key a qualified name, every value a label value; errors sit on the map's path."""
+    if not labels:
+        return []
+    pairs = tuple(labels.items())
+    try:
+        if pairs in _VALID_LABELS:
+            return []
+    except TypeError:  # an unhashable value (bad input): checked below, never filed
+        pass
     errors: list[FieldError] = []
-    for key, value in (labels or {}).items():
+    for key, value in pairs:
         errors.extend(validate_label_name(key, path))
         errors.extend(invalid(path, value, msg) for msg in is_valid_label_value(str(value)))
+    if not errors and all(type(k) is str and type(v) is str for k, v in pairs):
+        if len(_VALID_LABELS) >= _VALID_LABELS_LIMIT:
+            _VALID_LABELS.clear()
+        _VALID_LABELS[pairs] = None
     return errors
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from podscale.api.json_copy import copy_json
 from podscale.hpa.conditions import format_time
 
 __all__ = ["node", "set_node_ready"]
@@ -61,8 +60,12 @@ def node(
 def set_node_ready(node_obj: dict[str, Any], ready: bool, now: datetime) -> dict[str, Any]:
     """A copy of the node with Ready True, or Unknown as when its kubelet stops reporting
     (the node lifecycle controller's view of a lost node)."""
-    changed = copy_json(node_obj)
-    status = changed.setdefault("status", {})
+    # A new object along the path written (the object, its status, its conditions list);
+    # the rest is shared with ``node_obj``, which is left as it was. The heartbeat's write
+    # copies what it is given, and its other parts (metadata, nodeInfo, addresses, ...)
+    # are most of a Node: copying them all on every heartbeat bought nothing.
+    changed = dict(node_obj)
+    status = changed["status"] = dict(changed.get("status") or {})
     kept = [c for c in status.get("conditions") or [] if c.get("type") != "Ready"]
     previous = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), None)
     condition = _ready_condition(ready, now)

@@ -150,6 +150,8 @@ class SimulatedUsage:
         self._selector_at: dict[tuple[str, str, str], tuple[str, Selector | None]] = {}
         self._pods: dict[PodKey, RunningPod] = {}
         self._on_node: dict[str, set[PodKey]] = {}
+        # ``_node_pods``: per node, the pod view's version and the node's views.
+        self._node_pods_at: dict[str, tuple[int, tuple[RunningPod, ...]]] = {}
         # Bumped on every change of the pod view; without loads, usage only changes then.
         self._version = 0
         self._idle: tuple[object, tuple[PodUsage, ...]] | None = None
@@ -160,6 +162,8 @@ class SimulatedUsage:
         self._planned: tuple[_Assignment, UsagePlan] | None = None
         # Each node's allocatable by name, with the resourceVersion it was read at.
         self._allocatable_of: dict[str, tuple[str, Resources]] = {}
+        # ``_sorted_names``: the node names' set and its sorted names.
+        self._names_sorted: tuple[frozenset[str], tuple[str, ...]] | None = None
         self._published: dict[PodKey, tuple[datetime, float]] = {}
         self._stats_failure: str | None = None
         self._node_lister: Lister | None = None
@@ -370,13 +374,29 @@ class SimulatedUsage:
         return selector
 
     def _allocatable(self) -> dict[str, Resources]:
+        """Each listed node's allocatable, by name in sorted order (every advance and every
+        scrape's ``nodes_now`` read it)."""
         nodes = self._node_lister
-        found = {n: nodes.get("", n) for n in sorted(self._nodes.names)} if nodes else {}
-        return {
-            name: self._node_allocatable(name, obj)
-            for name, obj in found.items()
-            if obj is not None
-        }
+        if not nodes:
+            return {}
+        found: dict[str, Resources] = {}
+        for name in self._sorted_names():
+            obj = nodes.get("", name)
+            if obj is not None:
+                found[name] = self._node_allocatable(name, obj)
+        return found
+
+    def _sorted_names(self) -> tuple[str, ...]:
+        """``sorted(self._nodes.names)``, sorted again only when ``names`` is another set
+        (a frozenset, so the one sorted cannot change; the cache holds it, so that no other
+        set can come to share its ``id``)."""
+        names = self._nodes.names
+        cached = self._names_sorted
+        if cached is not None and cached[0] is names:
+            return cached[1]
+        ordered = tuple(sorted(names))
+        self._names_sorted = (names, ordered)
+        return ordered
 
     def _node_allocatable(self, name: str, node: JSON) -> Resources:
         """``node_allocatable(node)``, parsed again only when the node's resourceVersion
@@ -408,7 +428,7 @@ class SimulatedUsage:
 
     def nodes_now(self) -> list[str]:
         """``nodes()`` without a coroutine (``InlineStatsSource``: it never waits)."""
-        return sorted(self._allocatable())
+        return list(self._allocatable())  # its keys come in sorted order
 
     async def summary(self, node_name: str) -> NodeSummary:
         """The node's kubelet Summary now; a lost node, or any node while ``fail_stats``
@@ -430,11 +450,23 @@ class SimulatedUsage:
         """``summary_points`` without a coroutine: the metrics server's scrape reads this
         (``InlineStatsSource``), in place of a task per node."""
         now = self._answering(node_name)
-        ledger, running = self._ledger, self._pods
-        keys = sorted(self._on_node.get(node_name, ()))
+        ledger = self._ledger
         pods: Mapping[PodKey, Mapping[str, MetricsPoint]]
-        pods = ledger.pods_points([running[key] for key in keys], now)
+        pods = ledger.pods_points(self._node_pods(node_name), now)
         return MetricsBatch({node_name: ledger.node_point(node_name, now)}, pods)
+
+    def _node_pods(self, node_name: str) -> tuple[RunningPod, ...]:
+        """The views of the node's pods in key order, as ``summary`` reads them; kept per
+        node with the pod view's version, which every change of ``_pods`` and
+        ``_on_node`` bumps (every scrape reads every node; pods change far less often)."""
+        version = self._version
+        cached = self._node_pods_at.get(node_name)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        running = self._pods
+        pods = tuple(running[key] for key in sorted(self._on_node.get(node_name, ())))
+        self._node_pods_at[node_name] = (version, pods)
+        return pods
 
     def _answering(self, node_name: str) -> datetime:
         """Now, with usage accounted up to it, if the node's kubelet answers; else raise."""

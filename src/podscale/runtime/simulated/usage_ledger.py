@@ -26,7 +26,7 @@ No clock and no I/O: ``usage.SimulatedUsage`` decides the intervals and calls ``
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -72,6 +72,27 @@ class RunningPod:
     labels: Mapping[str, str]
     start_time: datetime | None
     started: Mapping[str, datetime]
+    # What ``UsageLedger.pods_points`` reads of the pod at every scrape, derived once from
+    # the fields above (a pod's view is rebuilt whenever its status moves): per container
+    # name, the first of a repeated name standing, its counter's key (name, start). None
+    # when a container has no start time, which ``pods_points`` reports as it always did.
+    counters: tuple[tuple[str, tuple[str, datetime]], ...] | None = field(
+        init=False, compare=False, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        started = self.started
+        plan: dict[str, tuple[str, datetime]] = {}
+        for container in self.load.containers:
+            name = container.name
+            if name in plan:
+                continue
+            began = started.get(name)
+            if began is None:
+                object.__setattr__(self, "counters", None)
+                return
+            plan[name] = (name, began)
+        object.__setattr__(self, "counters", tuple(plan.items()))
 
     @property
     def key(self) -> PodKey:
@@ -250,8 +271,26 @@ class UsageLedger:
             key = (load.namespace, load.name)
             counters = cpu_of.get(key) or no_counters
             gauges = memory_of.get(key) or _NO_GAUGES
-            started = pod.started
             points: dict[str, MetricsPoint] = {}
+            plan = pod.counters
+            if plan is not None:
+                # The loop below, over the containers as the pod's view named them once.
+                for name, counter in plan:
+                    core_ns = int(counters.get(counter, 0.0) * _CORE_NANOS_PER_MILLI_SECOND)
+                    memory = gauges.get(name, 0)
+                    points[name] = new(
+                        MetricsPoint,
+                        (
+                            counter[1],
+                            now,
+                            core_ns if core_ns > 0 else 1,
+                            memory if memory > 1 else 1,
+                        ),
+                    )
+                if points:
+                    found[key] = points
+                continue
+            started = pod.started
             for container in load.containers:
                 name = container.name
                 if name in points:
@@ -269,10 +308,16 @@ class UsageLedger:
 
     def node_point(self, name: str, now: datetime) -> MetricsPoint:
         """``node_stats(name, now)`` as the metrics server decodes it (always usable)."""
-        core_ns = self._node_cpu.get(name, 0.0) * _CORE_NANOS_PER_MILLI_SECOND
-        return MetricsPoint(
-            self._node_started.get(name, now),
-            now,
-            max(1, int(core_ns)),
-            max(1, self._node_memory.get(name, NODE_SYSTEM_MEMORY)),
+        # Every node at every scrape: built as ``pods_points`` builds its points, each
+        # ``max(1, reading)`` spelled as a test.
+        core_ns = int(self._node_cpu.get(name, 0.0) * _CORE_NANOS_PER_MILLI_SECOND)
+        memory = self._node_memory.get(name, NODE_SYSTEM_MEMORY)
+        return tuple.__new__(
+            MetricsPoint,
+            (
+                self._node_started.get(name, now),
+                now,
+                core_ns if core_ns > 1 else 1,
+                memory if memory > 1 else 1,
+            ),
         )

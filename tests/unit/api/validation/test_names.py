@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podscale.api.field_errors import FieldPath
+from podscale.api.field_errors import FieldPath, invalid
+from podscale.api.validation import names as validation_names
 from podscale.api.validation.names import (
     is_dns1035_label,
     is_dns1123_label,
@@ -20,6 +21,7 @@ from podscale.api.validation.names import (
     validate_annotations,
     validate_dns1123_label_name,
     validate_dns1123_subdomain_name,
+    validate_label_name,
     validate_label_selector,
     validate_labels,
     validate_path_segment_name,
@@ -294,3 +296,45 @@ def test_subdomain_is_valid_exactly_when_it_fully_matches(value: str) -> None:
 def test_every_label_is_a_subdomain(value: str) -> None:
     if not is_dns1123_label(value):
         assert is_dns1123_subdomain(value) == []
+
+
+def plain_validate_labels(labels: Any, path: FieldPath) -> list[str]:
+    """``validate_labels`` without its memo of valid maps: each pair checked."""
+    errors: list[str] = []
+    for key, value in (labels or {}).items():
+        errors.extend(str(e) for e in validate_label_name(key, path))
+        errors.extend(str(invalid(path, value, msg)) for msg in is_valid_label_value(str(value)))
+    return errors
+
+
+_label_text = st.text(alphabet="aZ9.-_/é", max_size=8)
+
+
+@given(st.lists(st.dictionaries(_label_text, _label_text, max_size=3), min_size=1, max_size=4))
+def test_validated_labels_read_as_the_plain_checks_when_met_again(
+    maps: list[dict[str, str]],
+) -> None:
+    """A map found valid is filed and answered from the memo when it comes again (at
+    another path too); an invalid one is checked every time."""
+    for path in (FieldPath("metadata", "labels"), FieldPath("spec", "template", "labels")):
+        for labels in maps + maps:
+            got = [str(e) for e in validate_labels(labels, path)]
+            assert got == plain_validate_labels(labels, path)
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [{"app": 1}, {"app": True}, {"app": None}, {"app": ["x"]}, {"app": {"k": "v"}}],
+    ids=["int", "bool", "null", "list", "map"],
+)
+def test_labels_beyond_strings_are_checked_every_time(labels: dict[str, Any]) -> None:
+    path = FieldPath("metadata", "labels")
+    for _ in range(2):
+        assert [str(e) for e in validate_labels(labels, path)] == plain_validate_labels(
+            labels, path
+        )
+    assert tuple(labels.items()) not in list(validation_names_memo())
+
+
+def validation_names_memo() -> Any:
+    return validation_names._VALID_LABELS

@@ -439,3 +439,31 @@ def test_published_rates_are_each_pods_own_window_and_rate() -> None:
     assert all(got == expected for got, expected in seen)
     # One publish had pods with different last publishes (the pod back in the load).
     assert any(len({value[1] for value in got.values()}) > 1 for got, _ in seen)
+
+
+class _Names:
+    """A stand-in for the simulated nodes: only their names."""
+
+    def __init__(self, names: frozenset[str]) -> None:
+        self.names = names
+
+    def is_lost(self, name: str) -> bool:
+        return False
+
+
+def test_the_listed_nodes_are_sorted_again_when_the_names_change() -> None:
+    """``nodes_now`` (each scrape's node list) keeps the node names sorted once per set of
+    names: it answers the sorted listed nodes, and another set is sorted afresh."""
+
+    async def body(plane: EmbeddedControlPlane) -> list[list[str]]:
+        usage = plane.usage
+        seen = [usage.nodes_now(), usage.nodes_now(), sorted(await usage.nodes())]
+        usage._nodes = _Names(frozenset({"node-3", "node-1", "elsewhere"}))  # type: ignore[assignment]
+        seen.append(usage.nodes_now())
+        usage._nodes = _Names(frozenset({"node-2"}))  # type: ignore[assignment]
+        seen.append(usage.nodes_now())
+        return seen
+
+    seen = with_plane(body)
+    assert seen[:3] == [["node-1", "node-2", "node-3"]] * 3
+    assert seen[3:] == [["node-1", "node-3"], ["node-2"]]

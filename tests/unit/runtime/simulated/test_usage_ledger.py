@@ -275,3 +275,63 @@ def test_points_of_many_pods_at_once_are_each_pods_points() -> None:
         ledger.node_stats("node-1", end), tuple(ledger.pod_stats(p, end) for p in pods)
     )
     assert got == decode_summary(summary).pods
+
+
+def plain_pods_points(
+    ledger: UsageLedger, pods: list[RunningPod], now: datetime
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """``pods_points`` without the pods' precomputed counter keys (``RunningPod.counters``):
+    the containers walked as the pod lists them."""
+    stripped = []
+    for found in pods:
+        copy = replace(found)
+        object.__setattr__(copy, "counters", None)  # the general walk
+        stripped.append(copy)
+    return ledger.pods_points(stripped, now)
+
+
+def _repeated(found: RunningPod) -> RunningPod:
+    containers = found.load.containers
+    return replace(found, load=replace(found.load, containers=(*containers, *containers)))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: [view()],
+        lambda: [view(started={"web": T0, "side": T0 + timedelta(seconds=5)})],
+        lambda: [_repeated(view(started={"web": T0, "side": T0}))],
+        lambda: [view(name="web-1"), view(name="web-2", started={"web": T0, "x": T0})],
+    ],
+    ids=["one-container", "two-starts", "repeated-name", "two-pods"],
+)
+def test_precomputed_counter_keys_read_as_the_plain_walk(make: Any) -> None:
+    pods = make()
+    ledger = UsageLedger()
+    end = T0 + timedelta(seconds=20)
+    containers = (ContainerUsage("web", 120, 5000), ContainerUsage("side", 3, 700))
+    usages = [PodUsage("default", p.load.name, "node-1", 1.0, containers) for p in pods]
+    ledger.credit(usages, {p.key: p for p in pods}, ["node-1"], T0, end)
+    assert all(p.counters is not None for p in pods)
+    got = ledger.pods_points(pods, end)
+    assert got == plain_pods_points(ledger, pods, end)
+    assert [list(points) for points in got.values()] == [
+        list(points) for points in plain_pods_points(ledger, pods, end).values()
+    ]
+
+
+def test_counter_keys_follow_a_restart_and_a_missing_start_fails_as_before() -> None:
+    """A new view (a restart's new start time) names the new counter; a view whose
+    container has no start time keeps the plain walk's KeyError."""
+    ledger = UsageLedger()
+    first = view()
+    end = T0 + timedelta(seconds=30)
+    ledger.credit([usage(100)], {first.key: first}, ["node-1"], T0, end)
+    restarted = view(started={"web": T0 + timedelta(seconds=20)})
+    assert restarted.counters == (("web", ("web", T0 + timedelta(seconds=20))),)
+    assert ledger.pods_points([restarted], end) == plain_pods_points(ledger, [restarted], end)
+    assert ledger.pod_points(restarted, end)["web"].cumulative_cpu_used == 1  # new counter
+    broken = RunningPod(first.load, first.uid, first.labels, first.start_time, {})
+    assert broken.counters is None
+    with pytest.raises(KeyError):
+        ledger.pods_points([broken], end)
