@@ -286,12 +286,26 @@ def draw_usage(
             cpu_limit,
             memory_limit,
         ) in rows:
-            noise = max(0.0, gauss(1.0, cpu_stddev)) if cpu_stddev > 0 else 1.0
+            # ``max(0.0, x)`` and ``min(demand, limit)`` spelled as the comparisons they make
+            # (the same answer for every float, NaN and -0.0 included), without the calls.
+            if cpu_stddev > 0:
+                noise = gauss(1.0, cpu_stddev)
+                if not noise > 0.0:
+                    noise = 0.0
+            else:
+                noise = 1.0
             demand = (cpu_base + cpu_per_rps * share) * noise
-            cpu.append(demand if cpu_limit is None else min(demand, cpu_limit))
-            noise = max(0.0, gauss(1.0, stddev)) if stddev > 0 else 1.0
+            cpu.append(demand if cpu_limit is None or not cpu_limit < demand else cpu_limit)
+            if stddev > 0:
+                noise = gauss(1.0, stddev)
+                if not noise > 0.0:
+                    noise = 0.0
+            else:
+                noise = 1.0
             demand = (memory_base + memory_per_rps * share) * noise
-            memory.append(demand if memory_limit is None else min(demand, memory_limit))
+            memory.append(
+                demand if memory_limit is None or not memory_limit < demand else memory_limit
+            )
     apply_node_caps(plan.nodes, (cpu, memory), (plan.cpu_weight, plan.memory_weight), allocatable)
 
     usages: list[PodUsage] = []

@@ -160,6 +160,12 @@ class SimulatedUsage:
         self._planned: tuple[_Assignment, UsagePlan] | None = None
         # Each node's allocatable by name, with the resourceVersion it was read at.
         self._allocatable_of: dict[str, tuple[str, Resources]] = {}
+        # ``_allocatable``'s last answer with what it was read from: the sorted node names
+        # (the tuple, kept per names set) and the node objects the lister held for them.
+        self._node_order: tuple[frozenset[str], tuple[str, ...]] | None = None
+        self._allocatable_from: (
+            tuple[tuple[str, ...], tuple[JSON | None, ...], dict[str, Resources]] | None
+        ) = None
         self._published: dict[PodKey, tuple[datetime, float]] = {}
         self._stats_failure: str | None = None
         self._node_lister: Lister | None = None
@@ -370,11 +376,35 @@ class SimulatedUsage:
         return selector
 
     def _allocatable(self) -> dict[str, Resources]:
+        """Each registered node's allocatable, by name in name order (read-only: the same
+        dict is answered again). Every advance and scrape asks, and the nodes change far
+        less often: the answer is kept with the node objects it was read from, and given
+        again while the lister holds the same ones (``==`` of the tuples: the very objects,
+        or equal ones, which give the same allocatable); a node added, removed or replaced
+        with a different object reads them again."""
         nodes = self._node_lister
-        found = {n: nodes.get("", n) for n in sorted(self._nodes.names)} if nodes else {}
+        if not nodes:
+            return {}
+        names = self._nodes.names
+        order = self._node_order
+        if order is None or order[0] is not names:
+            order = self._node_order = (names, tuple(sorted(names)))
+        get = nodes.get
+        found = tuple([get("", name) for name in order[1]])
+        cached = self._allocatable_from
+        if cached is not None and cached[0] is order[1] and cached[1] == found:
+            return cached[2]
+        allocatable = self._read_allocatable(order[1], found)
+        self._allocatable_from = (order[1], found, allocatable)
+        return allocatable
+
+    def _read_allocatable(
+        self, names: Sequence[str], found: Sequence[JSON | None]
+    ) -> dict[str, Resources]:
+        """``_allocatable`` read afresh from the node objects of ``names`` (None: absent)."""
         return {
             name: self._node_allocatable(name, obj)
-            for name, obj in found.items()
+            for name, obj in zip(names, found, strict=True)
             if obj is not None
         }
 
