@@ -70,7 +70,7 @@ from podscale.runtime.load import (
     UsagePlan,
     WorkloadDemand,
     compute_usage,
-    draw_usage,
+    draw_rows,
     plan_usage,
 )
 from podscale.runtime.simulated.cluster_api import NODE, POD, node_name_of
@@ -300,8 +300,11 @@ class SimulatedUsage:
         rates = [mean_rate(load.rate, start, now, self.origin, self._step) for load, _ in members]
         rates.append(0.0)  # the idle pods
         samples = (now - start) / self._step
-        usages = draw_usage(self._plan(), rates, allocatable, self._rng, samples=samples)
-        self._ledger.credit(usages, self._pods, allocatable, start, now)
+        # The drawn rows go to the ledger as they are (``credit_drawn``: what ``credit`` of
+        # ``draw_usage``'s answer does, without a tuple per container and pod).
+        plan = self._plan()
+        drawn = draw_rows(plan, rates, allocatable, self._rng, samples=samples)
+        self._ledger.credit_drawn(plan, drawn, self._pods, allocatable, start, now)
 
     def _plan(self) -> UsagePlan:
         """The ``UsagePlan`` of the loads' pods and the idle ones (``compute_usage``'s demands

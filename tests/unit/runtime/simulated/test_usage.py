@@ -192,13 +192,13 @@ def test_a_long_interval_is_integrated_in_one_piece(monkeypatch: pytest.MonkeyPa
     import podscale.runtime.simulated.usage as usage_module
 
     calls: list[float] = []
-    original = usage_module.draw_usage
+    original = usage_module.draw_rows
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         calls.append(float(kwargs.get("samples", 1.0)))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(usage_module, "draw_usage", counting)
+    monkeypatch.setattr(usage_module, "draw_rows", counting)
     steps = (RateStep(timedelta(0), 10.0), RateStep(timedelta(minutes=30), 20.0))
 
     async def body(plane: EmbeddedControlPlane) -> float:
