@@ -20,7 +20,9 @@ Contract:
   drops a pod with a zero reading (a real container always uses something), and a pod
   dropped from the metrics would read to the HPA as a pod without metrics.
 
-No clock and no I/O: ``usage.SimulatedUsage`` decides the intervals and calls ``credit``.
+No clock and no I/O: ``usage.SimulatedUsage`` decides the intervals and calls
+``credit_drawn`` (``credit`` of the usages ``draw_usage`` would build, read straight from
+the draw: ``podscale.runtime.load.usage.draw_rows``).
 """
 
 from __future__ import annotations

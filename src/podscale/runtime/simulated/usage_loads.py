@@ -168,5 +168,5 @@ def _rates_of(rate: RateSource, starts: list[float], step: timedelta) -> list[fl
     first = starts[0]
     if first.is_integer():
         return rates_at_seconds(rate, starts)
-    rest = rates_at_seconds(rate, starts[1:]) if len(starts) > 1 else []
-    return [rate.rate_at(timedelta(seconds=first)), *rest]
+    head = rates_at(rate, [timedelta(seconds=first)])
+    return head + rates_at_seconds(rate, starts[1:]) if len(starts) > 1 else head
