@@ -19,7 +19,7 @@ from datetime import timedelta
 
 from podscale.api.durations import format_go_duration
 from podscale.runtime.load import RateSource, rate_history
-from podscale.runtime.load.rates import RateHistory, rates_at
+from podscale.runtime.load.rates import RateHistory, rates_at, rates_at_seconds
 from podscale.scenario.model import ExternalMetricSeries, ExternalMetricValue, Scenario
 
 __all__ = ["ShiftedRate", "Window", "choose_window", "shift_scenario"]
@@ -39,6 +39,15 @@ class ShiftedRate:
         """``rate_at`` of each (``BatchRates``): the source's, shifted, in one call."""
         shift = self.shift
         return rates_at(self.source, [t + shift for t in ts])
+
+    def rates_at_seconds(self, seconds: Sequence[float]) -> list[float]:
+        """``rates_at`` of whole seconds (``SecondsRates``). A shift of whole seconds keeps
+        them whole: ``s + shift`` in floats is exact, as ``t + shift`` is in timedeltas."""
+        shift = self.shift
+        if shift.microseconds:
+            return self.rates_at([timedelta(seconds=s) for s in seconds])
+        by = shift.total_seconds()
+        return rates_at_seconds(self.source, [s + by for s in seconds])
 
     def past_rates(self) -> RateHistory:
         """Before the run's start, the source's own past (or its scenario time before

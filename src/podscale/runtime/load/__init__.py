@@ -22,15 +22,18 @@ from podscale.runtime.load.usage import (
     ContainerCost,
     ContainerResources,
     ContainerUsage,
+    DrawnRows,
     LoadProfile,
     PodLoad,
     PodUsage,
     UsagePlan,
     WorkloadDemand,
     compute_usage,
+    draw_rows,
     draw_usage,
     plan_usage,
     spread_rate,
+    usages_of,
 )
 
 __all__ = [
@@ -38,6 +41,7 @@ __all__ = [
     "ContainerCost",
     "ContainerResources",
     "ContainerUsage",
+    "DrawnRows",
     "LoadProfile",
     "PastRates",
     "PodLoad",
@@ -53,6 +57,7 @@ __all__ = [
     "UsagePlan",
     "WorkloadDemand",
     "compute_usage",
+    "draw_rows",
     "draw_usage",
     "is_pod_ready",
     "is_running",
@@ -61,4 +66,5 @@ __all__ = [
     "pod_load",
     "rate_history",
     "spread_rate",
+    "usages_of",
 ]

@@ -22,6 +22,14 @@ step (``podscale.runtime.simulated.usage_loads.mean_rate``). A source may answer
 list in one call (the ``BatchRates`` protocol: ``rates_at(ts)`` equals ``[rate_at(t) for t
 in ts]``, the same arithmetic per element, only without a call per element); the others are
 asked one instant at a time.
+
+Whole seconds as floats (``rates_at_seconds``): ``mean_rate``'s grid on a step of whole
+seconds has whole-second instants, and a source may read those as floats (the
+``SecondsRates`` protocol: ``rates_at_seconds(ss)`` equals ``rates_at([timedelta(seconds=s)
+for s in ss])`` for integral ``s``), sparing a timedelta per instant. An integral float
+within a timedelta's range is held exactly by ``timedelta(seconds=s)`` (no microseconds to
+round) and ``total_seconds()`` gives ``s`` back (microseconds over 10**6, exact), so a source
+whose ``rate_at`` reads ``t.total_seconds()`` answers the same from ``s`` itself.
 """
 
 from __future__ import annotations
@@ -40,10 +48,12 @@ __all__ = [
     "RateHistory",
     "RateSource",
     "RateStep",
+    "SecondsRates",
     "SineRate",
     "StepRate",
     "rate_history",
     "rates_at",
+    "rates_at_seconds",
 ]
 
 # Seconds since the start (negative before it) -> requests/s, None where nothing is known.
@@ -73,6 +83,24 @@ def rates_at(source: RateSource, ts: Sequence[timedelta]) -> list[float]:
         return result
     rate_at = source.rate_at
     return [rate_at(t) for t in ts]
+
+
+@runtime_checkable
+class SecondsRates(Protocol):
+    """A source reading whole seconds as floats: ``rates_at_seconds(ss)`` equals
+    ``rates_at([timedelta(seconds=s) for s in ss])`` for integral ``s`` (module docstring)."""
+
+    def rates_at_seconds(self, seconds: Sequence[float]) -> list[float]: ...
+
+
+def rates_at_seconds(source: RateSource, seconds: Sequence[float]) -> list[float]:
+    """``rates_at(source, [timedelta(seconds=s) for s in seconds])`` for integral
+    ``seconds``, without the timedeltas where ``source`` can (``SecondsRates``)."""
+    batch = getattr(source, "rates_at_seconds", None)
+    if batch is not None:
+        result: list[float] = batch(seconds)
+        return result
+    return rates_at(source, [timedelta(seconds=s) for s in seconds])
 
 
 @runtime_checkable
@@ -117,6 +145,9 @@ class ConstantRate:
 
     def rates_at(self, ts: Sequence[timedelta]) -> list[float]:
         return [self.rate] * len(ts)
+
+    def rates_at_seconds(self, seconds: Sequence[float]) -> list[float]:
+        return [self.rate] * len(seconds)
 
     def past_rates(self) -> RateHistory:
         return lambda _: self.rate
@@ -216,6 +247,17 @@ class SineRate:
         rates = []
         for t in ts:
             angle = two_pi * (max(t.total_seconds(), 0.0) + phase)
+            rates.append(max(base + amplitude * sin(angle / period), 0.0))
+        return rates
+
+    def rates_at_seconds(self, seconds: Sequence[float]) -> list[float]:
+        """``rates_at`` of whole seconds (``SecondsRates``): ``s`` is what
+        ``timedelta(seconds=s).total_seconds()`` reads back, then the same arithmetic."""
+        base, amplitude, sin, two_pi = self.base, self.amplitude, math.sin, 2 * math.pi
+        phase, period = self.phase.total_seconds(), self.period.total_seconds()
+        rates = []
+        for s in seconds:
+            angle = two_pi * (max(s, 0.0) + phase)
             rates.append(max(base + amplitude * sin(angle / period), 0.0))
         return rates
 

@@ -279,6 +279,24 @@ class TraceRate:
                 rates.append(values[min(max(int(position // interval), 0), last)] * factor)
         return rates
 
+    def rates_at_seconds(self, seconds: Sequence[float]) -> list[float]:
+        """``rates_at`` of whole seconds (``SecondsRates``): ``s`` is what
+        ``timedelta(seconds=s).total_seconds()`` reads back, then the same arithmetic."""
+        series = self.series()
+        offset, scale, factor = self.offset.total_seconds(), self.time_scale, self.rate_scale
+        at, loop, span = series.rate_at_offset, self.loop, series.span
+        interval, values, last = series.interval, series.rates, len(series.rates) - 1
+        rates = []
+        for s in seconds:
+            position = offset + max(s, 0.0) * scale
+            if loop:
+                position %= span
+            if interval is None:
+                rates.append(at(position) * factor)
+            else:
+                rates.append(values[min(max(int(position // interval), 0), last)] * factor)
+        return rates
+
     def past_rates(self) -> Callable[[float], float | None]:
         """The rate at any second since the start, negative ones included; None before
         the trace's first row (a looped trace has no beginning: it wraps)."""

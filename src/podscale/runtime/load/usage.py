@@ -34,6 +34,8 @@ Contract:
 ``compute_usage`` is ``plan_usage`` (what depends on the pods and profiles only) then
 ``draw_usage`` (the rates, the noise and the caps): a caller whose pods stay the same over
 many calls (``SimulatedUsage``, between pod events) keeps the plan and only draws.
+``draw_usage`` is ``draw_rows`` (the draws and caps, per container) then ``usages_of`` (the
+``PodUsage``s); ``SimulatedUsage`` hands ``draw_rows``' answer to its ledger as it is.
 
 Pure: no clock, no I/O; randomness only from the passed generator.
 ``tests/unit/runtime/load/test_usage_reference.py`` holds ``compute_usage`` to a plain
@@ -55,15 +57,18 @@ __all__ = [
     "ContainerCost",
     "ContainerResources",
     "ContainerUsage",
+    "DrawnRows",
     "LoadProfile",
     "PodLoad",
     "PodUsage",
     "UsagePlan",
     "WorkloadDemand",
     "compute_usage",
+    "draw_rows",
     "draw_usage",
     "plan_usage",
     "spread_rate",
+    "usages_of",
 ]
 
 
@@ -265,6 +270,30 @@ def draw_usage(
     samples: float = 1.0,
 ) -> tuple[PodUsage, ...]:
     """``compute_usage`` of the plan's workloads at ``rates`` (one per workload, in order)."""
+    return usages_of(plan, draw_rows(plan, rates, allocatable, rng, samples=samples))
+
+
+class DrawnRows(NamedTuple):
+    """``draw_usage`` before its ``PodUsage``s (``draw_rows``): each workload's share of
+    its rate (per ready pod), and each container's CPU and memory usage, one entry per
+    container of the plan in draw order, capped but not yet rounded down. ``usages_of``
+    makes the ``PodUsage``s of it; ``UsageLedger.credit_drawn`` credits it as they would
+    be credited, without building them."""
+
+    shares: list[float]
+    cpu: list[float]
+    memory: list[float]
+
+
+def draw_rows(
+    plan: UsagePlan,
+    rates: Sequence[float],
+    allocatable: Mapping[str, Resources],
+    rng: random.Random,
+    *,
+    samples: float = 1.0,
+) -> DrawnRows:
+    """The draws and caps of ``draw_usage`` (the same ``rng`` calls in the same order)."""
     # Hot: this runs at every usage advance, so ``spread_rate``, ``cost_of``, ``_noise`` and
     # ``_capped`` are inlined here (the same arithmetic, in the same order).
     shares = [rate / ready if ready else 0.0 for rate, ready in zip(rates, plan.ready, strict=True)]
@@ -286,14 +315,33 @@ def draw_usage(
             cpu_limit,
             memory_limit,
         ) in rows:
-            noise = max(0.0, gauss(1.0, cpu_stddev)) if cpu_stddev > 0 else 1.0
+            # ``max(0.0, x)`` and ``min(demand, limit)`` spelled as the comparisons they make
+            # (the same answer for every float, NaN and -0.0 included), without the calls.
+            if cpu_stddev > 0:
+                noise = gauss(1.0, cpu_stddev)
+                if not noise > 0.0:
+                    noise = 0.0
+            else:
+                noise = 1.0
             demand = (cpu_base + cpu_per_rps * share) * noise
-            cpu.append(demand if cpu_limit is None else min(demand, cpu_limit))
-            noise = max(0.0, gauss(1.0, stddev)) if stddev > 0 else 1.0
+            cpu.append(demand if cpu_limit is None or not cpu_limit < demand else cpu_limit)
+            if stddev > 0:
+                noise = gauss(1.0, stddev)
+                if not noise > 0.0:
+                    noise = 0.0
+            else:
+                noise = 1.0
             demand = (memory_base + memory_per_rps * share) * noise
-            memory.append(demand if memory_limit is None else min(demand, memory_limit))
+            memory.append(
+                demand if memory_limit is None or not memory_limit < demand else memory_limit
+            )
     apply_node_caps(plan.nodes, (cpu, memory), (plan.cpu_weight, plan.memory_weight), allocatable)
+    return DrawnRows(shares, cpu, memory)
 
+
+def usages_of(plan: UsagePlan, drawn: DrawnRows) -> tuple[PodUsage, ...]:
+    """The ``PodUsage``s of ``draw_rows``' answer: usage rounded down to whole units."""
+    shares, cpu, memory = drawn
     usages: list[PodUsage] = []
     row = 0
     floor = math.floor

@@ -38,7 +38,7 @@ from podscale.runtime.load.annotation import (
     load_summary,
     parse_load_annotation,
 )
-from podscale.runtime.load.rates import RateSource, rates_at
+from podscale.runtime.load.rates import RateSource, rates_at, rates_at_seconds
 from podscale.runtime.simulated.usage import SimulatedUsage
 from podscale.runtime.simulated.usage_loads import WORKLOAD_KINDS
 from podscale.store.interface import Clock
@@ -73,6 +73,15 @@ class DelayedRate:
         """``rate_at`` of each (``BatchRates``): the source's, delayed, in one call."""
         delay = self.delay
         return rates_at(self.source, [t - delay for t in ts])
+
+    def rates_at_seconds(self, seconds: Sequence[float]) -> list[float]:
+        """``rates_at`` of whole seconds (``SecondsRates``). A delay of whole seconds keeps
+        them whole: ``s - delay`` in floats is exact, as ``t - delay`` is in timedeltas."""
+        delay = self.delay
+        if delay.microseconds:
+            return self.rates_at([timedelta(seconds=s) for s in seconds])
+        by = delay.total_seconds()
+        return rates_at_seconds(self.source, [s - by for s in seconds])
 
 
 def _owned_by_deployment(metadata: JSON) -> bool:

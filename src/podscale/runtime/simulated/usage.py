@@ -70,7 +70,7 @@ from podscale.runtime.load import (
     UsagePlan,
     WorkloadDemand,
     compute_usage,
-    draw_usage,
+    draw_rows,
     plan_usage,
 )
 from podscale.runtime.simulated.cluster_api import NODE, POD, node_name_of
@@ -162,8 +162,12 @@ class SimulatedUsage:
         self._planned: tuple[_Assignment, UsagePlan] | None = None
         # Each node's allocatable by name, with the resourceVersion it was read at.
         self._allocatable_of: dict[str, tuple[str, Resources]] = {}
-        # ``_sorted_names``: the node names' set and its sorted names.
-        self._names_sorted: tuple[frozenset[str], tuple[str, ...]] | None = None
+        # ``_allocatable``'s last answer with what it was read from: the sorted node names
+        # (the tuple, kept per names set) and the node objects the lister held for them.
+        self._node_order: tuple[frozenset[str], tuple[str, ...]] | None = None
+        self._allocatable_from: (
+            tuple[tuple[str, ...], tuple[JSON | None, ...], dict[str, Resources]] | None
+        ) = None
         self._published: dict[PodKey, tuple[datetime, float]] = {}
         self._stats_failure: str | None = None
         self._node_lister: Lister | None = None
@@ -298,8 +302,11 @@ class SimulatedUsage:
         rates = [mean_rate(load.rate, start, now, self.origin, self._step) for load, _ in members]
         rates.append(0.0)  # the idle pods
         samples = (now - start) / self._step
-        usages = draw_usage(self._plan(), rates, allocatable, self._rng, samples=samples)
-        self._ledger.credit(usages, self._pods, allocatable, start, now)
+        # The drawn rows go to the ledger as they are (``credit_drawn``: what ``credit`` of
+        # ``draw_usage``'s answer does, without a tuple per container and pod).
+        plan = self._plan()
+        drawn = draw_rows(plan, rates, allocatable, self._rng, samples=samples)
+        self._ledger.credit_drawn(plan, drawn, self._pods, allocatable, start, now)
 
     def _plan(self) -> UsagePlan:
         """The ``UsagePlan`` of the loads' pods and the idle ones (``compute_usage``'s demands
@@ -374,29 +381,37 @@ class SimulatedUsage:
         return selector
 
     def _allocatable(self) -> dict[str, Resources]:
-        """Each listed node's allocatable, by name in sorted order (every advance and every
-        scrape's ``nodes_now`` read it)."""
+        """Each registered node's allocatable, by name in name order (read-only: the same
+        dict is answered again). Every advance and scrape asks, and the nodes change far
+        less often: the answer is kept with the node objects it was read from, and given
+        again while the lister holds the same ones (``==`` of the tuples: the very objects,
+        or equal ones, which give the same allocatable); a node added, removed or replaced
+        with a different object reads them again."""
         nodes = self._node_lister
         if not nodes:
             return {}
-        found: dict[str, Resources] = {}
-        for name in self._sorted_names():
-            obj = nodes.get("", name)
-            if obj is not None:
-                found[name] = self._node_allocatable(name, obj)
-        return found
-
-    def _sorted_names(self) -> tuple[str, ...]:
-        """``sorted(self._nodes.names)``, sorted again only when ``names`` is another set
-        (a frozenset, so the one sorted cannot change; the cache holds it, so that no other
-        set can come to share its ``id``)."""
         names = self._nodes.names
-        cached = self._names_sorted
-        if cached is not None and cached[0] is names:
-            return cached[1]
-        ordered = tuple(sorted(names))
-        self._names_sorted = (names, ordered)
-        return ordered
+        order = self._node_order
+        if order is None or order[0] is not names:
+            order = self._node_order = (names, tuple(sorted(names)))
+        get = nodes.get
+        found = tuple([get("", name) for name in order[1]])
+        cached = self._allocatable_from
+        if cached is not None and cached[0] is order[1] and cached[1] == found:
+            return cached[2]
+        allocatable = self._read_allocatable(order[1], found)
+        self._allocatable_from = (order[1], found, allocatable)
+        return allocatable
+
+    def _read_allocatable(
+        self, names: Sequence[str], found: Sequence[JSON | None]
+    ) -> dict[str, Resources]:
+        """``_allocatable`` read afresh from the node objects of ``names`` (None: absent)."""
+        return {
+            name: self._node_allocatable(name, obj)
+            for name, obj in zip(names, found, strict=True)
+            if obj is not None
+        }
 
     def _node_allocatable(self, name: str, node: JSON) -> Resources:
         """``node_allocatable(node)``, parsed again only when the node's resourceVersion

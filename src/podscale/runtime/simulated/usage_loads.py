@@ -19,7 +19,7 @@ from typing import Final
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.api.selectors import Selector
 from podscale.runtime.load import ContainerCost, LoadProfile, PodLoad, RateSource
-from podscale.runtime.load.rates import rates_at
+from podscale.runtime.load.rates import rates_at, rates_at_seconds
 from podscale.runtime.simulated.usage_ledger import PodKey, RunningPod
 
 __all__ = [
@@ -140,15 +140,33 @@ def mean_rate(
     cut = (t // step_s + 1) * step_s
     # Each step's start and length; the rates read in one call (``rates_at``), then summed
     # in step order as crediting the steps one by one would.
-    starts: list[timedelta] = []
+    starts: list[float] = []
     lengths: list[float] = []
     while cut < stop:
-        starts.append(timedelta(seconds=t))
+        starts.append(t)
         lengths.append(cut - t)
         t, cut = cut, cut + step_s
-    starts.append(timedelta(seconds=t))
+    starts.append(t)
     lengths.append(stop - t)
     total = 0.0
-    for value, length in zip(rates_at(rate, starts), lengths, strict=True):
+    for value, length in zip(_rates_of(rate, starts, step), lengths, strict=True):
         total += value * length
     return total / span
+
+
+def _rates_of(rate: RateSource, starts: list[float], step: timedelta) -> list[float]:
+    """``rates_at(rate, [timedelta(seconds=s) for s in starts])`` for ``mean_rate``'s grid.
+
+    On a step of whole seconds every start after the first is a cut ``(k + 1) * step``: a
+    whole number of seconds (``//`` of floats gives an integral float, and sums and products
+    of integral floats below 2**53 are exact; a datetime span is far below), which
+    ``rates_at_seconds`` reads without a timedelta each. The first start (the interval's,
+    any microsecond) joins them only when it is whole as well; otherwise it is read as a
+    timedelta on its own."""
+    if step.microseconds:
+        return rates_at(rate, [timedelta(seconds=s) for s in starts])
+    first = starts[0]
+    if first.is_integer():
+        return rates_at_seconds(rate, starts)
+    head = rates_at(rate, [timedelta(seconds=first)])
+    return head + rates_at_seconds(rate, starts[1:]) if len(starts) > 1 else head

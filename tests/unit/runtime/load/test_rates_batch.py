@@ -1,4 +1,5 @@
-"""Rates read many instants at once (``rates_at``) equal reading them one by one, and the
+"""Rates read many instants at once (``rates_at``) equal reading them one by one, whole
+seconds read as floats (``rates_at_seconds``) equal reading them as timedeltas, and the
 usage model's ``mean_rate``, which reads them so, equals its step-by-step definition."""
 
 from __future__ import annotations
@@ -6,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +22,7 @@ from podscale.runtime.load import (
     TraceRate,
     TraceSeries,
 )
-from podscale.runtime.load.rates import BatchRates, rates_at
+from podscale.runtime.load.rates import BatchRates, SecondsRates, rates_at, rates_at_seconds
 from podscale.runtime.simulated.load_annotations import DelayedRate
 from podscale.runtime.simulated.usage_loads import mean_rate
 
@@ -29,6 +31,8 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 _rates = st.floats(0, 500, allow_nan=False)
 _durations = st.integers(-(10**9), 10**11).map(lambda us: timedelta(microseconds=us))
 _positive = st.integers(1, 10**10).map(lambda us: timedelta(microseconds=us))
+# Whole seconds as timedeltas: a shift or delay of these keeps ``rates_at_seconds`` on floats.
+_whole = st.integers(-(10**6), 10**8).map(lambda s: timedelta(seconds=s))
 
 
 def _trace(series: TraceSeries, **options: object) -> TraceRate:
@@ -69,6 +73,9 @@ _sources: st.SearchStrategy[RateSource] = st.one_of(
     st.builds(ShiftedRate, _plain, _durations),
     st.builds(DelayedRate, _plain, _durations),
     st.builds(ShiftedRate, st.builds(DelayedRate, _traces(), _durations), _durations),
+    st.builds(ShiftedRate, _plain, _whole),
+    st.builds(DelayedRate, _plain, _whole),
+    st.builds(ShiftedRate, st.builds(DelayedRate, _traces(), _whole), _whole),
 )
 
 
@@ -76,6 +83,34 @@ _sources: st.SearchStrategy[RateSource] = st.one_of(
 @given(source=_sources, ts=st.lists(_durations, max_size=30))
 def test_rates_at_equals_each_rate_at(source: RateSource, ts: list[timedelta]) -> None:
     assert rates_at(source, ts) == [source.rate_at(t) for t in ts]
+
+
+@settings(max_examples=400, deadline=None)
+@given(source=_sources, seconds=st.lists(st.integers(-(10**9), 10**11), max_size=30))
+def test_rates_at_seconds_equals_rates_at_of_timedeltas(
+    source: RateSource, seconds: list[int]
+) -> None:
+    """Whole seconds as floats read exactly as the timedeltas holding them (the float path
+    of the sources that have one, the timedelta path of those that do not)."""
+    floats = [float(s) for s in seconds]
+    expected = rates_at(source, [timedelta(seconds=s) for s in floats])
+    assert rates_at_seconds(source, floats) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "floats"),
+    [
+        (SineRate(1.0, 1.0, timedelta(hours=1)), True),
+        (ConstantRate(1.0), True),
+        (ShiftedRate(SineRate(1.0, 1.0, timedelta(hours=1)), timedelta(seconds=5)), True),
+        (DelayedRate(ConstantRate(2.0), timedelta(seconds=-3)), True),
+        (RampRate(0.0, 1.0, timedelta(hours=1)), False),
+        (StepRate(()), False),
+    ],
+    ids=["sine", "constant", "shifted", "delayed", "ramp", "step"],
+)
+def test_which_sources_read_seconds_as_floats(source: RateSource, floats: bool) -> None:
+    assert isinstance(source, SecondsRates) is floats
 
 
 def test_the_batched_sources_are_batch_rates() -> None:
@@ -112,10 +147,13 @@ def step_by_step_mean(
 @settings(max_examples=300, deadline=None)
 @given(
     source=_sources,
-    start=st.integers(0, 10**11),
-    length=st.integers(0, 120 * 10**6),
-    shift=st.integers(-(10**9), 10**9),
-    step=st.sampled_from([10**6, 250_000, 15 * 10**6, 333_333]),
+    # Microseconds, or whole seconds (where every step start is whole: one float batch).
+    start=st.one_of(st.integers(0, 10**11), st.integers(0, 10**5).map(lambda s: s * 10**6)),
+    length=st.one_of(st.integers(0, 120 * 10**6), st.integers(0, 120).map(lambda s: s * 10**6)),
+    shift=st.one_of(
+        st.integers(-(10**9), 10**9), st.integers(-(10**3), 10**3).map(lambda s: s * 10**6)
+    ),
+    step=st.sampled_from([10**6, 250_000, 15 * 10**6, 333_333, 2 * 10**6, 1_000_001]),
 )
 def test_mean_rate_equals_reading_each_step(
     source: RateSource, start: int, length: int, shift: int, step: int

@@ -27,12 +27,14 @@ from podscale.runtime.load import (
 )
 from podscale.runtime.load.usage import UsagePlan, plan_usage
 from podscale.runtime.simulated import KubeletUnreachable, NodeSpec, SimulatedUsage
+from podscale.runtime.simulated.resources import Resources, node_allocatable
 from podscale.runtime.simulated.usage import IDLE_PROFILE
 
 T = TypeVar("T")
 START = datetime(2026, 2, 1, tzinfo=UTC)
 DEPLOYMENT = kind_for("apps/v1", "Deployment")
 POD = kind_for("v1", "Pod")
+NODE = kind_for("v1", "Node")
 MILLI_SECOND_NS = 1_000_000
 COST = LoadProfile(default=ContainerCost(milli_cpu_per_rps=10.0))
 
@@ -190,13 +192,13 @@ def test_a_long_interval_is_integrated_in_one_piece(monkeypatch: pytest.MonkeyPa
     import podscale.runtime.simulated.usage as usage_module
 
     calls: list[float] = []
-    original = usage_module.draw_usage
+    original = usage_module.draw_rows
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         calls.append(float(kwargs.get("samples", 1.0)))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(usage_module, "draw_usage", counting)
+    monkeypatch.setattr(usage_module, "draw_rows", counting)
     steps = (RateStep(timedelta(0), 10.0), RateStep(timedelta(minutes=30), 20.0))
 
     async def body(plane: EmbeddedControlPlane) -> float:
@@ -467,3 +469,40 @@ def test_the_listed_nodes_are_sorted_again_when_the_names_change() -> None:
     seen = with_plane(body)
     assert seen[:3] == [["node-1", "node-2", "node-3"]] * 3
     assert seen[3:] == [["node-1", "node-3"], ["node-2"]]
+
+
+def test_the_allocatable_is_kept_until_a_node_changes() -> None:
+    """``_allocatable`` answers the same dict while the lister holds the same node objects,
+    and always what reading every node afresh gives: after a node's labels change (a new
+    object, the same allocatable) and after its allocatable changes."""
+
+    def afresh(usage: SimulatedUsage) -> dict[str, Resources]:
+        lister = usage._node_lister
+        assert lister is not None
+        found = {name: lister.get("", name) for name in sorted(usage._nodes.names)}
+        return {name: node_allocatable(obj) for name, obj in found.items() if obj is not None}
+
+    async def body(plane: EmbeddedControlPlane) -> list[tuple[bool, bool, int]]:
+        usage = plane.usage
+        seen = []
+        kept = None
+        for change in ("none", "none", "labels", "allocatable", "none"):
+            if change == "labels":
+                patch: dict[str, Any] = {"metadata": {"labels": {"tier": "x"}}}
+                await plane.api.patch(NODE, None, "node-1", patch)
+            if change == "allocatable":
+                patch = {"status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "50"}}}
+                await plane.api.patch(NODE, None, "node-1", patch, subresource="status")
+            await asyncio.sleep(1)
+            answer = usage._allocatable()
+            seen.append((answer is kept, answer == afresh(usage), answer["node-1"].milli_cpu))
+            kept = answer
+        return seen
+
+    assert with_plane(body) == [
+        (False, True, 4000),
+        (True, True, 4000),  # the same node objects: the same answer
+        (False, True, 4000),  # a new object: read again, the same allocatable
+        (False, True, 2000),
+        (True, True, 2000),
+    ]

@@ -3,17 +3,31 @@ from each container's start, reset by a restart, never reported as zero."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from podscale.controllers.kapacity.kind import POD_STATE_LABEL
 from podscale.metrics.server.points import decode_summary
 from podscale.metrics.server.summary import NodeSummary
-from podscale.runtime.load import ContainerUsage, PodUsage
+from podscale.runtime.load import (
+    ContainerCost,
+    ContainerResources,
+    ContainerUsage,
+    LoadProfile,
+    PodLoad,
+    PodUsage,
+    draw_rows,
+    draw_usage,
+    plan_usage,
+    usages_of,
+)
+from podscale.runtime.simulated.resources import Resources
 from podscale.runtime.simulated.usage_ledger import (
     NODE_SYSTEM_MEMORY,
     NODE_SYSTEM_MILLI_CPU,
@@ -335,3 +349,73 @@ def test_counter_keys_follow_a_restart_and_a_missing_start_fails_as_before() -> 
     assert broken.counters is None
     with pytest.raises(KeyError):
         ledger.pods_points([broken], end)
+
+
+_CONTAINERS = ("web", "side")
+
+
+@st.composite
+def _drawn_cases(
+    draw: st.DrawFn,
+) -> tuple[list[tuple[list[PodLoad], LoadProfile]], dict[tuple[str, str], RunningPod]]:
+    """Workloads of pods (some on a node the ledger keeps, some not), and the running view
+    of some of them: containers started before or inside the interval or not at all, some
+    pods on standby."""
+    names = draw(st.lists(st.sampled_from("abcdefg"), unique=True, min_size=1, max_size=6))
+    loads = [
+        PodLoad(
+            name,
+            tuple(
+                ContainerResources(c)
+                for c in draw(st.lists(st.sampled_from(_CONTAINERS), min_size=1, unique=True))
+            ),
+            node=draw(st.sampled_from([None, "node-1", "gone"])),
+            ready=draw(st.booleans()),
+        )
+        for name in names
+    ]
+    profile = LoadProfile(
+        default=ContainerCost(3.0, 1e6, 7.5, 2e5), noise_stddev=draw(st.sampled_from([0.0, 0.3]))
+    )
+    workloads = [(loads[::2], profile), (loads[1::2], LoadProfile())]
+    running: dict[tuple[str, str], RunningPod] = {}
+    for load in loads:
+        if not draw(st.booleans()):
+            continue  # credited by no one (not in the view)
+        started = {
+            c.name: T0 + timedelta(seconds=draw(st.integers(-30, 40)))
+            for c in load.containers
+            if draw(st.booleans())
+        }
+        labels = {POD_STATE_LABEL: "Standby"} if draw(st.booleans()) else {}
+        running[load.key] = RunningPod(load, "u", labels, T0, started)
+    return workloads, running
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    case=_drawn_cases(),
+    seed=st.integers(0, 2**32),
+    rates=st.lists(st.tuples(st.floats(0, 500), st.floats(0, 500)), min_size=1, max_size=3),
+)
+def test_crediting_the_drawn_rows_equals_crediting_their_usages(
+    case: tuple[list[tuple[list[PodLoad], LoadProfile]], dict[tuple[str, str], RunningPod]],
+    seed: int,
+    rates: list[tuple[float, float]],
+) -> None:
+    """``credit_drawn`` (what ``SimulatedUsage.advance`` calls) leaves the ledger exactly as
+    ``credit`` of ``draw_usage``'s ``PodUsage``s does, interval after interval."""
+    workloads, running = case
+    plan = plan_usage(workloads)
+    allocatable = {"node-1": Resources(milli_cpu=900, memory=2 * 1024**3)}
+    fused, unfused = UsageLedger(), UsageLedger()
+    fused_rng, unfused_rng = random.Random(seed), random.Random(seed)
+    for index, at in enumerate(rates):
+        start = T0 + timedelta(seconds=15 * index)
+        end = start + timedelta(seconds=15)
+        drawn = draw_rows(plan, at, allocatable, fused_rng, samples=15)
+        fused.credit_drawn(plan, drawn, running, allocatable, start, end)
+        usages = draw_usage(plan, at, allocatable, unfused_rng, samples=15)
+        unfused.credit(usages, running, allocatable, start, end)
+        assert usages_of(plan, drawn) == usages
+        assert vars(fused) == vars(unfused)
