@@ -167,12 +167,7 @@ class UsageLedger:
         """Account ``usages`` as constant over ``[start, end)``; ``nodes`` are the nodes to
         keep counters for (each also runs its system usage)."""
         span = _seconds(end - start)
-        node_cpu: dict[str, float] = {}
-        node_memory: dict[str, int] = {}
-        for name in nodes:
-            self._node_started.setdefault(name, start)
-            node_cpu[name] = NODE_SYSTEM_MILLI_CPU * span
-            node_memory[name] = NODE_SYSTEM_MEMORY
+        node_cpu, node_memory = self._open_nodes(nodes, start, span)
         # Hot (every advance, every pod): lookups hoisted, the pod's counter dicts fetched once,
         # the usage tuples unpacked rather than read field by field.
         requests, cpu_of, memory_of = self._requests, self._cpu, self._memory
@@ -209,9 +204,7 @@ class UsageLedger:
                 if node is not None:
                     node_cpu[node] += milli_cpu * seconds
                     node_memory[node] += memory
-        for name, milli_seconds in node_cpu.items():
-            self._node_cpu[name] = self._node_cpu.get(name, 0.0) + milli_seconds
-            self._node_memory[name] = node_memory[name]
+        self._close_nodes(node_cpu, node_memory)
 
     def credit_drawn(
         self,
@@ -228,12 +221,7 @@ class UsageLedger:
         than crediting. The same steps as ``credit``, in the same order, with each usage
         read from the plan and the drawn rows where ``usages_of`` would have put it."""
         span = _seconds(end - start)
-        node_cpu: dict[str, float] = {}
-        node_memory: dict[str, int] = {}
-        for name in nodes:
-            self._node_started.setdefault(name, start)
-            node_cpu[name] = NODE_SYSTEM_MILLI_CPU * span
-            node_memory[name] = NODE_SYSTEM_MEMORY
+        node_cpu, node_memory = self._open_nodes(nodes, start, span)
         requests, cpu_of, memory_of = self._requests, self._cpu, self._memory
         shares, cpu_rows, memory_rows = drawn
         floor = math.floor
@@ -275,6 +263,23 @@ class UsageLedger:
                 if node is not None:
                     node_cpu[node] += milli_cpu * seconds
                     node_memory[node] += memory
+        self._close_nodes(node_cpu, node_memory)
+
+    def _open_nodes(
+        self, nodes: Iterable[str], start: datetime, span: float
+    ) -> tuple[dict[str, float], dict[str, int]]:
+        """The interval's per-node sums (``credit``, ``credit_drawn``) opened with each
+        node's system usage; a node seen for the first time started at ``start``."""
+        node_cpu: dict[str, float] = {}
+        node_memory: dict[str, int] = {}
+        for name in nodes:
+            self._node_started.setdefault(name, start)
+            node_cpu[name] = NODE_SYSTEM_MILLI_CPU * span
+            node_memory[name] = NODE_SYSTEM_MEMORY
+        return node_cpu, node_memory
+
+    def _close_nodes(self, node_cpu: dict[str, float], node_memory: dict[str, int]) -> None:
+        """Add the interval's per-node sums to the nodes' counters and gauges."""
         for name, milli_seconds in node_cpu.items():
             self._node_cpu[name] = self._node_cpu.get(name, 0.0) + milli_seconds
             self._node_memory[name] = node_memory[name]
