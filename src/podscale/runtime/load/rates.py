@@ -241,18 +241,13 @@ class SineRate:
         return self._at(_seconds(t))
 
     def rates_at(self, ts: Sequence[timedelta]) -> list[float]:
-        """``rate_at`` of each, with ``_at``'s arithmetic inlined (the same operations)."""
-        base, amplitude, sin, two_pi = self.base, self.amplitude, math.sin, 2 * math.pi
-        phase, period = self.phase.total_seconds(), self.period.total_seconds()
-        rates = []
-        for t in ts:
-            angle = two_pi * (max(t.total_seconds(), 0.0) + phase)
-            rates.append(max(base + amplitude * sin(angle / period), 0.0))
-        return rates
+        """``rate_at`` of each: ``rates_at_seconds`` of their seconds."""
+        return self.rates_at_seconds([t.total_seconds() for t in ts])
 
     def rates_at_seconds(self, seconds: Sequence[float]) -> list[float]:
-        """``rates_at`` of whole seconds (``SecondsRates``): ``s`` is what
-        ``timedelta(seconds=s).total_seconds()`` reads back, then the same arithmetic."""
+        """``rate_at`` of each second, with ``_at``'s arithmetic inlined (the same
+        operations); ``SecondsRates`` for whole seconds, which a timedelta reads back as
+        the same float."""
         base, amplitude, sin, two_pi = self.base, self.amplitude, math.sin, 2 * math.pi
         phase, period = self.phase.total_seconds(), self.period.total_seconds()
         rates = []

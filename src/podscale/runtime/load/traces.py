@@ -262,26 +262,13 @@ class TraceRate:
         return series.rate_at_offset(position) * self.rate_scale
 
     def rates_at(self, ts: Sequence[timedelta]) -> list[float]:
-        """``rate_at`` of each (``BatchRates``), the series and fields read once."""
-        series = self.series()
-        offset, scale, factor = self.offset.total_seconds(), self.time_scale, self.rate_scale
-        at, loop, span = series.rate_at_offset, self.loop, series.span
-        # ``rate_at_offset`` of a regular trace, inlined.
-        interval, values, last = series.interval, series.rates, len(series.rates) - 1
-        rates = []
-        for t in ts:
-            position = offset + max(t.total_seconds(), 0.0) * scale
-            if loop:
-                position %= span
-            if interval is None:
-                rates.append(at(position) * factor)
-            else:
-                rates.append(values[min(max(int(position // interval), 0), last)] * factor)
-        return rates
+        """``rate_at`` of each (``BatchRates``): ``rates_at_seconds`` of their seconds."""
+        return self.rates_at_seconds([t.total_seconds() for t in ts])
 
     def rates_at_seconds(self, seconds: Sequence[float]) -> list[float]:
-        """``rates_at`` of whole seconds (``SecondsRates``): ``s`` is what
-        ``timedelta(seconds=s).total_seconds()`` reads back, then the same arithmetic."""
+        """``rate_at`` of each second, the series and fields read once and a regular
+        trace's ``rate_at_offset`` inlined; ``SecondsRates`` for whole seconds, which a
+        timedelta reads back as the same float."""
         series = self.series()
         offset, scale, factor = self.offset.total_seconds(), self.time_scale, self.rate_scale
         at, loop, span = series.rate_at_offset, self.loop, series.span
