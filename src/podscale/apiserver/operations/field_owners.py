@@ -41,8 +41,10 @@ from podscale.apiserver.fieldmanager.managed import (
 )
 from podscale.apiserver.fieldmanager.managers import manager_name
 from podscale.apiserver.fieldmanager.merge import update as update_entries
+from podscale.apiserver.fieldmanager.merge import update_changes
 from podscale.apiserver.fieldmanager.schema import TypeInfo, type_for
 from podscale.apiserver.fieldmanager.types import schema_for_kind
+from podscale.apiserver.operations.settled_entries import settled
 from podscale.apiserver.registry.admission import WriteOptions
 from podscale.apiserver.state import ServerState
 
@@ -102,8 +104,13 @@ def merge_type(state: ServerState, info: KindInfo, subresource: str = "") -> Typ
 
 def decode_entries(raw: Any) -> list[ManagedEntry]:
     """The entries of a ``metadata.managedFields`` value; ``ValueError`` for a bad one."""
+    return list(_decode_keyed(raw)[1])
+
+
+def _decode_keyed(raw: Any) -> tuple[bytes, tuple[ManagedEntry, ...]]:
+    """``decode_entries``, with the JSON bytes that name them (``b""`` for none)."""
     if not raw:
-        return []
+        return b"", ()
     key = orjson.dumps(raw)
     found = _decoded.get(key)
     if found is None:
@@ -113,7 +120,7 @@ def decode_entries(raw: Any) -> list[ManagedEntry]:
         if len(_decoded) > _MEMO_LIMIT:
             _decoded.clear()
         _decoded[key] = found
-    return list(found)
+    return key, found
 
 
 def _entry_bytes(entry: ManagedEntry) -> bytes:
@@ -176,10 +183,14 @@ def store_entries(meta: JSON, entries: Sequence[ManagedEntry]) -> None:
     """Set ``meta``'s managedFields to ``entries`` as the API server stores them
     (``managed.encode_managed_fields``; none: the key goes, as Go's omitempty)."""
     kept = tuple(sort_entries(e for e in entries if not e.fields.empty()))
+    _file(meta, kept, b"[" + b",".join(_entry_bytes(e) for e in kept) + b"]")
+
+
+def _file(meta: JSON, kept: tuple[ManagedEntry, ...], encoded: bytes) -> None:
+    """``store_entries`` of ``kept`` (in order, none empty), ``encoded`` their JSON."""
     if not kept:
         meta.pop("managedFields", None)
         return
-    encoded = b"[" + b",".join(_entry_bytes(e) for e in kept) + b"]"
     # The next write of this object decodes exactly these bytes: it finds them here.
     if len(_decoded) > _MEMO_LIMIT:
         _decoded.clear()
@@ -192,24 +203,27 @@ def _is_reset(raw: Any) -> bool:
     return isinstance(raw, list) and (raw == [] or raw == [{}])
 
 
-def _entries_for(old: Mapping[str, Any] | None, new: Mapping[str, Any], subresource: str) -> Any:
+def _entries_for(
+    old: Mapping[str, Any] | None, new: Mapping[str, Any], subresource: str
+) -> tuple[bytes, tuple[ManagedEntry, ...]]:
     """The entries a write starts from (upstream's decodeLiveOrNew): the request's own when
-    it sends valid ones on the main resource, none when it resets them, else the live ones."""
+    it sends valid ones on the main resource, none when it resets them, else the live ones;
+    with the JSON bytes they were decoded from."""
     live_raw = ((old or {}).get("metadata") or {}).get("managedFields")
     if not subresource:
         sent = (new.get("metadata") or {}).get("managedFields")
         if _is_reset(sent):
-            return []
+            return b"", ()
         try:
-            entries = decode_entries(sent)
+            found = _decode_keyed(sent)
         except ValueError:
-            entries = []
-        if entries:
-            return entries
+            found = (b"", ())
+        if found[1]:
+            return found
     try:
-        return decode_entries(live_raw)
+        return _decode_keyed(live_raw)
     except ValueError:
-        return []
+        return b"", ()
 
 
 def _log_failure(
@@ -240,11 +254,22 @@ def record_update(
     meta = new["metadata"]
     live_raw = ((old or {}).get("metadata") or {}).get("managedFields")
     try:
-        entries = _entries_for(old, new, subresource)
-        result = update_entries(
-            old or {}, new, manager, entries, merge_type(state, info),
-            api_version=info.api_version, now=now_text(state), subresource=subresource,
-        )  # fmt: skip
+        key, entries = _entries_for(old, new, subresource)
+        t, now = merge_type(state, info), now_text(state)
+        if entries:
+            # ``merge.update`` in its two halves, the second kept by ``settled_entries``.
+            kept, encoded = settled(
+                key, entries, update_changes(old or {}, new, t), manager,
+                api_version=info.api_version, subresource=subresource, now=now,
+                entry_bytes=_entry_bytes,
+            )  # fmt: skip
+        else:
+            result = update_entries(
+                old or {}, new, manager, entries, t,
+                api_version=info.api_version, now=now, subresource=subresource,
+            )  # fmt: skip
+            kept = tuple(sort_entries(e for e in result if not e.fields.empty()))
+            encoded = b"[" + b",".join(_entry_bytes(e) for e in kept) + b"]"
     except Exception as err:
         _log_failure(state, info, new, err)
         if live_raw:
@@ -252,7 +277,7 @@ def record_update(
         else:
             meta.pop("managedFields", None)
         return
-    store_entries(meta, result)
+    _file(meta, kept, encoded)
 
 
 # --- the scale subresource -----------------------------------------------------------------

@@ -1,0 +1,138 @@
+"""The entries of a non-apply write after its comparison, kept for the writes that follow.
+
+``field_owners.record_update`` compares the object before and after a write
+(``merge.update_changes``) and settles the entries from that comparison
+(``merge.settle_update``), then encodes them for ``metadata.managedFields``. The settling
+and the encoding are a function of the live entries (named exactly by their JSON bytes,
+which they are decoded from), the comparison's three field sets, the writer's identity
+(manager, apiVersion, subresource) and ``now``; ``now`` enters in one place only, the time
+of the writer's entry when it took a field (``merge.stamps``), and through it in the order
+of the entries (``managed.sort_entries`` orders by time). A controller rewriting its status
+writes the same field set again and again, only values and the time moving: what is kept
+here per key is the result with the writer's time cut out of its bytes, and the order of
+every other entry's time against the ``now`` it was made at, so that a later ``now``
+ordered the same way against them gives the same entries in the same order, with its own
+time put in. A ``now`` ordered otherwise (a clock set back) is settled afresh.
+More than ``MAX_UPDATE_MANAGERS`` entries could be folded into ``ancient-changes`` by time:
+such writes are never kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Final, NamedTuple
+
+import orjson
+
+from podscale.apiserver.fieldmanager.compare import Comparison
+from podscale.apiserver.fieldmanager.fieldset import FieldSet
+from podscale.apiserver.fieldmanager.managed import (
+    MAX_UPDATE_MANAGERS,
+    ManagedEntry,
+    entry_key,
+    time_seconds,
+)
+from podscale.apiserver.fieldmanager.merge import settle_update, stamps
+
+__all__ = ["settled"]
+
+_TIME_KEY: Final = b'"time":'
+_LIMIT: Final = 4096
+
+
+class _Kept(NamedTuple):
+    """A settled result: ``entries`` (the writer's at ``writer``, -1 when the result holds
+    no ``now``) and their bytes around the writer's time value (``head`` alone when none);
+    ``order`` is each other entry's time compared to the ``now`` it was made at."""
+
+    entries: tuple[ManagedEntry, ...]
+    writer: int
+    head: bytes
+    tail: bytes
+    order: tuple[int, ...]
+
+
+_Key = tuple[bytes, FieldSet, FieldSet, FieldSet, str, str, str]
+_kept: dict[_Key, _Kept] = {}
+
+
+def _order(entries: Sequence[ManagedEntry], writer: int, now: str) -> tuple[int, ...]:
+    moment = time_seconds(now)
+    out = []
+    for index, entry in enumerate(entries):
+        if index != writer:
+            seconds = time_seconds(entry.time)
+            out.append((seconds > moment) - (seconds < moment))
+    return tuple(out)
+
+
+def _make(
+    entries: tuple[ManagedEntry, ...],
+    writer: int,
+    now: str,
+    entry_bytes: Callable[[ManagedEntry], bytes],
+) -> _Kept | None:
+    """The result cut around the writer's time; None when its bytes do not show the time
+    once, exactly where it stands (never for the entries ``field_owners`` encodes)."""
+    parts = [entry_bytes(e) for e in entries]
+    if writer < 0:
+        return _Kept(entries, writer, b"[" + b",".join(parts) + b"]", b"", ())
+    own = parts[writer]
+    stamp = _TIME_KEY + orjson.dumps(now)
+    if own.count(stamp) != 1 or own.count(_TIME_KEY) != 1:
+        return None
+    cut = own.index(stamp) + len(_TIME_KEY)
+    before = b",".join(parts[:writer])
+    after = b",".join(parts[writer + 1 :])
+    head = b"[" + before + (b"," if before else b"") + own[:cut]
+    tail = own[cut + len(stamp) - len(_TIME_KEY) :] + (b"," + after if after else b"") + b"]"
+    return _Kept(entries, writer, head, tail, _order(entries, writer, now))
+
+
+def settled(
+    key: bytes,
+    managed: Sequence[ManagedEntry],
+    diff: Comparison,
+    manager: str,
+    *,
+    api_version: str,
+    subresource: str,
+    now: str,
+    entry_bytes: Callable[[ManagedEntry], bytes],
+) -> tuple[tuple[ManagedEntry, ...], bytes]:
+    """``merge.settle_update``'s entries (those with fields, as stored) and their JSON
+    (``entry_bytes`` of each, joined as a list). ``key``: the JSON bytes ``managed`` were
+    decoded from. Exact: kept by everything the result depends on but ``now``, whose only
+    effect (the writer's time, and the order that time gives) is checked on each use."""
+    memo_key = (key, diff.added, diff.modified, diff.removed, manager, api_version, subresource)
+    found = _kept.get(memo_key)
+    if found is not None:
+        if found.writer < 0:
+            return found.entries, found.head
+        if _order(found.entries, found.writer, now) == found.order:
+            entries = list(found.entries)
+            mine = entries[found.writer]
+            entries[found.writer] = ManagedEntry(
+                mine.manager, mine.operation, mine.api_version, now, mine.subresource, mine.fields
+            )
+            return tuple(entries), found.head + orjson.dumps(now) + found.tail
+    result = tuple(
+        e
+        for e in settle_update(
+            diff, manager, managed, api_version=api_version, now=now, subresource=subresource
+        )
+        if not e.fields.empty()
+    )
+    encoded = b"[" + b",".join(entry_bytes(e) for e in result) + b"]"
+    if len(managed) + 1 > MAX_UPDATE_MANAGERS:
+        return result, encoded  # folding by time may have happened: not kept
+    writer = -1
+    if stamps(diff):
+        me = (manager, "Update", api_version, subresource)
+        writer = next(i for i, e in enumerate(result) if entry_key(e) == me)
+    made = _make(result, writer, now, entry_bytes)
+    if made is not None:
+        if len(_kept) >= _LIMIT:
+            _kept.clear()
+        _kept[memo_key] = made
+    return result, encoded
