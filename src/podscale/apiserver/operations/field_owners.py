@@ -104,13 +104,12 @@ def merge_type(state: ServerState, info: KindInfo, subresource: str = "") -> Typ
 
 def decode_entries(raw: Any) -> list[ManagedEntry]:
     """The entries of a ``metadata.managedFields`` value; ``ValueError`` for a bad one."""
-    return list(_decode_keyed(raw)[1])
+    return list(_decode(raw))
 
 
-def _decode_keyed(raw: Any) -> tuple[bytes, tuple[ManagedEntry, ...]]:
-    """``decode_entries``, with the JSON bytes that name them (``b""`` for none)."""
+def _decode(raw: Any) -> tuple[ManagedEntry, ...]:
     if not raw:
-        return b"", ()
+        return ()
     key = orjson.dumps(raw)
     found = _decoded.get(key)
     if found is None:
@@ -120,7 +119,7 @@ def _decode_keyed(raw: Any) -> tuple[bytes, tuple[ManagedEntry, ...]]:
         if len(_decoded) > _MEMO_LIMIT:
             _decoded.clear()
         _decoded[key] = found
-    return key, found
+    return found
 
 
 def _entry_bytes(entry: ManagedEntry) -> bytes:
@@ -205,25 +204,24 @@ def _is_reset(raw: Any) -> bool:
 
 def _entries_for(
     old: Mapping[str, Any] | None, new: Mapping[str, Any], subresource: str
-) -> tuple[bytes, tuple[ManagedEntry, ...]]:
+) -> tuple[ManagedEntry, ...]:
     """The entries a write starts from (upstream's decodeLiveOrNew): the request's own when
-    it sends valid ones on the main resource, none when it resets them, else the live ones;
-    with the JSON bytes they were decoded from."""
+    it sends valid ones on the main resource, none when it resets them, else the live ones."""
     live_raw = ((old or {}).get("metadata") or {}).get("managedFields")
     if not subresource:
         sent = (new.get("metadata") or {}).get("managedFields")
         if _is_reset(sent):
-            return b"", ()
+            return ()
         try:
-            found = _decode_keyed(sent)
+            entries = _decode(sent)
         except ValueError:
-            found = (b"", ())
-        if found[1]:
-            return found
+            entries = ()
+        if entries:
+            return entries
     try:
-        return _decode_keyed(live_raw)
+        return _decode(live_raw)
     except ValueError:
-        return b"", ()
+        return ()
 
 
 def _log_failure(
@@ -254,12 +252,12 @@ def record_update(
     meta = new["metadata"]
     live_raw = ((old or {}).get("metadata") or {}).get("managedFields")
     try:
-        key, entries = _entries_for(old, new, subresource)
+        entries = _entries_for(old, new, subresource)
         t, now = merge_type(state, info), now_text(state)
         if entries:
             # ``merge.update`` in its two halves, the second kept by ``settled_entries``.
             kept, encoded = settled(
-                key, entries, update_changes(old or {}, new, t), manager,
+                entries, update_changes(old or {}, new, t), manager,
                 api_version=info.api_version, subresource=subresource, now=now,
                 entry_bytes=_entry_bytes,
             )  # fmt: skip

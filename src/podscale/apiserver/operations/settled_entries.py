@@ -3,11 +3,12 @@
 ``field_owners.record_update`` compares the object before and after a write
 (``merge.update_changes``) and settles the entries from that comparison
 (``merge.settle_update``), then encodes them for ``metadata.managedFields``. The settling
-and the encoding are a function of the live entries (named exactly by their JSON bytes,
-which they are decoded from), the comparison's three field sets, the writer's identity
-(manager, apiVersion, subresource) and ``now``; ``now`` enters in one place only, the time
-of the writer's entry when it took a field (``merge.stamps``), and through it in the order
-of the entries (``managed.sort_entries`` orders by time). A controller rewriting its status
+and the encoding are a function of the live entries, the comparison's three field sets,
+the writer's identity (manager, apiVersion, subresource) and ``now``; ``now`` enters in one
+place only, the time of the writer's entry when it took a field (``merge.stamps``), and
+through it in the order of the entries (``managed.sort_entries`` orders by time). Such a
+writer's entry is made anew from its fields alone: its previous time (the last write's
+``now``) does not enter the result, nor the key it is kept by. A controller rewriting its status
 writes the same field set again and again, only values and the time moving: what is kept
 here per key is the result with the writer's time cut out of its bytes, and the order of
 every other entry's time against the ``now`` it was made at, so that a later ``now``
@@ -52,7 +53,7 @@ class _Kept(NamedTuple):
     order: tuple[int, ...]
 
 
-_Key = tuple[bytes, FieldSet, FieldSet, FieldSet, str, str, str]
+_Key = tuple[tuple[ManagedEntry, ...], FieldSet, FieldSet, FieldSet, str, str, str]
 _kept: dict[_Key, _Kept] = {}
 
 
@@ -89,8 +90,21 @@ def _make(
     return _Kept(entries, writer, head, tail, _order(entries, writer, now))
 
 
+def _live(
+    managed: Sequence[ManagedEntry], me: tuple[str, str, str, str], stamped: bool
+) -> tuple[ManagedEntry, ...]:
+    """The live entries as the result depends on them: a stamped writer's without time."""
+    if not stamped:
+        return tuple(managed)
+    return tuple(
+        ManagedEntry(e.manager, e.operation, e.api_version, None, e.subresource, e.fields)
+        if entry_key(e) == me
+        else e
+        for e in managed
+    )
+
+
 def settled(
-    key: bytes,
     managed: Sequence[ManagedEntry],
     diff: Comparison,
     manager: str,
@@ -101,10 +115,13 @@ def settled(
     entry_bytes: Callable[[ManagedEntry], bytes],
 ) -> tuple[tuple[ManagedEntry, ...], bytes]:
     """``merge.settle_update``'s entries (those with fields, as stored) and their JSON
-    (``entry_bytes`` of each, joined as a list). ``key``: the JSON bytes ``managed`` were
-    decoded from. Exact: kept by everything the result depends on but ``now``, whose only
-    effect (the writer's time, and the order that time gives) is checked on each use."""
-    memo_key = (key, diff.added, diff.modified, diff.removed, manager, api_version, subresource)
+    (``entry_bytes`` of each, joined as a list). Exact: kept by everything the result
+    depends on but ``now``, whose only effect (the writer's time, and the order that time
+    gives) is checked on each use."""
+    me = (manager, "Update", api_version, subresource)
+    stamped = stamps(diff)
+    live = _live(managed, me, stamped)
+    memo_key = (live, diff.added, diff.modified, diff.removed, manager, api_version, subresource)
     found = _kept.get(memo_key)
     if found is not None:
         if found.writer < 0:
@@ -127,8 +144,7 @@ def settled(
     if len(managed) + 1 > MAX_UPDATE_MANAGERS:
         return result, encoded  # folding by time may have happened: not kept
     writer = -1
-    if stamps(diff):
-        me = (manager, "Update", api_version, subresource)
+    if stamped:
         writer = next(i for i, e in enumerate(result) if entry_key(e) == me)
     made = _make(result, writer, now, entry_bytes)
     if made is not None:

@@ -11,6 +11,8 @@ may be folded by time) are never kept.
 
 from __future__ import annotations
 
+import itertools
+
 import orjson
 import pytest
 from hypothesis import given, settings
@@ -49,9 +51,8 @@ def _general(
 def _fast(
     managed: list[ManagedEntry], diff: Comparison, manager: str, sub: str, now: str
 ) -> tuple[tuple[ManagedEntry, ...], bytes]:
-    key = orjson.dumps(encode_managed_fields(managed))
     return settled(
-        key, managed, diff, manager, api_version="v1", subresource=sub, now=now,
+        managed, diff, manager, api_version="v1", subresource=sub, now=now,
         entry_bytes=_entry_bytes,
     )  # fmt: skip
 
@@ -173,3 +174,15 @@ def test_more_than_ten_entries_are_not_kept() -> None:
     managed = [_entry(f"m{i}", "2026-01-01T00:00:00Z", _SPEC) for i in range(10)]
     _fast(managed, _CHANGED, "kcm", "status", "2026-01-01T00:00:30Z")
     assert settled_entries._kept == {}
+
+
+def test_the_writers_previous_time_is_no_part_of_what_is_kept() -> None:
+    settled_entries._kept.clear()
+    spec = _entry("podscale", "2026-01-01T00:00:00Z", _SPEC, sub="")
+    times = ["2026-01-01T00:00:15Z", "2026-01-01T00:00:30Z", "2026-01-01T00:00:45Z"]
+    for before, now in itertools.pairwise(times):  # each write stamps the next
+        managed = [spec, _entry("kcm", before, _STATUS)]
+        assert _fast(managed, _CHANGED, "kcm", "status", now) == _general(
+            managed, _CHANGED, "kcm", "status", now
+        )
+    assert len(settled_entries._kept) == 1
