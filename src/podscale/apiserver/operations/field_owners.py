@@ -185,8 +185,14 @@ def store_entries(meta: JSON, entries: Sequence[ManagedEntry]) -> None:
     _file(meta, kept, b"[" + b",".join(_entry_bytes(e) for e in kept) + b"]")
 
 
-def _file(meta: JSON, kept: tuple[ManagedEntry, ...], encoded: bytes) -> None:
-    """``store_entries`` of ``kept`` (in order, none empty), ``encoded`` their JSON."""
+def _file(
+    meta: JSON,
+    kept: tuple[ManagedEntry, ...],
+    encoded: bytes,
+    docs: list[dict[str, Any]] | None = None,
+) -> None:
+    """``store_entries`` of ``kept`` (in order, none empty), ``encoded`` their JSON, and
+    ``docs`` that JSON decoded, when at hand (``settled_entries.Settled.shared``)."""
     if not kept:
         meta.pop("managedFields", None)
         return
@@ -194,7 +200,7 @@ def _file(meta: JSON, kept: tuple[ManagedEntry, ...], encoded: bytes) -> None:
     if len(_decoded) > _MEMO_LIMIT:
         _decoded.clear()
     _decoded[encoded] = kept
-    meta["managedFields"] = orjson.loads(encoded)
+    meta["managedFields"] = orjson.loads(encoded) if docs is None else docs
 
 
 def _is_reset(raw: Any) -> bool:
@@ -247,20 +253,29 @@ def record_update(
     manager: str,
     *,
     subresource: str = "",
+    shared: bool = False,
 ) -> None:
-    """Set ``new``'s managedFields for a non-apply write of it over ``old`` (None: create)."""
+    """Set ``new``'s managedFields for a non-apply write of it over ``old`` (None: create).
+    ``shared``: ``new`` is encoded and dropped, never handed out (a write's object that is
+    not a dry run: the store answers with its own decoding), so its managedFields may be
+    entries that other writes' objects share (``settled_entries.Settled.shared``), which
+    no one changes."""
     meta = new["metadata"]
     live_raw = ((old or {}).get("metadata") or {}).get("managedFields")
+    docs: list[dict[str, Any]] | None = None
     try:
         entries = _entries_for(old, new, subresource)
         t, now = merge_type(state, info), now_text(state)
         if entries:
             # ``merge.update`` in its two halves, the second kept by ``settled_entries``.
-            kept, encoded = settled(
+            answer = settled(
                 entries, update_changes(old or {}, new, t), manager,
                 api_version=info.api_version, subresource=subresource, now=now,
                 entry_bytes=_entry_bytes,
             )  # fmt: skip
+            kept, encoded = answer.entries, answer.encoded
+            if shared and answer.shared is not None:
+                docs = answer.shared
         else:
             result = update_entries(
                 old or {}, new, manager, entries, t,
@@ -275,7 +290,7 @@ def record_update(
         else:
             meta.pop("managedFields", None)
         return
-    _file(meta, kept, encoded)
+    _file(meta, kept, encoded, docs)
 
 
 # --- the scale subresource -----------------------------------------------------------------

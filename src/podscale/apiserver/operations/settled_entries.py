@@ -8,7 +8,8 @@ the writer's identity (manager, apiVersion, subresource) and ``now``; ``now`` en
 place only, the time of the writer's entry when it took a field (``merge.stamps``), and
 through it in the order of the entries (``managed.sort_entries`` orders by time). Such a
 writer's entry is made anew from its fields alone: its previous time (the last write's
-``now``) does not enter the result, nor the key it is kept by. A controller rewriting its status
+``now``) does not enter the result, nor the key it is kept by (a writer that took nothing
+keeps its entry, time and all: that time is checked on use). A controller rewriting its status
 writes the same field set again and again, only values and the time moving: what is kept
 here per key is the result with the writer's time cut out of its bytes, and the order of
 every other entry's time against the ``now`` it was made at, so that a later ``now``
@@ -21,7 +22,7 @@ such writes are never kept.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import orjson
 
@@ -35,7 +36,7 @@ from podscale.apiserver.fieldmanager.managed import (
 )
 from podscale.apiserver.fieldmanager.merge import settle_update, stamps
 
-__all__ = ["settled"]
+__all__ = ["Settled", "settled"]
 
 _TIME_KEY: Final = b'"time":'
 _LIMIT: Final = 4096
@@ -43,17 +44,35 @@ _LIMIT: Final = 4096
 
 class _Kept(NamedTuple):
     """A settled result: ``entries`` (the writer's at ``writer``, -1 when the result holds
-    no ``now``) and their bytes around the writer's time value (``head`` alone when none);
-    ``order`` is each other entry's time compared to the ``now`` it was made at."""
+    no ``now``), their bytes around the writer's time value (``head`` alone when none) and
+    their decoded JSON (``docs``, never handed out: see ``Settled``); ``order`` is each other
+    entry's time compared to the ``now`` it was made at; ``previous``: the writer's live
+    time, which a result without ``now`` keeps (the key leaves it out)."""
 
     entries: tuple[ManagedEntry, ...]
     writer: int
     head: bytes
     tail: bytes
     order: tuple[int, ...]
+    docs: tuple[dict[str, Any], ...]
+    previous: str | None
 
 
-_Key = tuple[tuple[ManagedEntry, ...], FieldSet, FieldSet, FieldSet, str, str, str]
+class Settled(NamedTuple):
+    """``settled``'s answer: the entries as stored (none empty, in order), their JSON, and,
+    when a kept result answered, that JSON decoded as a list whose entries other results
+    share (only the writer's, which holds ``now``, is its own): fit for an object that is
+    encoded and dropped, never for one handed to a caller, who could change them."""
+
+    entries: tuple[ManagedEntry, ...]
+    encoded: bytes
+    shared: list[dict[str, Any]] | None
+
+
+# The live entries as a key: each as a plain tuple of its fields (cheaper to make and hash
+# than the entry), the writer's time left out.
+_Live = tuple[tuple[str, str, str, str | None, str, FieldSet], ...]
+_Key = tuple[_Live, FieldSet, FieldSet, FieldSet, str, str, str]
 _kept: dict[_Key, _Kept] = {}
 
 
@@ -71,37 +90,44 @@ def _make(
     entries: tuple[ManagedEntry, ...],
     writer: int,
     now: str,
+    previous: str | None,
     entry_bytes: Callable[[ManagedEntry], bytes],
 ) -> _Kept | None:
     """The result cut around the writer's time; None when its bytes do not show the time
     once, exactly where it stands (never for the entries ``field_owners`` encodes)."""
     parts = [entry_bytes(e) for e in entries]
+    docs = tuple(orjson.loads(b"[" + b",".join(parts) + b"]"))
     if writer < 0:
-        return _Kept(entries, writer, b"[" + b",".join(parts) + b"]", b"", ())
+        return _Kept(entries, writer, b"[" + b",".join(parts) + b"]", b"", (), docs, previous)
     own = parts[writer]
     stamp = _TIME_KEY + orjson.dumps(now)
-    if own.count(stamp) != 1 or own.count(_TIME_KEY) != 1:
+    if own.count(stamp) != 1 or own.count(_TIME_KEY) != 1 or docs[writer].get("time") != now:
         return None
     cut = own.index(stamp) + len(_TIME_KEY)
     before = b",".join(parts[:writer])
     after = b",".join(parts[writer + 1 :])
     head = b"[" + before + (b"," if before else b"") + own[:cut]
     tail = own[cut + len(stamp) - len(_TIME_KEY) :] + (b"," + after if after else b"") + b"]"
-    return _Kept(entries, writer, head, tail, _order(entries, writer, now))
+    return _Kept(entries, writer, head, tail, _order(entries, writer, now), docs, previous)
 
 
-def _live(
-    managed: Sequence[ManagedEntry], me: tuple[str, str, str, str], stamped: bool
-) -> tuple[ManagedEntry, ...]:
-    """The live entries as the result depends on them: a stamped writer's without time."""
-    if not stamped:
-        return tuple(managed)
-    return tuple(
-        ManagedEntry(e.manager, e.operation, e.api_version, None, e.subresource, e.fields)
-        if entry_key(e) == me
-        else e
-        for e in managed
+def _answer(found: _Kept, now: str, previous: str | None) -> Settled | None:
+    """What ``found`` gives at ``now`` (None: not the same result, settled afresh)."""
+    if found.writer < 0:
+        if previous != found.previous:
+            return None
+        return Settled(found.entries, found.head, list(found.docs))
+    if _order(found.entries, found.writer, now) != found.order:
+        return None
+    writer = found.writer
+    entries = list(found.entries)
+    mine = entries[writer]
+    entries[writer] = ManagedEntry(
+        mine.manager, mine.operation, mine.api_version, now, mine.subresource, mine.fields
     )
+    docs = list(found.docs)
+    docs[writer] = {**docs[writer], "time": now}  # the key keeps its place
+    return Settled(tuple(entries), found.head + orjson.dumps(now) + found.tail, docs)
 
 
 def settled(
@@ -113,26 +139,33 @@ def settled(
     subresource: str,
     now: str,
     entry_bytes: Callable[[ManagedEntry], bytes],
-) -> tuple[tuple[ManagedEntry, ...], bytes]:
+) -> Settled:
     """``merge.settle_update``'s entries (those with fields, as stored) and their JSON
     (``entry_bytes`` of each, joined as a list). Exact: kept by everything the result
-    depends on but ``now``, whose only effect (the writer's time, and the order that time
-    gives) is checked on each use."""
-    me = (manager, "Update", api_version, subresource)
-    stamped = stamps(diff)
-    live = _live(managed, me, stamped)
-    memo_key = (live, diff.added, diff.modified, diff.removed, manager, api_version, subresource)
+    depends on but ``now`` and the writer's live time, whose effects (the writer's time,
+    the order that time gives; the kept time of a writer that took nothing) are checked on
+    each use."""
+    previous: str | None = None
+    live: list[tuple[str, str, str, str | None, str, FieldSet]] = []
+    for e in managed:
+        if (
+            e.manager == manager
+            and e.operation == "Update"
+            and e.api_version == api_version
+            and e.subresource == subresource
+        ):
+            previous = e.time
+            live.append((e.manager, e.operation, e.api_version, None, e.subresource, e.fields))
+        else:
+            live.append((e.manager, e.operation, e.api_version, e.time, e.subresource, e.fields))
+    memo_key = (
+        tuple(live), diff.added, diff.modified, diff.removed, manager, api_version, subresource
+    )  # fmt: skip
     found = _kept.get(memo_key)
     if found is not None:
-        if found.writer < 0:
-            return found.entries, found.head
-        if _order(found.entries, found.writer, now) == found.order:
-            entries = list(found.entries)
-            mine = entries[found.writer]
-            entries[found.writer] = ManagedEntry(
-                mine.manager, mine.operation, mine.api_version, now, mine.subresource, mine.fields
-            )
-            return tuple(entries), found.head + orjson.dumps(now) + found.tail
+        answer = _answer(found, now, previous)
+        if answer is not None:
+            return answer
     result = tuple(
         e
         for e in settle_update(
@@ -142,13 +175,14 @@ def settled(
     )
     encoded = b"[" + b",".join(entry_bytes(e) for e in result) + b"]"
     if len(managed) + 1 > MAX_UPDATE_MANAGERS:
-        return result, encoded  # folding by time may have happened: not kept
+        return Settled(result, encoded, None)  # folding by time may have happened: not kept
     writer = -1
-    if stamped:
+    if stamps(diff):
+        me = (manager, "Update", api_version, subresource)
         writer = next(i for i, e in enumerate(result) if entry_key(e) == me)
-    made = _make(result, writer, now, entry_bytes)
+    made = _make(result, writer, now, previous, entry_bytes)
     if made is not None:
         if len(_kept) >= _LIMIT:
             _kept.clear()
         _kept[memo_key] = made
-    return result, encoded
+    return Settled(result, encoded, None)

@@ -6,7 +6,8 @@ out) must give, for any ``now``, exactly the entries ``settle_update`` gives at 
 exactly ``orjson.dumps(managed.encode_managed_fields(...))``; a ``now`` that orders
 differently against the other entries' times (a clock set back), other live entries,
 another comparison or another writer are settled afresh, and more than ten entries (which
-may be folded by time) are never kept.
+may be folded by time) are never kept. A kept result also answers with its JSON decoded
+(entries shared between results, the writer's own): exactly ``orjson.loads`` of its bytes.
 """
 
 from __future__ import annotations
@@ -51,10 +52,16 @@ def _general(
 def _fast(
     managed: list[ManagedEntry], diff: Comparison, manager: str, sub: str, now: str
 ) -> tuple[tuple[ManagedEntry, ...], bytes]:
-    return settled(
+    answer = settled(
         managed, diff, manager, api_version="v1", subresource=sub, now=now,
         entry_bytes=_entry_bytes,
     )  # fmt: skip
+    if answer.shared is not None:  # a kept result's decoded entries: its very JSON
+        assert answer.shared == orjson.loads(answer.encoded)
+        assert [list(doc) for doc in answer.shared] == [
+            list(doc) for doc in orjson.loads(answer.encoded)
+        ]  # the keys in the same order
+    return answer.entries, answer.encoded
 
 
 _sets = st.lists(st.sampled_from(_PATHS), max_size=3).map(FieldSet.of)
@@ -186,3 +193,14 @@ def test_the_writers_previous_time_is_no_part_of_what_is_kept() -> None:
             managed, _CHANGED, "kcm", "status", now
         )
     assert len(settled_entries._kept) == 1
+
+
+def test_a_writer_that_took_nothing_keeps_its_own_time() -> None:
+    settled_entries._kept.clear()
+    removal = Comparison(FieldSet(), FieldSet(), FieldSet.of([_METRICS]))
+    now = "2026-01-01T00:01:00Z"
+    for before in ["2026-01-01T00:00:15Z", "2026-01-01T00:00:30Z", "2026-01-01T00:00:30Z"]:
+        managed = [_entry("kcm", before, _STATUS, _METRICS)]
+        assert _fast(managed, removal, "kcm", "status", now) == _general(
+            managed, removal, "kcm", "status", now
+        )
