@@ -174,3 +174,60 @@ def test_the_hint_is_given_only_for_an_object_served_as_stored(
     if current.hint is not None:
         assert current.hint[1] is current.old
         assert orjson.loads(current.hint[0]) == current.old
+
+
+def _object(api_version: str, kind: str, status: Any) -> JSON:
+    namespaced = kind not in ("Node", "Namespace")
+    meta: JSON = {"name": "obj", **({"namespace": "default"} if namespaced else {})}
+    obj: JSON = {"apiVersion": api_version, "kind": kind, "metadata": meta}
+    if status is not _ABSENT:
+        obj["status"] = status
+    return obj
+
+
+_ABSENT = object()
+
+
+@pytest.mark.parametrize(
+    ("stored_as", "served_as", "kind", "status"),
+    [
+        ("v1", "v1", "ConfigMap", _ABSENT),
+        ("v1", "v1", "Pod", {"phase": "Running"}),
+        ("v1", "v1", "Pod", _ABSENT),
+        ("apps/v1", "apps/v1", "ReplicaSet", {"replicas": 2}),
+        ("apps/v1", "apps/v1", "ReplicaSet", {"readyReplicas": 2}),
+        ("apps/v1", "apps/v1", "ReplicaSet", _ABSENT),
+        ("apps/v1", "apps/v1", "ReplicaSet", "x"),
+        ("apps/v1", "apps/v1", "ReplicaSet", []),
+        ("v1", "v1", "Service", {"loadBalancer": {}}),
+        ("v1", "v1", "Service", {}),
+        ("autoscaling/v2", "autoscaling/v2", "HorizontalPodAutoscaler", {"currentReplicas": 0}),
+        (
+            "autoscaling/v2", "autoscaling/v1", "HorizontalPodAutoscaler",
+            {"currentReplicas": 0, "desiredReplicas": 0},
+        ),
+        ("v1", "events.k8s.io/v1", "Event", _ABSENT),
+        ("v1", "v1", "Node", {"phase": "Running"}),
+    ],
+    ids=[
+        "configmap", "pod", "pod-without-status", "replicaset", "replicaset-filled-in",
+        "replicaset-without-status", "replicaset-string-status", "replicaset-list-status",
+        "service", "service-filled-in", "hpa-filled-in", "hpa-converted", "event-converted",
+        "node",
+    ],
+)  # fmt: skip
+def test_the_hint_is_given_exactly_when_serving_leaves_the_stored_bytes(
+    stored_as: str, served_as: str, kind: str, status: Any
+) -> None:
+    state = _state()
+    stored_info, info = kind_for(stored_as, kind), kind_for(served_as, kind)
+    resource = _resource(stored_info)
+    namespace = "default" if stored_info.namespaced else ""
+    state.store.create(resource, _object(stored_as, kind, status))
+    data = state.store.get_encoded(resource, namespace, "obj")
+    served_alike = orjson.dumps(subresources.to_served(orjson.loads(data), info)) == data
+    current = read_current(state, info, namespace or None, "obj")
+    assert (current.hint is not None) == served_alike
+    if current.hint is not None:
+        assert current.hint == (data, current.old)
+        assert current.hint[1] is current.old
