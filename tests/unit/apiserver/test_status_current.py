@@ -28,6 +28,7 @@ from podscale.apiserver.operations import subresources
 from podscale.apiserver.operations.current import Current, read_current
 from podscale.apiserver.operations.verbs import create_object
 from podscale.apiserver.registry.admission import WriteOptions
+from podscale.apiserver.resources import to_served
 from podscale.apiserver.state import ServerState
 from podscale.store.memory import MemoryStore
 from podscale.testing import FakeClock
@@ -225,7 +226,7 @@ def test_the_hint_is_given_exactly_when_serving_leaves_the_stored_bytes(
     namespace = "default" if stored_info.namespaced else ""
     state.store.create(resource, _object(stored_as, kind, status))
     data = state.store.get_encoded(resource, namespace, "obj")
-    served_alike = orjson.dumps(subresources.to_served(orjson.loads(data), info)) == data
+    served_alike = orjson.dumps(to_served(orjson.loads(data), info)) == data
     current = read_current(state, info, namespace or None, "obj")
     assert (current.hint is not None) == served_alike
     if current.hint is not None:
