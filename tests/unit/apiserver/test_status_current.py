@@ -232,3 +232,34 @@ def test_the_hint_is_given_exactly_when_serving_leaves_the_stored_bytes(
     if current.hint is not None:
         assert current.hint == (data, current.old)
         assert current.hint[1] is current.old
+
+
+def _status_writes(state: ServerState, dry_runs: list[bool], scribble: bool) -> list[JSON]:
+    """HPA status writes, 15 s apart, each changing the status; a dry run's answer has its
+    managedFields scribbled over when ``scribble``. The stored managedFields after each."""
+    info = kind_for("autoscaling/v2", "HorizontalPodAutoscaler")
+    create_object(state, info, "default", copy.deepcopy(HPA), _OPTIONS)
+    stored = []
+    for index, dry_run in enumerate(dry_runs):
+        assert isinstance(state.clock, FakeClock)
+        state.clock.advance(15)
+        current = state.store.get(_resource(info), "default", "web")
+        body = {**current, "status": {"currentReplicas": index % 2, "desiredReplicas": 1}}
+        options = WriteOptions(dry_run=dry_run, field_validation="", field_manager="kcm")
+        written = subresources.update_status(state, info, "default", "web", body, options)
+        if dry_run and scribble:
+            for entry in written.object["metadata"]["managedFields"]:
+                entry["time"] = "1999-01-01T00:00:00Z"
+                entry["fieldsV1"].clear()
+        stored.append(state.store.get(_resource(info), "default", "web")["metadata"])
+    return stored
+
+
+def test_a_dry_run_answer_owns_its_managed_fields() -> None:
+    """Status writes store entries that kept settlements share; a dry run answers with the
+    object it made, whose entries a client may change: none of it may reach a later write."""
+    dry_runs = [False, False, True, False, True, True, False, False]
+    scribbled = _status_writes(_state(), dry_runs, scribble=True)
+    untouched = _status_writes(_state(), dry_runs, scribble=False)
+    assert scribbled == untouched
+    assert scribbled[-1]["managedFields"][-1]["time"] == "2026-01-02T00:02:00Z"
