@@ -21,6 +21,7 @@ such writes are never kept.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple
 
@@ -45,15 +46,16 @@ _LIMIT: Final = 4096
 class _Kept(NamedTuple):
     """A settled result: ``entries`` (the writer's at ``writer``, -1 when the result holds
     no ``now``), their bytes around the writer's time value (``head`` alone when none) and
-    their decoded JSON (``docs``, never handed out: see ``Settled``); ``order`` is each other
-    entry's time compared to the ``now`` it was made at; ``previous``: the writer's live
+    their decoded JSON (``docs``, never handed out: see ``Settled``); ``order``: the
+    seconds a ``now`` must lie strictly between (``_window``), or equal, to stand among the
+    other entries' times where the ``now`` it was made at stood; ``previous``: the writer's live
     time, which a result without ``now`` keeps (the key leaves it out)."""
 
     entries: tuple[ManagedEntry, ...]
     writer: int
     head: bytes
     tail: bytes
-    order: tuple[int, ...]
+    order: tuple[float, float, float]
     docs: tuple[dict[str, Any], ...]
     previous: str | None
 
@@ -76,14 +78,32 @@ _Key = tuple[_Live, FieldSet, FieldSet, FieldSet, str, str, str]
 _kept: dict[_Key, _Kept] = {}
 
 
-def _order(entries: Sequence[ManagedEntry], writer: int, now: str) -> tuple[int, ...]:
+def _window(entries: Sequence[ManagedEntry], writer: int, now: str) -> tuple[float, float, float]:
+    """Where ``now`` stands among the other entries' times (the seconds ``sort_entries``
+    orders by): the nearest time below and above it, and itself when one of them is equal
+    to it (else NaN). A later ``now`` compares to every other time as this one did exactly
+    when it equals this one's seconds (when one was equal) or lies strictly between the
+    two (when none was)."""
     moment = time_seconds(now)
-    out = []
+    below, above, equal = -math.inf, math.inf, math.nan
     for index, entry in enumerate(entries):
         if index != writer:
             seconds = time_seconds(entry.time)
-            out.append((seconds > moment) - (seconds < moment))
-    return tuple(out)
+            if seconds < moment:
+                below = max(below, seconds)
+            elif seconds > moment:
+                above = min(above, seconds)
+            else:
+                equal = moment
+    return below, above, equal
+
+
+def _within(window: tuple[float, float, float], now: str) -> bool:
+    moment = time_seconds(now)
+    below, above, equal = window
+    if equal == equal:  # not NaN: a time equal to the kept now's
+        return moment == equal
+    return below < moment < above
 
 
 def _make(
@@ -98,7 +118,10 @@ def _make(
     parts = [entry_bytes(e) for e in entries]
     docs = tuple(orjson.loads(b"[" + b",".join(parts) + b"]"))
     if writer < 0:
-        return _Kept(entries, writer, b"[" + b",".join(parts) + b"]", b"", (), docs, previous)
+        everywhere = (-math.inf, math.inf, math.nan)  # no now in the result: any will do
+        return _Kept(
+            entries, writer, b"[" + b",".join(parts) + b"]", b"", everywhere, docs, previous
+        )
     own = parts[writer]
     stamp = _TIME_KEY + orjson.dumps(now)
     if own.count(stamp) != 1 or own.count(_TIME_KEY) != 1 or docs[writer].get("time") != now:
@@ -108,7 +131,7 @@ def _make(
     after = b",".join(parts[writer + 1 :])
     head = b"[" + before + (b"," if before else b"") + own[:cut]
     tail = own[cut + len(stamp) - len(_TIME_KEY) :] + (b"," + after if after else b"") + b"]"
-    return _Kept(entries, writer, head, tail, _order(entries, writer, now), docs, previous)
+    return _Kept(entries, writer, head, tail, _window(entries, writer, now), docs, previous)
 
 
 def _answer(found: _Kept, now: str, previous: str | None) -> Settled | None:
@@ -117,7 +140,7 @@ def _answer(found: _Kept, now: str, previous: str | None) -> Settled | None:
         if previous != found.previous:
             return None
         return Settled(found.entries, found.head, list(found.docs))
-    if _order(found.entries, found.writer, now) != found.order:
+    if not _within(found.order, now):
         return None
     writer = found.writer
     entries = list(found.entries)
