@@ -28,6 +28,7 @@ from podscale.apiserver.operations import subresources
 from podscale.apiserver.operations.current import Current, read_current
 from podscale.apiserver.operations.verbs import create_object
 from podscale.apiserver.registry.admission import WriteOptions
+from podscale.apiserver.resources import to_served
 from podscale.apiserver.state import ServerState
 from podscale.store.memory import MemoryStore
 from podscale.testing import FakeClock
@@ -174,3 +175,91 @@ def test_the_hint_is_given_only_for_an_object_served_as_stored(
     if current.hint is not None:
         assert current.hint[1] is current.old
         assert orjson.loads(current.hint[0]) == current.old
+
+
+def _object(api_version: str, kind: str, status: Any) -> JSON:
+    namespaced = kind not in ("Node", "Namespace")
+    meta: JSON = {"name": "obj", **({"namespace": "default"} if namespaced else {})}
+    obj: JSON = {"apiVersion": api_version, "kind": kind, "metadata": meta}
+    if status is not _ABSENT:
+        obj["status"] = status
+    return obj
+
+
+_ABSENT = object()
+
+
+@pytest.mark.parametrize(
+    ("stored_as", "served_as", "kind", "status"),
+    [
+        ("v1", "v1", "ConfigMap", _ABSENT),
+        ("v1", "v1", "Pod", {"phase": "Running"}),
+        ("v1", "v1", "Pod", _ABSENT),
+        ("apps/v1", "apps/v1", "ReplicaSet", {"replicas": 2}),
+        ("apps/v1", "apps/v1", "ReplicaSet", {"readyReplicas": 2}),
+        ("apps/v1", "apps/v1", "ReplicaSet", _ABSENT),
+        ("apps/v1", "apps/v1", "ReplicaSet", "x"),
+        ("apps/v1", "apps/v1", "ReplicaSet", []),
+        ("v1", "v1", "Service", {"loadBalancer": {}}),
+        ("v1", "v1", "Service", {}),
+        ("autoscaling/v2", "autoscaling/v2", "HorizontalPodAutoscaler", {"currentReplicas": 0}),
+        (
+            "autoscaling/v2", "autoscaling/v1", "HorizontalPodAutoscaler",
+            {"currentReplicas": 0, "desiredReplicas": 0},
+        ),
+        ("v1", "events.k8s.io/v1", "Event", _ABSENT),
+        ("v1", "v1", "Node", {"phase": "Running"}),
+    ],
+    ids=[
+        "configmap", "pod", "pod-without-status", "replicaset", "replicaset-filled-in",
+        "replicaset-without-status", "replicaset-string-status", "replicaset-list-status",
+        "service", "service-filled-in", "hpa-filled-in", "hpa-converted", "event-converted",
+        "node",
+    ],
+)  # fmt: skip
+def test_the_hint_is_given_exactly_when_serving_leaves_the_stored_bytes(
+    stored_as: str, served_as: str, kind: str, status: Any
+) -> None:
+    state = _state()
+    stored_info, info = kind_for(stored_as, kind), kind_for(served_as, kind)
+    resource = _resource(stored_info)
+    namespace = "default" if stored_info.namespaced else ""
+    state.store.create(resource, _object(stored_as, kind, status))
+    data = state.store.get_encoded(resource, namespace, "obj")
+    served_alike = orjson.dumps(to_served(orjson.loads(data), info)) == data
+    current = read_current(state, info, namespace or None, "obj")
+    assert (current.hint is not None) == served_alike
+    if current.hint is not None:
+        assert current.hint == (data, current.old)
+        assert current.hint[1] is current.old
+
+
+def _status_writes(state: ServerState, dry_runs: list[bool], scribble: bool) -> list[JSON]:
+    """HPA status writes, 15 s apart, each changing the status; a dry run's answer has its
+    managedFields scribbled over when ``scribble``. The stored managedFields after each."""
+    info = kind_for("autoscaling/v2", "HorizontalPodAutoscaler")
+    create_object(state, info, "default", copy.deepcopy(HPA), _OPTIONS)
+    stored = []
+    for index, dry_run in enumerate(dry_runs):
+        assert isinstance(state.clock, FakeClock)
+        state.clock.advance(15)
+        current = state.store.get(_resource(info), "default", "web")
+        body = {**current, "status": {"currentReplicas": index % 2, "desiredReplicas": 1}}
+        options = WriteOptions(dry_run=dry_run, field_validation="", field_manager="kcm")
+        written = subresources.update_status(state, info, "default", "web", body, options)
+        if dry_run and scribble:
+            for entry in written.object["metadata"]["managedFields"]:
+                entry["time"] = "1999-01-01T00:00:00Z"
+                entry["fieldsV1"].clear()
+        stored.append(state.store.get(_resource(info), "default", "web")["metadata"])
+    return stored
+
+
+def test_a_dry_run_answer_owns_its_managed_fields() -> None:
+    """Status writes store entries that kept settlements share; a dry run answers with the
+    object it made, whose entries a client may change: none of it may reach a later write."""
+    dry_runs = [False, False, True, False, True, True, False, False]
+    scribbled = _status_writes(_state(), dry_runs, scribble=True)
+    untouched = _status_writes(_state(), dry_runs, scribble=False)
+    assert scribbled == untouched
+    assert scribbled[-1]["managedFields"][-1]["time"] == "2026-01-02T00:02:00Z"

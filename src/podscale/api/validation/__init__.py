@@ -216,6 +216,21 @@ _STATUS_UPDATE: Final[dict[tuple[str, str], Update]] = {
 }
 
 
+_HpaValidators = tuple[Callable[..., list[FieldError]], Callable[[JSON], list[FieldError]]]
+_HPA_VALIDATORS: list[_HpaValidators] = []
+
+
+def _hpa_validators() -> _HpaValidators:
+    """``hpa.validate_hpa`` and ``hpa.validate_scale``, imported on first use so the HPA
+    modules, which import names/objectmeta from this package, can be loaded first without a
+    cycle through this __init__; then kept, as an import statement costs every call."""
+    if not _HPA_VALIDATORS:
+        from podscale.api.validation.hpa import validate_hpa, validate_scale
+
+        _HPA_VALIDATORS.append((validate_hpa, validate_scale))
+    return _HPA_VALIDATORS[0]
+
+
 def validate(
     obj: JSON,
     *,
@@ -229,10 +244,7 @@ def validate(
     ``obj`` to be the autoscaling/v1 ``Scale`` being written, whatever its parent kind.
     ``feature_gates`` only affects HorizontalPodAutoscalers.
     """
-    # Imported here so the HPA modules, which import names/objectmeta from this package, can
-    # be loaded first without a cycle through this __init__.
-    from podscale.api.validation.hpa import validate_hpa, validate_scale
-
+    validate_hpa, validate_scale = _hpa_validators()
     api_version = str(obj.get("apiVersion", ""))
     kind = str(obj.get("kind", ""))
     if subresource == "scale" or (api_version, kind) == ("autoscaling/v1", "Scale"):

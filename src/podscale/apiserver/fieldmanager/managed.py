@@ -31,6 +31,7 @@ __all__ = [
     "entry_key",
     "manager_identifier",
     "sort_entries",
+    "time_seconds",
 ]
 
 Operation = Literal["Apply", "Update"]
@@ -111,6 +112,11 @@ def _seconds(time: str | None) -> int:
         return int(datetime.fromisoformat(time).timestamp())
     except ValueError:
         return 0
+
+
+def time_seconds(time: str | None) -> int:
+    """The whole seconds ``sort_entries`` orders an entry's ``time`` by."""
+    return _seconds(time)
 
 
 def sort_entries(entries: Iterable[ManagedEntry]) -> list[ManagedEntry]:

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from podscale.apiserver.fieldmanager.compare import compare
+from podscale.apiserver.fieldmanager.compare import Comparison, compare
 from podscale.apiserver.fieldmanager.fieldpath import Path, format_path, format_value
 from podscale.apiserver.fieldmanager.fieldset import FieldSet
 from podscale.apiserver.fieldmanager.managed import (
@@ -53,8 +53,11 @@ __all__ = [
     "apply",
     "merge",
     "remove_fields",
+    "settle_update",
+    "stamps",
     "to_field_set",
     "update",
+    "update_changes",
 ]
 
 BEFORE_FIRST_APPLY: Final = "before-first-apply"
@@ -226,12 +229,41 @@ def update(
     The writer's entry gets time ``now`` when it took any field; more than ten ``Update``
     entries are folded into ``ancient-changes``, oldest first.
     """
-    old = _without_managed_fields(old)
-    new = _without_managed_fields(new)
     meta = old.get("metadata")
     if not managed and isinstance(meta, Mapping) and meta.get("uid"):
         return []
-    diff = compare(old, new, t)
+    diff = update_changes(old, new, t)
+    return settle_update(
+        diff, manager, managed, api_version=api_version, now=now, subresource=subresource
+    )
+
+
+def update_changes(old: Mapping[str, Any], new: Mapping[str, Any], t: TypeInfo) -> Comparison:
+    """What ``update`` finds the write changed (managedFields left out on both sides)."""
+    return compare(_without_managed_fields(old), _without_managed_fields(new), t)
+
+
+def _taken(diff: Comparison) -> FieldSet:
+    return diff.modified.union(diff.added).difference(STRIPPED_FIELDS)
+
+
+def stamps(diff: Comparison) -> bool:
+    """Whether ``settle_update`` gives the writer an entry stamped ``now`` (it took a field);
+    otherwise its result does not depend on ``now``."""
+    return not _taken(diff).empty()
+
+
+def settle_update(
+    diff: Comparison,
+    manager: str,
+    managed: Sequence[ManagedEntry],
+    *,
+    api_version: str,
+    now: str,
+    subresource: str = "",
+) -> list[ManagedEntry]:
+    """``update``'s entries from its comparison ``diff``: a function of ``diff``, the
+    entries, the writer's identity and ``now`` alone (``field_owners`` keeps its results)."""
     changed = diff.modified.union(diff.added)
     taken = changed.difference(STRIPPED_FIELDS)
     me: EntryKey = (manager, "Update", api_version, subresource)

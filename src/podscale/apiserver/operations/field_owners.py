@@ -41,8 +41,10 @@ from podscale.apiserver.fieldmanager.managed import (
 )
 from podscale.apiserver.fieldmanager.managers import manager_name
 from podscale.apiserver.fieldmanager.merge import update as update_entries
+from podscale.apiserver.fieldmanager.merge import update_changes
 from podscale.apiserver.fieldmanager.schema import TypeInfo, type_for
 from podscale.apiserver.fieldmanager.types import schema_for_kind
+from podscale.apiserver.operations.settled_entries import settled
 from podscale.apiserver.registry.admission import WriteOptions
 from podscale.apiserver.state import ServerState
 
@@ -102,8 +104,12 @@ def merge_type(state: ServerState, info: KindInfo, subresource: str = "") -> Typ
 
 def decode_entries(raw: Any) -> list[ManagedEntry]:
     """The entries of a ``metadata.managedFields`` value; ``ValueError`` for a bad one."""
+    return list(_decode(raw))
+
+
+def _decode(raw: Any) -> tuple[ManagedEntry, ...]:
     if not raw:
-        return []
+        return ()
     key = orjson.dumps(raw)
     found = _decoded.get(key)
     if found is None:
@@ -113,7 +119,7 @@ def decode_entries(raw: Any) -> list[ManagedEntry]:
         if len(_decoded) > _MEMO_LIMIT:
             _decoded.clear()
         _decoded[key] = found
-    return list(found)
+    return found
 
 
 def _entry_bytes(entry: ManagedEntry) -> bytes:
@@ -176,15 +182,25 @@ def store_entries(meta: JSON, entries: Sequence[ManagedEntry]) -> None:
     """Set ``meta``'s managedFields to ``entries`` as the API server stores them
     (``managed.encode_managed_fields``; none: the key goes, as Go's omitempty)."""
     kept = tuple(sort_entries(e for e in entries if not e.fields.empty()))
+    _file(meta, kept, b"[" + b",".join(_entry_bytes(e) for e in kept) + b"]")
+
+
+def _file(
+    meta: JSON,
+    kept: tuple[ManagedEntry, ...],
+    encoded: bytes,
+    docs: list[dict[str, Any]] | None = None,
+) -> None:
+    """``store_entries`` of ``kept`` (in order, none empty), ``encoded`` their JSON, and
+    ``docs`` that JSON decoded, when at hand (``settled_entries.Settled.shared``)."""
     if not kept:
         meta.pop("managedFields", None)
         return
-    encoded = b"[" + b",".join(_entry_bytes(e) for e in kept) + b"]"
     # The next write of this object decodes exactly these bytes: it finds them here.
     if len(_decoded) > _MEMO_LIMIT:
         _decoded.clear()
     _decoded[encoded] = kept
-    meta["managedFields"] = orjson.loads(encoded)
+    meta["managedFields"] = orjson.loads(encoded) if docs is None else docs
 
 
 def _is_reset(raw: Any) -> bool:
@@ -192,24 +208,26 @@ def _is_reset(raw: Any) -> bool:
     return isinstance(raw, list) and (raw == [] or raw == [{}])
 
 
-def _entries_for(old: Mapping[str, Any] | None, new: Mapping[str, Any], subresource: str) -> Any:
+def _entries_for(
+    old: Mapping[str, Any] | None, new: Mapping[str, Any], subresource: str
+) -> tuple[ManagedEntry, ...]:
     """The entries a write starts from (upstream's decodeLiveOrNew): the request's own when
     it sends valid ones on the main resource, none when it resets them, else the live ones."""
     live_raw = ((old or {}).get("metadata") or {}).get("managedFields")
     if not subresource:
         sent = (new.get("metadata") or {}).get("managedFields")
         if _is_reset(sent):
-            return []
+            return ()
         try:
-            entries = decode_entries(sent)
+            entries = _decode(sent)
         except ValueError:
-            entries = []
+            entries = ()
         if entries:
             return entries
     try:
-        return decode_entries(live_raw)
+        return _decode(live_raw)
     except ValueError:
-        return []
+        return ()
 
 
 def _log_failure(
@@ -235,16 +253,36 @@ def record_update(
     manager: str,
     *,
     subresource: str = "",
+    shared: bool = False,
 ) -> None:
-    """Set ``new``'s managedFields for a non-apply write of it over ``old`` (None: create)."""
+    """Set ``new``'s managedFields for a non-apply write of it over ``old`` (None: create).
+    ``shared``: ``new`` is encoded and dropped, never handed out (a write's object that is
+    not a dry run: the store answers with its own decoding), so its managedFields may be
+    entries that other writes' objects share (``settled_entries.Settled.shared``), which
+    no one changes."""
     meta = new["metadata"]
     live_raw = ((old or {}).get("metadata") or {}).get("managedFields")
+    docs: list[dict[str, Any]] | None = None
     try:
         entries = _entries_for(old, new, subresource)
-        result = update_entries(
-            old or {}, new, manager, entries, merge_type(state, info),
-            api_version=info.api_version, now=now_text(state), subresource=subresource,
-        )  # fmt: skip
+        t, now = merge_type(state, info), now_text(state)
+        if entries:
+            # ``merge.update`` in its two halves, the second kept by ``settled_entries``.
+            answer = settled(
+                entries, update_changes(old or {}, new, t), manager,
+                api_version=info.api_version, subresource=subresource, now=now,
+                entry_bytes=_entry_bytes,
+            )  # fmt: skip
+            kept, encoded = answer.entries, answer.encoded
+            if shared and answer.shared is not None:
+                docs = answer.shared
+        else:
+            result = update_entries(
+                old or {}, new, manager, entries, t,
+                api_version=info.api_version, now=now, subresource=subresource,
+            )  # fmt: skip
+            kept = tuple(sort_entries(e for e in result if not e.fields.empty()))
+            encoded = b"[" + b",".join(_entry_bytes(e) for e in kept) + b"]"
     except Exception as err:
         _log_failure(state, info, new, err)
         if live_raw:
@@ -252,7 +290,7 @@ def record_update(
         else:
             meta.pop("managedFields", None)
         return
-    store_entries(meta, result)
+    _file(meta, kept, encoded, docs)
 
 
 # --- the scale subresource -----------------------------------------------------------------

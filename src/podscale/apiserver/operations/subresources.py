@@ -108,7 +108,9 @@ def write_status(
     )
     if not applied:
         manager = field_owners.writer(options)
-        field_owners.record_update(state, info, old, obj, manager, subresource="status")
+        field_owners.record_update(
+            state, info, old, obj, manager, subresource="status", shared=not options.dry_run
+        )
     saved = obj if options.dry_run else _save(state, info, obj, name, current)
     return Written(saved, warnings)
 
