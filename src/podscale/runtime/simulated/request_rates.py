@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from podscale.runtime.load import PodLoad
-from podscale.runtime.simulated.usage_ledger import PodKey
+from podscale.runtime.simulated.running_pod import PodKey
 from podscale.runtime.simulated.usage_loads import WorkloadLoad
 
 __all__ = ["Published", "RatesByNamespace", "request_rates"]

@@ -78,7 +78,9 @@ from podscale.runtime.simulated.nodes import SimulatedNodes
 from podscale.runtime.simulated.request_rates import request_rates
 from podscale.runtime.simulated.resources import Resources, node_allocatable
 from podscale.runtime.simulated.scale_follower import FollowedSelectors
-from podscale.runtime.simulated.usage_ledger import PodKey, RunningPod, UsageLedger, running_pod
+from podscale.runtime.simulated.credit_layout import CreditLayout, credit_layout
+from podscale.runtime.simulated.running_pod import PodKey, RunningPod, running_pod
+from podscale.runtime.simulated.usage_ledger import UsageLedger
 from podscale.runtime.simulated.usage_loads import (
     IDLE_PROFILE,
     WORKLOAD_KINDS,
@@ -160,6 +162,10 @@ class SimulatedUsage:
         self._assigned: _Assignment | None = None
         # The usage plan of ``_assigned`` (``_plan``), with the assignment it was made of.
         self._planned: tuple[_Assignment, UsagePlan] | None = None
+        # ``_layout``'s answer with what it was made from: the plan, the pod view's version
+        # and the allocatable map (each the very object, held here so never another under
+        # a reused id).
+        self._laid: tuple[UsagePlan, int, dict[str, Resources], CreditLayout] | None = None
         # Each node's allocatable by name, with the resourceVersion it was read at.
         self._allocatable_of: dict[str, tuple[str, Resources]] = {}
         # ``_allocatable``'s last answer with what it was read from: the sorted node names
@@ -302,11 +308,28 @@ class SimulatedUsage:
         rates = [mean_rate(load.rate, start, now, self.origin, self._step) for load, _ in members]
         rates.append(0.0)  # the idle pods
         samples = (now - start) / self._step
-        # The drawn rows go to the ledger as they are (``credit_drawn``: what ``credit`` of
+        # The drawn rows go to the ledger as they are (``credit_laid``: what ``credit`` of
         # ``draw_usage``'s answer does, without a tuple per container and pod).
         plan = self._plan()
         drawn = draw_rows(plan, rates, allocatable, self._rng, samples=samples)
-        self._ledger.credit_drawn(plan, drawn, self._pods, allocatable, start, now)
+        self._ledger.credit_laid(self._layout(plan, allocatable), drawn, start, now)
+
+    def _layout(self, plan: UsagePlan, allocatable: dict[str, Resources]) -> CreditLayout:
+        """``credit_layout(plan, self._pods, allocatable)``, made again only when the plan,
+        the pod view (its version: every change of ``_pods`` bumps it) or the allocatable map
+        (``_allocatable`` answers the same dict while the nodes are the same) changed; those
+        are all it reads, and every advance asks."""
+        laid = self._laid
+        if (
+            laid is not None
+            and laid[0] is plan
+            and laid[1] == self._version
+            and laid[2] is allocatable
+        ):
+            return laid[3]
+        layout = credit_layout(plan, self._pods, allocatable)
+        self._laid = (plan, self._version, allocatable, layout)
+        return layout
 
     def _plan(self) -> UsagePlan:
         """The ``UsagePlan`` of the loads' pods and the idle ones (``compute_usage``'s demands

@@ -20,7 +20,7 @@ from podscale.api.kinds import KindInfo, kind_for
 from podscale.api.selectors import Selector
 from podscale.runtime.load import ContainerCost, LoadProfile, PodLoad, RateSource
 from podscale.runtime.load.rates import rates_at, rates_at_seconds
-from podscale.runtime.simulated.usage_ledger import PodKey, RunningPod
+from podscale.runtime.simulated.running_pod import PodKey, RunningPod
 
 __all__ = [
     "IDLE_PROFILE",

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from podscale.api.selectors import Selector, parse_selector
 from podscale.runtime.load import ConstantRate, LoadProfile, PodLoad, SineRate
-from podscale.runtime.simulated.usage_ledger import RunningPod
+from podscale.runtime.simulated.running_pod import RunningPod
 from podscale.runtime.simulated.usage_loads import (
     WorkloadLoad,
     assign_pods,
