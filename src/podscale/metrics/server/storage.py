@@ -32,7 +32,6 @@ same pods between two scrapes. No clock, no I/O.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -63,20 +62,30 @@ FRESH_CONTAINER_MIN_AGE: Final = timedelta(seconds=10)
 _NONE: Final[Containers] = {}  # a pod not stored (read only)
 
 
-@dataclass(frozen=True, slots=True)
 class _Snapshot:
-    nodes_last: Mapping[str, MetricsPoint] = field(default_factory=dict)
-    nodes_prev: Mapping[str, MetricsPoint] = field(default_factory=dict)
-    pods_last: Mapping[PodKey, Containers] = field(default_factory=dict)
-    pods_prev: Mapping[PodKey, Containers] = field(default_factory=dict)
-    # Each pod's usage as ``_pod_usage`` computed it from this pair of scrapes: the HPA, the
-    # usage history and a replay's snapshots read the same pods between two scrapes.
-    # Filled on first read; a value is a pure function of the snapshot's own points.
-    usages: dict[PodKey, tuple[tuple[str, Usage], ...] | None] = field(
-        default_factory=dict, compare=False, repr=False
-    )
-    # The same as ``pod_usage_of``'s record of the pod (None: not served), filled likewise.
-    records: dict[PodKey, PodUsage | None] = field(default_factory=dict, compare=False, repr=False)
+    """One stored pair of scrapes (replaced whole by each ``store``, never changed but for
+    its read caches). A plain class with slots rather than a frozen dataclass: one is built
+    per scrape, and a frozen dataclass sets each field through ``object.__setattr__``."""
+
+    __slots__ = ("nodes_last", "nodes_prev", "pods_last", "pods_prev", "records", "usages")
+
+    def __init__(
+        self,
+        nodes_last: Mapping[str, MetricsPoint] | None = None,
+        nodes_prev: Mapping[str, MetricsPoint] | None = None,
+        pods_last: Mapping[PodKey, Containers] | None = None,
+        pods_prev: Mapping[PodKey, Containers] | None = None,
+    ) -> None:
+        self.nodes_last: Mapping[str, MetricsPoint] = {} if nodes_last is None else nodes_last
+        self.nodes_prev: Mapping[str, MetricsPoint] = {} if nodes_prev is None else nodes_prev
+        self.pods_last: Mapping[PodKey, Containers] = {} if pods_last is None else pods_last
+        self.pods_prev: Mapping[PodKey, Containers] = {} if pods_prev is None else pods_prev
+        # Each pod's usage as ``_pod_usage`` computed it from this pair of scrapes: the HPA,
+        # the usage history and a replay's snapshots read the same pods between two scrapes.
+        # Filled on first read; a value is a pure function of the snapshot's own points.
+        self.usages: dict[PodKey, tuple[tuple[str, Usage], ...] | None] = {}
+        # The same as ``pod_usage_of``'s record of the pod (None: not served), filled likewise.
+        self.records: dict[PodKey, PodUsage | None] = {}
 
 
 def _previous_of(
@@ -119,12 +128,13 @@ class MetricsStorage:
                 nodes_prev[name] = previous
         pods_prev: dict[PodKey, Containers] = {}
         old_last, old_prev = old.pods_last, old.pods_prev
+        previous_containers = self._previous_containers
         for key, containers in batch.pods.items():
-            previous_containers = self._previous_containers(
+            chosen = previous_containers(
                 containers, old_last.get(key, _NONE), old_prev.get(key, _NONE)
             )
-            if previous_containers:
-                pods_prev[key] = previous_containers
+            if chosen:
+                pods_prev[key] = chosen
         self._snapshot = _Snapshot(dict(batch.nodes), nodes_prev, dict(batch.pods), pods_prev)
 
     def _previous_containers(

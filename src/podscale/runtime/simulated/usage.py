@@ -74,12 +74,12 @@ from podscale.runtime.load import (
     plan_usage,
 )
 from podscale.runtime.simulated.cluster_api import NODE, POD, node_name_of
+from podscale.runtime.simulated.credit_layout import CreditLayout, credit_layout
 from podscale.runtime.simulated.nodes import SimulatedNodes
 from podscale.runtime.simulated.request_rates import request_rates
 from podscale.runtime.simulated.resources import Resources, node_allocatable
-from podscale.runtime.simulated.scale_follower import FollowedSelectors
-from podscale.runtime.simulated.credit_layout import CreditLayout, credit_layout
 from podscale.runtime.simulated.running_pod import PodKey, RunningPod, running_pod
+from podscale.runtime.simulated.scale_follower import FollowedSelectors
 from podscale.runtime.simulated.usage_ledger import UsageLedger
 from podscale.runtime.simulated.usage_loads import (
     IDLE_PROFILE,
@@ -361,7 +361,8 @@ class SimulatedUsage:
         view, a load or a load's selector changed since the last call (every scrape and
         publish asks; between pod events the answer is the same)."""
         loads = self._load_tuple()
-        selectors = {(ld.kind, ld.namespace, ld.name): self._selector_of(ld) for ld in loads}
+        selector_of = self._selector_of
+        selectors = tuple([selector_of(load) for load in loads])
         cached = self._assigned
         if (
             cached is not None
@@ -373,11 +374,17 @@ class SimulatedUsage:
                     and all(a is b for a, b in zip(cached.loads, loads, strict=True))
                 )
             )
-            and cached.selectors == selectors
+            # The same loads in the same order: their selectors compare one by one (the
+            # very objects while nothing was parsed again).
+            and all(a is b or a == b for a, b in zip(cached.selectors, selectors, strict=True))
         ):
             return cached.members, cached.idle
+        by_key = {
+            (ld.kind, ld.namespace, ld.name): selector
+            for ld, selector in zip(loads, selectors, strict=True)
+        }
         members, idle = assign_pods(
-            loads, self._pods, lambda ld: selectors[(ld.kind, ld.namespace, ld.name)]
+            loads, self._pods, lambda ld: by_key[(ld.kind, ld.namespace, ld.name)]
         )
         self._assigned = _Assignment(self._version, loads, selectors, members, idle)
         return members, idle
@@ -545,7 +552,7 @@ class SimulatedUsage:
         self.advance(now)
         members, _ = self._assign()
         by_namespace = request_rates(
-            members, self._ledger.requests_served, self._published, now, self.push is not None
+            members, self._ledger.requests_by_pod, self._published, now, self.push is not None
         )
         if self.push is not None:
             for namespace, values in by_namespace.items():
@@ -558,7 +565,7 @@ class _Assignment:
 
     version: int
     loads: tuple[WorkloadLoad, ...]
-    selectors: dict[tuple[str, str, str], Selector | None]
+    selectors: tuple[Selector | None, ...]  # one per load, in order
     members: list[tuple[WorkloadLoad, list[PodLoad]]]
     idle: list[PodLoad]
 

@@ -4,9 +4,9 @@
 ``compute_usage``, each valid over an interval of virtual time) into what a kubelet's Summary
 API reports: per container a CUMULATIVE CPU counter in core-nanoseconds since the
 container started and a memory working set; per node a counter and working set that include
-the node's own system usage; per pod the cumulative number of requests served. It reads each pod through its
-``running_pod.RunningPod`` view (which containers run since when, read from the status the
-simulated kubelet wrote).
+the node's own system usage; per pod the cumulative number of requests served. It reads
+each pod through its ``running_pod.RunningPod`` view (which containers run since when, read
+from the status the simulated kubelet wrote).
 
 Contract:
 
@@ -57,7 +57,9 @@ _NO_GAUGES: Final[Mapping[str, int]] = {}
 
 
 def _seconds(delta: timedelta) -> float:
-    return max(delta.total_seconds(), 0.0)
+    """``max(delta.total_seconds(), 0.0)``, spelled as the test it makes."""
+    seconds = delta.total_seconds()
+    return 0.0 if seconds < 0.0 else seconds
 
 
 class UsageLedger:
@@ -195,6 +197,12 @@ class UsageLedger:
     def requests_served(self, key: PodKey) -> float:
         """Requests the pod has served so far (its share of the traffic, integrated)."""
         return self._requests.get(key, 0.0)
+
+    @property
+    def requests_by_pod(self) -> Mapping[PodKey, float]:
+        """``requests_served`` of every pod that served any, by key: the ledger's own map,
+        read-only and live (a publish reads every pod's through it, without a call each)."""
+        return self._requests
 
     def forget(self, key: PodKey, keep: RunningPod | None = None) -> None:
         """Drop the pod's counters (all of them, or those of containers that ``keep`` no

@@ -29,7 +29,11 @@ from podscale.runtime.load import (
 )
 from podscale.runtime.simulated.resources import Resources
 from podscale.runtime.simulated.running_pod import RunningPod, running_pod
-from podscale.runtime.simulated.usage_ledger import NODE_SYSTEM_MEMORY, NODE_SYSTEM_MILLI_CPU, UsageLedger
+from podscale.runtime.simulated.usage_ledger import (
+    NODE_SYSTEM_MEMORY,
+    NODE_SYSTEM_MILLI_CPU,
+    UsageLedger,
+)
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 MILLI_SECOND_NS = 1_000_000  # one millicore for one second, in core-nanoseconds
