@@ -77,16 +77,17 @@ def apply_node_caps_grouped(
         if capacity is None:
             continue
         # Only a node whose containers want more than it has is shared out (what
-        # ``_share_capacity`` answers at once otherwise: the demands unchanged).
-        node_cpu = [cpu[r] for r in rows]
-        if not sum(node_cpu) <= capacity.milli_cpu:
-            granted = _share_capacity(node_cpu, [cpu_weight[r] for r in rows], capacity.milli_cpu)
+        # ``_share_capacity`` answers at once otherwise: the demands unchanged). The sum is
+        # that of the node's demands in row order, read through ``map`` (no list, no frame).
+        if not sum(map(cpu.__getitem__, rows)) <= capacity.milli_cpu:
+            granted = _share_capacity(
+                [cpu[r] for r in rows], [cpu_weight[r] for r in rows], capacity.milli_cpu
+            )
             for row, value in zip(rows, granted, strict=True):
                 cpu[row] = value
-        node_memory = [memory[r] for r in rows]
-        if not sum(node_memory) <= capacity.memory:
+        if not sum(map(memory.__getitem__, rows)) <= capacity.memory:
             granted = _share_capacity(
-                node_memory, [memory_weight[r] for r in rows], capacity.memory
+                [memory[r] for r in rows], [memory_weight[r] for r in rows], capacity.memory
             )
             for row, value in zip(rows, granted, strict=True):
                 memory[row] = value

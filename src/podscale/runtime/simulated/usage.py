@@ -374,9 +374,9 @@ class SimulatedUsage:
                     and all(a is b for a, b in zip(cached.loads, loads, strict=True))
                 )
             )
-            # The same loads in the same order: their selectors compare one by one (the
-            # very objects while nothing was parsed again).
-            and all(a is b or a == b for a, b in zip(cached.selectors, selectors, strict=True))
+            # The same loads in the same order: their selectors compare one by one, the very
+            # objects (while nothing was parsed again) without calling ``==``.
+            and cached.selectors == selectors
         ):
             return cached.members, cached.idle
         by_key = {
