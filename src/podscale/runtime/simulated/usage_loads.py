@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from operator import mul
 from typing import Final
 
 from podscale.api.kinds import KindInfo, kind_for
@@ -144,8 +145,10 @@ def mean_rate(
     walk = _whole_steps if not step.microseconds else _walk_steps
     starts, lengths = walk(t, cut, stop, step_s)
     total = 0.0
-    for value, length in zip(_rates_of(rate, starts, step), lengths, strict=True):
-        total += value * length
+    # Each step's rate times its length (``map`` over the two lists, one entry per step
+    # each), added up in step order.
+    for part in map(mul, _rates_of(rate, starts, step), lengths):
+        total += part
     return total / span
 
 
