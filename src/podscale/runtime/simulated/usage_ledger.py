@@ -168,10 +168,11 @@ class UsageLedger:
                     milli_cpu = memory = 0
                 else:
                     milli_cpu, memory = floor(cpu_rows[row]), floor(memory_rows[row])
-                counters[counter] = counters.get(counter, 0.0) + milli_cpu * seconds
+                used = milli_cpu * seconds  # the same product for the pod and its node
+                counters[counter] = counters.get(counter, 0.0) + used
                 gauges[name] = memory
                 if node is not None:
-                    node_cpu[node] += milli_cpu * seconds
+                    node_cpu[node] += used
                     node_memory[node] += memory
         self._close_nodes(node_cpu, node_memory)
 
