@@ -160,6 +160,8 @@ class SimulatedUsage:
         # The last assignment of pods to loads, with what it was computed from: the pod
         # view's version, the loads and their selectors (see ``_assign``).
         self._assigned: _Assignment | None = None
+        # ``_assigned`` as ``advance`` read it, for ``publish`` (which clears it first).
+        self._just_assigned: _Assignment | None = None
         # The usage plan of ``_assigned`` (``_plan``), with the assignment it was made of.
         self._planned: tuple[_Assignment, UsagePlan] | None = None
         # ``_layout``'s answer with what it was made from: the plan, the pod view's version
@@ -303,6 +305,7 @@ class SimulatedUsage:
             self._ledger.credit(self._idle_usage(allocatable), self._pods, allocatable, start, now)
             return
         members, _ = self._assign()
+        self._just_assigned = self._assigned
         # One piece for the whole interval, at each load's mean rate over its steps: the
         # cost grows with the advances (scrapes, pod events), not with the seconds.
         rates = [mean_rate(load.rate, start, now, self.origin, self._step) for load, _ in members]
@@ -549,8 +552,12 @@ class SimulatedUsage:
         if not self._loads:
             return  # only loaded workloads' pods have a request rate
         now = self._clock.now()
+        # ``_assign`` once: when this advance integrated, it has just answered, and nothing
+        # ran since (this is one synchronous call) to change the pods, loads or selectors.
+        self._just_assigned = None
         self.advance(now)
-        members, _ = self._assign()
+        assigned = self._just_assigned
+        members = assigned.members if assigned is not None else self._assign()[0]
         by_namespace = request_rates(
             members, self._ledger.requests_by_pod, self._published, now, self.push is not None
         )

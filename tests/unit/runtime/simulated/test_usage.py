@@ -31,6 +31,7 @@ from podscale.runtime.simulated import KubeletUnreachable, NodeSpec, SimulatedUs
 from podscale.runtime.simulated.credit_layout import CreditLayout, credit_layout
 from podscale.runtime.simulated.resources import Resources, node_allocatable
 from podscale.runtime.simulated.usage import IDLE_PROFILE
+from podscale.runtime.simulated.usage_loads import assign_pods
 
 T = TypeVar("T")
 START = datetime(2026, 2, 1, tzinfo=UTC)
@@ -567,3 +568,43 @@ def test_the_credit_layout_is_kept_until_the_plan_pods_or_nodes_change() -> None
         ("delete", False, True),
     ]
     assert seen[2][3] == 2  # the second pod is laid out
+
+
+def test_a_publish_reads_the_assignment_its_advance_just_made() -> None:
+    """``publish`` takes the pods each load serves from the advance it just ran, when that
+    advance integrated (else it asks ``_assign``): always what assigning the current pods
+    afresh gives, after a scale and a relabel too."""
+
+    def afresh(usage: SimulatedUsage) -> list[tuple[str, list[str]]]:
+        members, _ = assign_pods(usage.loads(), usage._pods, usage._selector_of)
+        return [(load.name, [pod.name for pod in pods]) for load, pods in members]
+
+    async def body(plane: EmbeddedControlPlane) -> list[tuple[str, bool, bool]]:
+        usage = plane.usage
+        usage.set_load("Deployment", "default", "web", ConstantRate(10.0), COST)
+        seen = []
+        for change in ("none", "scale", "relabel", "none"):
+            if change == "scale":
+                await plane.api.patch(DEPLOYMENT, "default", "web", {"spec": {"replicas": 2}})
+            if change == "relabel":
+                (pod, *_) = (await plane.api.list(POD, "default"))["items"]
+                patch = {"metadata": {"labels": {"app": "gone"}}}
+                await plane.api.patch(POD, "default", pod["metadata"]["name"], patch)
+            await asyncio.sleep(31)  # off the publish grid: this publish's advance integrates
+            usage.publish()
+            used = usage._just_assigned
+            expected = afresh(usage)
+            got = (
+                None
+                if used is None
+                else [(load.name, [pod.name for pod in pods]) for load, pods in used.members]
+            )
+            seen.append((change, used is not None, got == expected))
+        return seen
+
+    assert with_plane(body) == [
+        ("none", True, True),
+        ("scale", True, True),
+        ("relabel", True, True),
+        ("none", True, True),
+    ]
