@@ -19,7 +19,7 @@ from podscale.apiserver.metricsapis.providers import (
     ExternalMetricInfo,
 )
 from podscale.apiserver.metricsapis.samples import CustomSample
-from podscale.metrics.push import DEFAULT_TTL, PushMetricsProvider
+from podscale.metrics.push import DEFAULT_TTL, PushMetricsProvider, _milli_quantity
 from podscale.testing.clock import FakeClock
 
 JSON = dict[str, Any]
@@ -357,3 +357,54 @@ def test_set_pod_metrics_with_a_bad_value_writes_nothing() -> None:
     with pytest.raises(ValueError, match="finite"):
         provider.set_pod_metrics("default", "rps", {"a": ("1", None), "b": ("1e400", None)})
     assert provider._custom == {}
+
+
+@given(
+    st.one_of(
+        st.integers(0, 10**20).map(lambda n: f"{n}m"),
+        st.from_regex(r"\A[0-9]{0,20}m?\Z", fullmatch=True),
+        st.text(alphabet="0123456789m.-+ e²٣", max_size=8),
+    )
+)
+def test_a_milli_text_reads_as_the_parser_reads_it(text: str) -> None:
+    """The pushed milli-unit texts skip the parser: where the shortcut answers, the very
+    quantity the parser gives (value, format, echoed text, printed form); elsewhere it
+    leaves the text to the parser."""
+    milli = _milli_quantity(text)
+    if milli is None:
+        return
+    parsed = parse_quantity(text)
+    assert (milli.unscaled, milli.exponent, milli.format, milli.text, str(milli)) == (
+        parsed.unscaled,
+        parsed.exponent,
+        parsed.format,
+        parsed.text,
+        str(parsed),
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "taken"),
+    [
+        ("8123m", True),
+        ("1000m", True),
+        ("0m", False),
+        ("0123m", False),
+        ("-5m", False),
+        ("5", False),
+        ("٣m", False),
+        ("1234567890123456789m", False),
+    ],
+    ids=[
+        "usual",
+        "whole-unit",
+        "zero",
+        "leading-zero",
+        "negative",
+        "no-suffix",
+        "non-ascii",
+        "long",
+    ],
+)
+def test_which_texts_the_milli_shortcut_takes(text: str, taken: bool) -> None:
+    assert (_milli_quantity(text) is not None) == taken

@@ -88,8 +88,16 @@ def merge_batches(batches: Iterable[MetricsBatch]) -> MetricsBatch:
     nodes: dict[str, MetricsPoint] = {}
     pods: dict[PodKey, Mapping[str, MetricsPoint]] = {}
     for batch in batches:
-        for name, point in batch.nodes.items():
-            nodes.setdefault(name, point)
-        for key, containers in batch.pods.items():
-            pods.setdefault(key, containers)
+        # A batch sharing no name with those before (each node reports its own pods: the
+        # usual case) is added whole, in its order: what the first-stands loop gives then.
+        if nodes.keys().isdisjoint(batch.nodes):
+            nodes.update(batch.nodes)
+        else:
+            for name, point in batch.nodes.items():
+                nodes.setdefault(name, point)
+        if pods.keys().isdisjoint(batch.pods):
+            pods.update(batch.pods)
+        else:
+            for key, containers in batch.pods.items():
+                pods.setdefault(key, containers)
     return MetricsBatch(nodes, pods)

@@ -32,7 +32,6 @@ same pods between two scrapes. No clock, no I/O.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -63,20 +62,30 @@ FRESH_CONTAINER_MIN_AGE: Final = timedelta(seconds=10)
 _NONE: Final[Containers] = {}  # a pod not stored (read only)
 
 
-@dataclass(frozen=True, slots=True)
 class _Snapshot:
-    nodes_last: Mapping[str, MetricsPoint] = field(default_factory=dict)
-    nodes_prev: Mapping[str, MetricsPoint] = field(default_factory=dict)
-    pods_last: Mapping[PodKey, Containers] = field(default_factory=dict)
-    pods_prev: Mapping[PodKey, Containers] = field(default_factory=dict)
-    # Each pod's usage as ``_pod_usage`` computed it from this pair of scrapes: the HPA, the
-    # usage history and a replay's snapshots read the same pods between two scrapes.
-    # Filled on first read; a value is a pure function of the snapshot's own points.
-    usages: dict[PodKey, tuple[tuple[str, Usage], ...] | None] = field(
-        default_factory=dict, compare=False, repr=False
-    )
-    # The same as ``pod_usage_of``'s record of the pod (None: not served), filled likewise.
-    records: dict[PodKey, PodUsage | None] = field(default_factory=dict, compare=False, repr=False)
+    """One stored pair of scrapes (replaced whole by each ``store``, never changed but for
+    its read caches). A plain class with slots rather than a frozen dataclass: one is built
+    per scrape, and a frozen dataclass sets each field through ``object.__setattr__``."""
+
+    __slots__ = ("nodes_last", "nodes_prev", "pods_last", "pods_prev", "records", "usages")
+
+    def __init__(
+        self,
+        nodes_last: Mapping[str, MetricsPoint] | None = None,
+        nodes_prev: Mapping[str, MetricsPoint] | None = None,
+        pods_last: Mapping[PodKey, Containers] | None = None,
+        pods_prev: Mapping[PodKey, Containers] | None = None,
+    ) -> None:
+        self.nodes_last: Mapping[str, MetricsPoint] = {} if nodes_last is None else nodes_last
+        self.nodes_prev: Mapping[str, MetricsPoint] = {} if nodes_prev is None else nodes_prev
+        self.pods_last: Mapping[PodKey, Containers] = {} if pods_last is None else pods_last
+        self.pods_prev: Mapping[PodKey, Containers] = {} if pods_prev is None else pods_prev
+        # Each pod's usage as ``_pod_usage`` computed it from this pair of scrapes: the HPA,
+        # the usage history and a replay's snapshots read the same pods between two scrapes.
+        # Filled on first read; a value is a pure function of the snapshot's own points.
+        self.usages: dict[PodKey, tuple[tuple[str, Usage], ...] | None] = {}
+        # The same as ``pod_usage_of``'s record of the pod (None: not served), filled likewise.
+        self.records: dict[PodKey, PodUsage | None] = {}
 
 
 def _previous_of(
@@ -93,6 +102,50 @@ def _previous_of(
     if prev is not None and prev.timestamp < new.timestamp:
         return prev
     return None
+
+
+def _previous_pods(
+    pods: Mapping[PodKey, Containers],
+    last: Mapping[PodKey, Containers],
+    prev: Mapping[PodKey, Containers],
+    resolution: timedelta,
+) -> dict[PodKey, Containers]:
+    """Each pod's ``MetricsStorage._previous_containers`` given what was stored as its last
+    and previous points, in the batch's order, the pods without any left out: ``store``'s
+    loop over every container of a scrape, the per-pod method inlined (the same tests in
+    the same order) and each point unpacked once rather than read field by field."""
+    chosen_of: dict[PodKey, Containers] = {}
+    fresh_min = FRESH_CONTAINER_MIN_AGE
+    for key, containers in pods.items():
+        stored_of = last.get(key, _NONE)
+        earlier_of: Containers | None = None  # ``prev``'s, read when first needed
+        chosen: dict[str, MetricsPoint] = {}
+        for name, point in containers.items():
+            start, timestamp, _, _ = point
+            if (
+                start is not None
+                and start < timestamp
+                and fresh_min <= timestamp - start < resolution
+            ):
+                chosen[name] = point._replace(timestamp=start, cumulative_cpu_used=0)
+                continue
+            stored = stored_of.get(name)
+            if stored is None:
+                continue  # new
+            stored_at = stored[1]
+            if start is not None and start >= stored_at:
+                continue  # restarted
+            if timestamp > stored_at:
+                chosen[name] = stored
+                continue
+            if earlier_of is None:
+                earlier_of = prev.get(key, _NONE)
+            earlier = earlier_of.get(name)
+            if earlier is not None and earlier[1] < timestamp:
+                chosen[name] = earlier
+        if chosen:
+            chosen_of[key] = chosen
+    return chosen_of
 
 
 class MetricsStorage:
@@ -117,14 +170,7 @@ class MetricsStorage:
             previous = _previous_of(point, old.nodes_last.get(name), old.nodes_prev.get(name))
             if previous is not None:
                 nodes_prev[name] = previous
-        pods_prev: dict[PodKey, Containers] = {}
-        old_last, old_prev = old.pods_last, old.pods_prev
-        for key, containers in batch.pods.items():
-            previous_containers = self._previous_containers(
-                containers, old_last.get(key, _NONE), old_prev.get(key, _NONE)
-            )
-            if previous_containers:
-                pods_prev[key] = previous_containers
+        pods_prev = _previous_pods(batch.pods, old.pods_last, old.pods_prev, self._resolution)
         self._snapshot = _Snapshot(dict(batch.nodes), nodes_prev, dict(batch.pods), pods_prev)
 
     def _previous_containers(

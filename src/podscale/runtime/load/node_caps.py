@@ -13,7 +13,10 @@ from collections.abc import Mapping, Sequence
 
 from podscale.runtime.simulated.resources import Resources
 
-__all__ = ["apply_node_caps"]
+__all__ = ["NodeRows", "apply_node_caps", "apply_node_caps_grouped", "node_rows"]
+
+# Each node with the rows (containers, in draw order) on it, nodes in order of their first row.
+NodeRows = tuple[tuple[str, tuple[int, ...]], ...]
 
 
 def _share_capacity(demands: list[float], weights: list[float], capacity: float) -> list[float]:
@@ -37,6 +40,17 @@ def _share_capacity(demands: list[float], weights: list[float], capacity: float)
     return granted
 
 
+def node_rows(nodes: Sequence[str | None]) -> NodeRows:
+    """``nodes`` (one per container, in draw order) grouped by node, rows without a node
+    left out: a function of the containers' placement alone, so ``usage.plan_usage`` groups
+    once per plan and each draw only reads the groups."""
+    by_node: dict[str, list[int]] = {}
+    for row, node in enumerate(nodes):
+        if node is not None:
+            by_node.setdefault(node, []).append(row)
+    return tuple((node, tuple(rows)) for node, rows in by_node.items())
+
+
 def apply_node_caps(
     nodes: Sequence[str | None],
     demands: tuple[list[float], list[float]],
@@ -45,25 +59,35 @@ def apply_node_caps(
 ) -> None:
     """Cap the containers' (cpu, memory) ``demands`` in place, node by node: one list entry
     per container, in draw order; ``weights`` are their requests."""
-    by_node: dict[str, list[int]] = {}
-    for row, node in enumerate(nodes):
-        if node is not None and node in allocatable:
-            by_node.setdefault(node, []).append(row)
+    apply_node_caps_grouped(node_rows(nodes), demands, weights, allocatable)
+
+
+def apply_node_caps_grouped(
+    groups: NodeRows,
+    demands: tuple[list[float], list[float]],
+    weights: tuple[Sequence[float], Sequence[float]],
+    allocatable: Mapping[str, Resources],
+) -> None:
+    """``apply_node_caps`` with the rows already grouped (``node_rows``); a node missing from
+    ``allocatable`` is not capped."""
     cpu, memory = demands
     cpu_weight, memory_weight = weights
-    for node, rows in by_node.items():
-        capacity = allocatable[node]
+    for node, rows in groups:
+        capacity = allocatable.get(node)
+        if capacity is None:
+            continue
         # Only a node whose containers want more than it has is shared out (what
-        # ``_share_capacity`` answers at once otherwise: the demands unchanged).
-        node_cpu = [cpu[r] for r in rows]
-        if not sum(node_cpu) <= capacity.milli_cpu:
-            granted = _share_capacity(node_cpu, [cpu_weight[r] for r in rows], capacity.milli_cpu)
+        # ``_share_capacity`` answers at once otherwise: the demands unchanged). The sum is
+        # that of the node's demands in row order, read through ``map`` (no list, no frame).
+        if not sum(map(cpu.__getitem__, rows)) <= capacity.milli_cpu:
+            granted = _share_capacity(
+                [cpu[r] for r in rows], [cpu_weight[r] for r in rows], capacity.milli_cpu
+            )
             for row, value in zip(rows, granted, strict=True):
                 cpu[row] = value
-        node_memory = [memory[r] for r in rows]
-        if not sum(node_memory) <= capacity.memory:
+        if not sum(map(memory.__getitem__, rows)) <= capacity.memory:
             granted = _share_capacity(
-                node_memory, [memory_weight[r] for r in rows], capacity.memory
+                [memory[r] for r in rows], [memory_weight[r] for r in rows], capacity.memory
             )
             for row, value in zip(rows, granted, strict=True):
                 memory[row] = value

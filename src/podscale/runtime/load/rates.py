@@ -247,13 +247,16 @@ class SineRate:
     def rates_at_seconds(self, seconds: Sequence[float]) -> list[float]:
         """``rate_at`` of each second, with ``_at``'s arithmetic inlined (the same
         operations); ``SecondsRates`` for whole seconds, which a timedelta reads back as
-        the same float."""
+        the same float. Each ``max(x, 0.0)`` is spelled as the test it makes (``0.0`` when
+        ``0.0 > x``, else ``x``: the same answer for every float, NaN and -0.0 included),
+        without the call (two per second, every usage advance)."""
         base, amplitude, sin, two_pi = self.base, self.amplitude, math.sin, 2 * math.pi
         phase, period = self.phase.total_seconds(), self.period.total_seconds()
         rates = []
         for s in seconds:
-            angle = two_pi * (max(s, 0.0) + phase)
-            rates.append(max(base + amplitude * sin(angle / period), 0.0))
+            angle = two_pi * ((0.0 if s < 0.0 else s) + phase)
+            value = base + amplitude * sin(angle / period)
+            rates.append(0.0 if value < 0.0 else value)
         return rates
 
     def _at(self, seconds: float) -> float:

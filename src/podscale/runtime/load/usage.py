@@ -50,7 +50,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from podscale.runtime.load.node_caps import apply_node_caps
+from podscale.runtime.load.node_caps import NodeRows, apply_node_caps_grouped, node_rows
 from podscale.runtime.simulated.resources import Resources
 
 __all__ = [
@@ -192,6 +192,11 @@ class UsagePlan:
     nodes: tuple[str | None, ...]
     cpu_weight: tuple[float, ...]
     memory_weight: tuple[float, ...]
+    # ``nodes`` grouped by node (``node_caps.node_rows``), which every draw caps by.
+    node_rows: NodeRows = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "node_rows", node_rows(self.nodes))
 
 
 def plan_usage(workloads: Sequence[tuple[Sequence[PodLoad], LoadProfile]]) -> UsagePlan:
@@ -335,7 +340,9 @@ def draw_rows(
             memory.append(
                 demand if memory_limit is None or not memory_limit < demand else memory_limit
             )
-    apply_node_caps(plan.nodes, (cpu, memory), (plan.cpu_weight, plan.memory_weight), allocatable)
+    apply_node_caps_grouped(
+        plan.node_rows, (cpu, memory), (plan.cpu_weight, plan.memory_weight), allocatable
+    )
     return DrawnRows(shares, cpu, memory)
 
 

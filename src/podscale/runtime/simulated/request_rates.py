@@ -2,7 +2,7 @@
 
 ``runtime.simulated.usage.SimulatedUsage.publish`` calls ``request_rates`` every publish
 period with the pods each load serves (``assign_pods``' members), the ledger's cumulative
-requests served per pod (``UsageLedger.requests_served``) and the map of each pod's last
+requests served per pod (``UsageLedger.requests_by_pod``) and the map of each pod's last
 publish; it writes the answer into a ``metrics.push.PushMetricsProvider``. A rate is the
 requests served between two publishes over the seconds between them, as Prometheus'
 ``rate()`` would give it, in milli-units; a pod's first publish only starts its window.
@@ -10,11 +10,11 @@ requests served between two publishes over the seconds between them, as Promethe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from podscale.runtime.load import PodLoad
-from podscale.runtime.simulated.usage_ledger import PodKey
+from podscale.runtime.simulated.running_pod import PodKey
 from podscale.runtime.simulated.usage_loads import WorkloadLoad
 
 __all__ = ["Published", "RatesByNamespace", "request_rates"]
@@ -27,14 +27,15 @@ RatesByNamespace = dict[str, dict[str, tuple[str, int | None]]]
 
 def request_rates(
     members: Sequence[tuple[WorkloadLoad, Sequence[PodLoad]]],
-    requests_served: Callable[[PodKey], float],
+    requests_served: Mapping[PodKey, float],
     published: Published,
     now: datetime,
     pushing: bool,
 ) -> RatesByNamespace:
     """The rates to publish at ``now``; records ``now`` as every member pod's last publish
     in ``published`` (a pod not ready, or published for the first time, gets no rate).
-    With ``pushing`` False only the record is kept (nothing reads the rates)."""
+    With ``pushing`` False only the record is kept (nothing reads the rates). A pod missing
+    from ``requests_served`` has served none."""
     by_namespace: RatesByNamespace = {}
     # Hot (every pod, every publish). Pods published together share their window (one per
     # distinct last publish: the same arithmetic on the same instants) and often their rate
@@ -44,10 +45,11 @@ def request_rates(
     # The namespace's map of the pod before (a load's pods share their namespace).
     namespace: str | None = None
     values: dict[str, tuple[str, int | None]] = {}
+    served_of = requests_served.get
     for _, pods in members:
         for pod in pods:
             key = (pod.namespace, pod.name)
-            served = requests_served(key)
+            served = served_of(key, 0.0)
             since, before = published.get(key, (None, 0.0))
             published[key] = (now, served)
             if not pod.ready or since is None or not pushing:

@@ -74,11 +74,13 @@ from podscale.runtime.load import (
     plan_usage,
 )
 from podscale.runtime.simulated.cluster_api import NODE, POD, node_name_of
+from podscale.runtime.simulated.credit_layout import CreditLayout, credit_layout
 from podscale.runtime.simulated.nodes import SimulatedNodes
 from podscale.runtime.simulated.request_rates import request_rates
 from podscale.runtime.simulated.resources import Resources, node_allocatable
+from podscale.runtime.simulated.running_pod import PodKey, RunningPod, running_pod
 from podscale.runtime.simulated.scale_follower import FollowedSelectors
-from podscale.runtime.simulated.usage_ledger import PodKey, RunningPod, UsageLedger, running_pod
+from podscale.runtime.simulated.usage_ledger import UsageLedger
 from podscale.runtime.simulated.usage_loads import (
     IDLE_PROFILE,
     WORKLOAD_KINDS,
@@ -158,8 +160,14 @@ class SimulatedUsage:
         # The last assignment of pods to loads, with what it was computed from: the pod
         # view's version, the loads and their selectors (see ``_assign``).
         self._assigned: _Assignment | None = None
+        # ``_assigned`` as ``advance`` read it, for ``publish`` (which clears it first).
+        self._just_assigned: _Assignment | None = None
         # The usage plan of ``_assigned`` (``_plan``), with the assignment it was made of.
         self._planned: tuple[_Assignment, UsagePlan] | None = None
+        # ``_layout``'s answer with what it was made from: the plan, the pod view's version
+        # and the allocatable map (each the very object, held here so never another under
+        # a reused id).
+        self._laid: tuple[UsagePlan, int, dict[str, Resources], CreditLayout] | None = None
         # Each node's allocatable by name, with the resourceVersion it was read at.
         self._allocatable_of: dict[str, tuple[str, Resources]] = {}
         # ``_allocatable``'s last answer with what it was read from: the sorted node names
@@ -297,16 +305,34 @@ class SimulatedUsage:
             self._ledger.credit(self._idle_usage(allocatable), self._pods, allocatable, start, now)
             return
         members, _ = self._assign()
+        self._just_assigned = self._assigned
         # One piece for the whole interval, at each load's mean rate over its steps: the
         # cost grows with the advances (scrapes, pod events), not with the seconds.
         rates = [mean_rate(load.rate, start, now, self.origin, self._step) for load, _ in members]
         rates.append(0.0)  # the idle pods
         samples = (now - start) / self._step
-        # The drawn rows go to the ledger as they are (``credit_drawn``: what ``credit`` of
+        # The drawn rows go to the ledger as they are (``credit_laid``: what ``credit`` of
         # ``draw_usage``'s answer does, without a tuple per container and pod).
         plan = self._plan()
         drawn = draw_rows(plan, rates, allocatable, self._rng, samples=samples)
-        self._ledger.credit_drawn(plan, drawn, self._pods, allocatable, start, now)
+        self._ledger.credit_laid(self._layout(plan, allocatable), drawn, start, now)
+
+    def _layout(self, plan: UsagePlan, allocatable: dict[str, Resources]) -> CreditLayout:
+        """``credit_layout(plan, self._pods, allocatable)``, made again only when the plan,
+        the pod view (its version: every change of ``_pods`` bumps it) or the allocatable map
+        (``_allocatable`` answers the same dict while the nodes are the same) changed; those
+        are all it reads, and every advance asks."""
+        laid = self._laid
+        if (
+            laid is not None
+            and laid[0] is plan
+            and laid[1] == self._version
+            and laid[2] is allocatable
+        ):
+            return laid[3]
+        layout = credit_layout(plan, self._pods, allocatable)
+        self._laid = (plan, self._version, allocatable, layout)
+        return layout
 
     def _plan(self) -> UsagePlan:
         """The ``UsagePlan`` of the loads' pods and the idle ones (``compute_usage``'s demands
@@ -338,7 +364,8 @@ class SimulatedUsage:
         view, a load or a load's selector changed since the last call (every scrape and
         publish asks; between pod events the answer is the same)."""
         loads = self._load_tuple()
-        selectors = {(ld.kind, ld.namespace, ld.name): self._selector_of(ld) for ld in loads}
+        selector_of = self._selector_of
+        selectors = tuple([selector_of(load) for load in loads])
         cached = self._assigned
         if (
             cached is not None
@@ -350,11 +377,17 @@ class SimulatedUsage:
                     and all(a is b for a, b in zip(cached.loads, loads, strict=True))
                 )
             )
+            # The same loads in the same order: their selectors compare one by one, the very
+            # objects (while nothing was parsed again) without calling ``==``.
             and cached.selectors == selectors
         ):
             return cached.members, cached.idle
+        by_key = {
+            (ld.kind, ld.namespace, ld.name): selector
+            for ld, selector in zip(loads, selectors, strict=True)
+        }
         members, idle = assign_pods(
-            loads, self._pods, lambda ld: selectors[(ld.kind, ld.namespace, ld.name)]
+            loads, self._pods, lambda ld: by_key[(ld.kind, ld.namespace, ld.name)]
         )
         self._assigned = _Assignment(self._version, loads, selectors, members, idle)
         return members, idle
@@ -519,10 +552,14 @@ class SimulatedUsage:
         if not self._loads:
             return  # only loaded workloads' pods have a request rate
         now = self._clock.now()
+        # ``_assign`` once: when this advance integrated, it has just answered, and nothing
+        # ran since (this is one synchronous call) to change the pods, loads or selectors.
+        self._just_assigned = None
         self.advance(now)
-        members, _ = self._assign()
+        assigned = self._just_assigned
+        members = assigned.members if assigned is not None else self._assign()[0]
         by_namespace = request_rates(
-            members, self._ledger.requests_served, self._published, now, self.push is not None
+            members, self._ledger.requests_by_pod, self._published, now, self.push is not None
         )
         if self.push is not None:
             for namespace, values in by_namespace.items():
@@ -535,7 +572,7 @@ class _Assignment:
 
     version: int
     loads: tuple[WorkloadLoad, ...]
-    selectors: dict[tuple[str, str, str], Selector | None]
+    selectors: tuple[Selector | None, ...]  # one per load, in order
     members: list[tuple[WorkloadLoad, list[PodLoad]]]
     idle: list[PodLoad]
 

@@ -4,9 +4,9 @@
 ``compute_usage``, each valid over an interval of virtual time) into what a kubelet's Summary
 API reports: per container a CUMULATIVE CPU counter in core-nanoseconds since the
 container started and a memory working set; per node a counter and working set that include
-the node's own system usage; per pod the cumulative number of requests served. ``RunningPod``
-is the view of one pod the ledger needs: which containers run since when, read from the
-status the simulated kubelet wrote (``podscale.runtime.simulated.kubelet_state``).
+the node's own system usage; per pod the cumulative number of requests served. It reads
+each pod through its ``running_pod.RunningPod`` view (which containers run since when, read
+from the status the simulated kubelet wrote).
 
 Contract:
 
@@ -21,19 +21,18 @@ Contract:
   dropped from the metrics would read to the HPA as a pod without metrics.
 
 No clock and no I/O: ``usage.SimulatedUsage`` decides the intervals and calls
-``credit_drawn`` (``credit`` of the usages ``draw_usage`` would build, read straight from
-the draw: ``podscale.runtime.load.usage.draw_rows``).
+``credit_laid`` (``credit`` of the usages ``draw_usage`` would build, read straight from
+the draw, ``podscale.runtime.load.usage.draw_rows``, through a ``credit_layout.CreditLayout``
+it keeps between pod changes; ``credit_drawn`` is the same with the layout made afresh).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Final
+from typing import Final
 
-from podscale.controllers.kapacity.kind import POD_STATE_LABEL
 from podscale.metrics.server.points import MetricsPoint
 from podscale.metrics.server.summary import (
     ContainerStats,
@@ -42,106 +41,25 @@ from podscale.metrics.server.summary import (
     NodeStats,
     PodStats,
 )
-from podscale.runtime.load import (
-    DrawnRows,
-    PodLoad,
-    PodUsage,
-    UsagePlan,
-    is_running,
-    pod_load,
-)
-from podscale.runtime.simulated.pod_status import parse_time
+from podscale.runtime.load import DrawnRows, PodUsage, UsagePlan
+from podscale.runtime.simulated.credit_layout import CreditLayout, credit_layout
+from podscale.runtime.simulated.running_pod import PodKey, RunningPod
 
-__all__ = [
-    "NODE_SYSTEM_MEMORY",
-    "NODE_SYSTEM_MILLI_CPU",
-    "RunningPod",
-    "UsageLedger",
-    "running_pod",
-]
+__all__ = ["NODE_SYSTEM_MEMORY", "NODE_SYSTEM_MILLI_CPU", "UsageLedger"]
 
-JSON = dict[str, Any]
-PodKey = tuple[str, str]
 # What a node's system daemons (kubelet, runtime, OS) use on their own.
 NODE_SYSTEM_MILLI_CPU: Final = 50
 NODE_SYSTEM_MEMORY: Final = 256 * 1024 * 1024
 _CORE_NANOS_PER_MILLI_SECOND: Final = 1_000_000  # 1 millicore for 1 s, in core-ns
-_STANDBY: Final = "Standby"
 # What a pod with nothing credited yet reads from (never written).
 _NO_COUNTERS: Final[Mapping[tuple[str, datetime], float]] = {}
 _NO_GAUGES: Final[Mapping[str, int]] = {}
 
 
-@dataclass(frozen=True, slots=True)
-class RunningPod:
-    """A pod with at least one running container: the load model's ``PodLoad`` (its
-    containers limited to the running ones), their start times and the pod's own."""
-
-    load: PodLoad
-    uid: str
-    labels: Mapping[str, str]
-    start_time: datetime | None
-    started: Mapping[str, datetime]
-    # What ``UsageLedger.pods_points`` reads of the pod at every scrape, derived once from
-    # the fields above (a pod's view is rebuilt whenever its status moves): per container
-    # name, the first of a repeated name standing, its counter's key (name, start). None
-    # when a container has no start time, which ``pods_points`` reports as it always did.
-    counters: tuple[tuple[str, tuple[str, datetime]], ...] | None = field(
-        init=False, compare=False, repr=False
-    )
-
-    def __post_init__(self) -> None:
-        started = self.started
-        plan: dict[str, tuple[str, datetime]] = {}
-        for container in self.load.containers:
-            name = container.name
-            if name in plan:
-                continue
-            began = started.get(name)
-            if began is None:
-                object.__setattr__(self, "counters", None)
-                return
-            plan[name] = (name, began)
-        object.__setattr__(self, "counters", tuple(plan.items()))
-
-    @property
-    def key(self) -> PodKey:
-        return self.load.key
-
-
-def running_pod(pod: JSON) -> RunningPod | None:
-    """The ledger's view of a pod object; None when nothing of it runs."""
-    if not is_running(pod):
-        return None
-    status = pod.get("status") or {}
-    started: dict[str, datetime] = {}
-    for container in status.get("containerStatuses") or []:
-        running = (container.get("state") or {}).get("running") or {}
-        if running.get("startedAt"):
-            started[str(container.get("name", ""))] = parse_time(str(running["startedAt"]))
-    if not started:
-        return None
-    load = pod_load(pod)
-    load = PodLoad(
-        name=load.name,
-        namespace=load.namespace,
-        node=load.node,
-        ready=load.ready,
-        containers=tuple(c for c in load.containers if c.name in started),
-    )
-    metadata = pod.get("metadata") or {}
-    start = status.get("startTime")
-    return RunningPod(
-        load=load,
-        uid=str(metadata.get("uid") or ""),
-        labels={str(k): str(v) for k, v in (metadata.get("labels") or {}).items()},
-        start_time=parse_time(str(start)) if start else None,
-        started=started,
-    )
-
-
 def _seconds(delta: timedelta) -> float:
-    return max(delta.total_seconds(), 0.0)
+    """``max(delta.total_seconds(), 0.0)``, spelled as the test it makes."""
+    seconds = delta.total_seconds()
+    return 0.0 if seconds < 0.0 else seconds
 
 
 class UsageLedger:
@@ -177,7 +95,7 @@ class UsageLedger:
             if pod is None:
                 continue
             requests[key] = requests.get(key, 0.0) + request_rate * span
-            standby = pod.labels.get(POD_STATE_LABEL) == _STANDBY
+            standby = pod.standby
             started = pod.started
             node = usage_node if usage_node in node_cpu else None
             counters: dict[tuple[str, datetime], float] | None = None
@@ -216,52 +134,45 @@ class UsageLedger:
         end: datetime,
     ) -> None:
         """``credit(usages_of(plan, drawn), pods, nodes, start, end)`` without the
-        ``PodUsage``s: every advance of ``SimulatedUsage`` credits one draw, and building a
-        tuple per container and pod only for this loop to take them apart again cost more
-        than crediting. The same steps as ``credit``, in the same order, with each usage
-        read from the plan and the drawn rows where ``usages_of`` would have put it."""
+        ``PodUsage``s: ``credit_laid`` through the layout of ``plan`` over ``pods``."""
+        self.credit_laid(credit_layout(plan, pods, nodes), drawn, start, end)
+
+    def credit_laid(
+        self, layout: CreditLayout, drawn: DrawnRows, start: datetime, end: datetime
+    ) -> None:
+        """``credit_drawn`` of the plan, pods and nodes ``layout`` was made of: every advance
+        of ``SimulatedUsage`` credits one draw, and building a tuple per container and pod
+        only for this loop to take them apart again cost more than crediting. The same steps
+        as ``credit``, in the same order, with each usage read from the drawn rows where
+        ``usages_of`` would have put it, and what does not change between draws (which
+        pod, its containers' starts and counter keys, standby, node) read from the layout."""
         span = _seconds(end - start)
-        node_cpu, node_memory = self._open_nodes(nodes, start, span)
+        node_cpu, node_memory = self._open_nodes(layout.nodes, start, span)
         requests, cpu_of, memory_of = self._requests, self._cpu, self._memory
         shares, cpu_rows, memory_rows = drawn
         floor = math.floor
-        row = -1  # the row of the container at hand (``usages_of`` counts them alike)
-        for namespace, pod_name, usage_node, workload, ready, _, rows in plan.pods:
-            key = (namespace, pod_name)
-            pod = pods.get(key)
-            if pod is None:
-                row += len(rows)
-                continue
+        for key, workload, ready, standby, node, cells in layout.pods:
             request_rate = shares[workload] if ready else 0.0
             requests[key] = requests.get(key, 0.0) + request_rate * span
-            standby = pod.labels.get(POD_STATE_LABEL) == _STANDBY
-            started = pod.started
-            node = usage_node if usage_node in node_cpu else None
-            counters: dict[tuple[str, datetime], float] | None = None
-            gauges: dict[str, int] | None = None
-            for container in rows:
-                row += 1
-                name = container[0]
-                began = started.get(name)
-                if began is None:
-                    continue
+            if not cells:
+                continue
+            counters = cpu_of.get(key)
+            if counters is None:
+                counters = cpu_of[key] = {}
+            gauges = memory_of.get(key)
+            if gauges is None:
+                gauges = memory_of[key] = {}
+            for row, name, began, counter in cells:
                 seconds = span if began <= start else _seconds(end - began)
                 if standby:
                     milli_cpu = memory = 0
                 else:
                     milli_cpu, memory = floor(cpu_rows[row]), floor(memory_rows[row])
-                if counters is None or gauges is None:
-                    counters = cpu_of.get(key)
-                    if counters is None:
-                        counters = cpu_of[key] = {}
-                    gauges = memory_of.get(key)
-                    if gauges is None:
-                        gauges = memory_of[key] = {}
-                counter = (name, began)
-                counters[counter] = counters.get(counter, 0.0) + milli_cpu * seconds
+                used = milli_cpu * seconds  # the same product for the pod and its node
+                counters[counter] = counters.get(counter, 0.0) + used
                 gauges[name] = memory
                 if node is not None:
-                    node_cpu[node] += milli_cpu * seconds
+                    node_cpu[node] += used
                     node_memory[node] += memory
         self._close_nodes(node_cpu, node_memory)
 
@@ -287,6 +198,12 @@ class UsageLedger:
     def requests_served(self, key: PodKey) -> float:
         """Requests the pod has served so far (its share of the traffic, integrated)."""
         return self._requests.get(key, 0.0)
+
+    @property
+    def requests_by_pod(self) -> Mapping[PodKey, float]:
+        """``requests_served`` of every pod that served any, by key: the ledger's own map,
+        read-only and live (a publish reads every pod's through it, without a call each)."""
+        return self._requests
 
     def forget(self, key: PodKey, keep: RunningPod | None = None) -> None:
         """Drop the pod's counters (all of them, or those of containers that ``keep`` no

@@ -11,16 +11,18 @@ source's mean over an interval on that grid (each step at the rate of its start)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from operator import mul
 from typing import Final
 
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.api.selectors import Selector
 from podscale.runtime.load import ContainerCost, LoadProfile, PodLoad, RateSource
 from podscale.runtime.load.rates import rates_at, rates_at_seconds
-from podscale.runtime.simulated.usage_ledger import PodKey, RunningPod
+from podscale.runtime.simulated.running_pod import PodKey, RunningPod
 
 __all__ = [
     "IDLE_PROFILE",
@@ -140,6 +142,21 @@ def mean_rate(
     cut = (t // step_s + 1) * step_s
     # Each step's start and length; the rates read in one call (``rates_at``), then summed
     # in step order as crediting the steps one by one would.
+    walk = _whole_steps if not step.microseconds else _walk_steps
+    starts, lengths = walk(t, cut, stop, step_s)
+    total = 0.0
+    # Each step's rate times its length (``map`` over the two lists, one entry per step
+    # each), added up in step order.
+    for part in map(mul, _rates_of(rate, starts, step), lengths):
+        total += part
+    return total / span
+
+
+def _walk_steps(
+    t: float, cut: float, stop: float, step_s: float
+) -> tuple[list[float], list[float]]:
+    """The starts and lengths of the grid's pieces of ``[t, stop)``, ``cut`` the first cut
+    after ``t``, each found from the one before."""
     starts: list[float] = []
     lengths: list[float] = []
     while cut < stop:
@@ -148,10 +165,24 @@ def mean_rate(
         t, cut = cut, cut + step_s
     starts.append(t)
     lengths.append(stop - t)
-    total = 0.0
-    for value, length in zip(_rates_of(rate, starts, step), lengths, strict=True):
-        total += value * length
-    return total / span
+    return starts, lengths
+
+
+def _whole_steps(
+    t: float, cut: float, stop: float, step_s: float
+) -> tuple[list[float], list[float]]:
+    """``_walk_steps`` for a step of whole seconds, the cuts counted out by ``range``: every
+    cut is then a whole number of seconds (see ``_rates_of``), so ``cut + step_s`` is exact
+    and equals the int sum read back as a float, every inner length is ``step_s`` exactly,
+    and a whole ``cut`` is below ``stop`` exactly when below ``ceil(stop)``."""
+    step = int(step_s)
+    cuts = list(map(float, range(int(cut), math.ceil(stop), step)))
+    if not cuts:
+        return [t], [stop - t]
+    lengths = [cuts[0] - t]
+    lengths += [step_s] * (len(cuts) - 1)
+    lengths.append(stop - cuts[-1])
+    return [t, *cuts], lengths
 
 
 def _rates_of(rate: RateSource, starts: list[float], step: timedelta) -> list[float]:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from podscale.metrics.server.points import MetricsBatch, MetricsPoint, decode_summary, merge_batches
 from podscale.metrics.server.summary import (
@@ -109,3 +112,43 @@ def test_merging_joins_nodes_and_keeps_the_first_report_of_a_pod() -> None:
     )
     assert merged.nodes == {"a": point, "b": other}
     assert merged.pods == {("ns", "p"): {"c": point}, ("ns", "q"): {"c": other}}
+
+
+def _plain_merge(batches: list[MetricsBatch]) -> tuple[list[Any], list[Any]]:
+    """The first-stands merge, name by name, as items in order."""
+    nodes: dict[str, MetricsPoint] = {}
+    pods: dict[tuple[str, str], Any] = {}
+    for batch in batches:
+        for name, point in batch.nodes.items():
+            nodes.setdefault(name, point)
+        for key, containers in batch.pods.items():
+            pods.setdefault(key, containers)
+    return list(nodes.items()), list(pods.items())
+
+
+_NAMES = st.sampled_from(["a", "b", "c"])
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.tuples(_NAMES, st.integers(1, 9)), max_size=3),
+            st.lists(st.tuples(_NAMES, _NAMES, st.integers(1, 9)), max_size=4),
+        ),
+        max_size=4,
+    )
+)
+def test_merging_equals_the_first_stands_loop_in_order(
+    raw: list[tuple[list[tuple[str, int]], list[tuple[str, str, int]]]],
+) -> None:
+    """Disjoint batches are added whole, overlapping ones name by name: either way the
+    merge holds what the first-stands loop holds, in the same order."""
+    batches = [
+        MetricsBatch(
+            {name: MetricsPoint(STARTED, CPU_AT, cpu, 1) for name, cpu in nodes},
+            {(ns, pod): {"c": MetricsPoint(STARTED, CPU_AT, cpu, 1)} for ns, pod, cpu in pods},
+        )
+        for nodes, pods in raw
+    ]
+    merged = merge_batches(batches)
+    assert (list(merged.nodes.items()), list(merged.pods.items())) == _plain_merge(batches)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from podscale.metrics.server import FRESH_CONTAINER_MIN_AGE, MetricsStorage
 from podscale.metrics.server.points import MetricsPoint
+from podscale.metrics.server.storage import _previous_pods
 from podscale.metrics.server.usage import UsageError, compute_usage, go_seconds
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
@@ -133,3 +134,29 @@ def test_compute_usage_refuses_and_rates_as_the_plain_rules(
     usage = compute_usage(last, prev)
     rate = float(last.cumulative_cpu_used - prev.cumulative_cpu_used) / reference_go_seconds(window)
     assert usage == (int(rate), last.memory_usage, last.timestamp, window)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    batch=st.dictionaries(st.sampled_from(["p", "q", "r"]), _containers, max_size=3),
+    last=st.dictionaries(st.sampled_from(["p", "q", "s"]), _containers, max_size=3),
+    prev=st.dictionaries(st.sampled_from(["p", "r", "s"]), _containers, max_size=3),
+)
+def test_previous_pods_equal_each_pods_previous_containers(
+    batch: dict[str, dict[str, MetricsPoint]],
+    last: dict[str, dict[str, MetricsPoint]],
+    prev: dict[str, dict[str, MetricsPoint]],
+) -> None:
+    """``store``'s fused loop over a scrape's pods chooses, pod by pod and in the batch's
+    order, what ``_previous_containers`` chooses, and leaves out the pods with nothing."""
+    storage = MetricsStorage(RESOLUTION)
+    keyed = [{("ns", name): points for name, points in d.items()} for d in (batch, last, prev)]
+    expected = {}
+    for key, containers in keyed[0].items():
+        chosen = storage._previous_containers(
+            containers, keyed[1].get(key, {}), keyed[2].get(key, {})
+        )
+        if chosen:
+            expected[key] = chosen
+    got = _previous_pods(keyed[0], keyed[1], keyed[2], RESOLUTION)
+    assert list(got.items()) == list(expected.items())

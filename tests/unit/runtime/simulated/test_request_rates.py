@@ -69,6 +69,7 @@ def test_request_rates(
 ) -> None:
     namespaces = {pod.name: pod.namespace for _, pods in members for pod in pods}
     published: Published = {(namespaces[n], n): mark for n, mark in before.items()}
-    rates = request_rates(members, lambda key: served.get(key[1], 0.0), published, T1, pushing)
+    by_key = {(namespaces[n], n): v for n, v in served.items() if n in namespaces}
+    rates = request_rates(members, by_key, published, T1, pushing)
     assert rates == expected
     assert published == {(namespaces[n], n): (T1, served.get(n, 0.0)) for n in namespaces}

@@ -5,6 +5,7 @@ node capacity, reset on restarts, and a lost node's kubelet does not answer."""
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -27,8 +28,10 @@ from podscale.runtime.load import (
 )
 from podscale.runtime.load.usage import UsagePlan, plan_usage
 from podscale.runtime.simulated import KubeletUnreachable, NodeSpec, SimulatedUsage
+from podscale.runtime.simulated.credit_layout import CreditLayout, credit_layout
 from podscale.runtime.simulated.resources import Resources, node_allocatable
 from podscale.runtime.simulated.usage import IDLE_PROFILE
+from podscale.runtime.simulated.usage_loads import assign_pods
 
 T = TypeVar("T")
 START = datetime(2026, 2, 1, tzinfo=UTC)
@@ -505,4 +508,103 @@ def test_the_allocatable_is_kept_until_a_node_changes() -> None:
         (False, True, 4000),  # a new object: read again, the same allocatable
         (False, True, 2000),
         (True, True, 2000),
+    ]
+
+
+def test_the_credit_layout_is_kept_until_the_plan_pods_or_nodes_change() -> None:
+    """``advance`` credits through a layout kept between advances: always equal to the
+    layout made afresh from the current plan, pod views and allocatable, the same object
+    while nothing changed, and a new one after a pod is added, relabelled, restarted or
+    deleted, or a node's allocatable changes."""
+
+    def afresh(usage: SimulatedUsage) -> CreditLayout:
+        return credit_layout(usage._plan(), usage._pods, usage._allocatable())
+
+    async def body(plane: EmbeddedControlPlane) -> list[tuple[str, bool, bool, int]]:
+        usage = plane.usage
+        usage.set_load("Deployment", "default", "web", ConstantRate(10.0), COST)
+        seen = []
+        kept = None
+        changes = ("none", "none", "scale", "none", "node", "none", "restart", "relabel", "delete")
+        for change in changes:
+            pods = sorted(
+                (await plane.api.list(POD, "default"))["items"],
+                key=lambda p: p["metadata"]["name"],
+            )
+            name = pods[0]["metadata"]["name"]
+            if change == "scale":
+                await plane.api.patch(DEPLOYMENT, "default", "web", {"spec": {"replicas": 2}})
+            if change == "restart":  # the handler sees the container started anew
+                restarted = copy.deepcopy(pods[0])
+                (status,) = restarted["status"]["containerStatuses"]
+                status["state"]["running"]["startedAt"] = "2026-02-01T00:30:00Z"
+                usage._on_pod(restarted)
+            if change == "node":
+                patch = {"status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "50"}}}
+                await plane.api.patch(NODE, None, "node-1", patch, subresource="status")
+            if change == "relabel":
+                patch = {"metadata": {"labels": {"app": "gone"}}}
+                await plane.api.patch(POD, "default", name, patch)
+            if change == "delete":
+                await plane.api.delete(POD, "default", name)
+            await asyncio.sleep(30)
+            usage.advance(plane.clock.now())
+            assert usage._laid is not None
+            layout = usage._laid[3]
+            seen.append((change, layout is kept, layout == afresh(usage), len(layout.pods)))
+            kept = layout
+        return seen
+
+    seen = with_plane(body)
+    assert [(change, same, equal) for change, same, equal, _ in seen] == [
+        ("none", False, True),
+        ("none", True, True),  # nothing changed: the same layout
+        ("scale", False, True),
+        ("none", True, True),
+        ("node", False, True),
+        ("none", True, True),
+        ("restart", False, True),
+        ("relabel", False, True),
+        ("delete", False, True),
+    ]
+    assert seen[2][3] == 2  # the second pod is laid out
+
+
+def test_a_publish_reads_the_assignment_its_advance_just_made() -> None:
+    """``publish`` takes the pods each load serves from the advance it just ran, when that
+    advance integrated (else it asks ``_assign``): always what assigning the current pods
+    afresh gives, after a scale and a relabel too."""
+
+    def afresh(usage: SimulatedUsage) -> list[tuple[str, list[str]]]:
+        members, _ = assign_pods(usage.loads(), usage._pods, usage._selector_of)
+        return [(load.name, [pod.name for pod in pods]) for load, pods in members]
+
+    async def body(plane: EmbeddedControlPlane) -> list[tuple[str, bool, bool]]:
+        usage = plane.usage
+        usage.set_load("Deployment", "default", "web", ConstantRate(10.0), COST)
+        seen = []
+        for change in ("none", "scale", "relabel", "none"):
+            if change == "scale":
+                await plane.api.patch(DEPLOYMENT, "default", "web", {"spec": {"replicas": 2}})
+            if change == "relabel":
+                (pod, *_) = (await plane.api.list(POD, "default"))["items"]
+                patch = {"metadata": {"labels": {"app": "gone"}}}
+                await plane.api.patch(POD, "default", pod["metadata"]["name"], patch)
+            await asyncio.sleep(31)  # off the publish grid: this publish's advance integrates
+            usage.publish()
+            used = usage._just_assigned
+            expected = afresh(usage)
+            got = (
+                None
+                if used is None
+                else [(load.name, [pod.name for pod in pods]) for load, pods in used.members]
+            )
+            seen.append((change, used is not None, got == expected))
+        return seen
+
+    assert with_plane(body) == [
+        ("none", True, True),
+        ("scale", True, True),
+        ("relabel", True, True),
+        ("none", True, True),
     ]

@@ -28,12 +28,11 @@ from podscale.runtime.load import (
     usages_of,
 )
 from podscale.runtime.simulated.resources import Resources
+from podscale.runtime.simulated.running_pod import RunningPod, running_pod
 from podscale.runtime.simulated.usage_ledger import (
     NODE_SYSTEM_MEMORY,
     NODE_SYSTEM_MILLI_CPU,
-    RunningPod,
     UsageLedger,
-    running_pod,
 )
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

@@ -11,9 +11,11 @@ from hypothesis import strategies as st
 
 from podscale.api.selectors import Selector, parse_selector
 from podscale.runtime.load import ConstantRate, LoadProfile, PodLoad, SineRate
-from podscale.runtime.simulated.usage_ledger import RunningPod
+from podscale.runtime.simulated.running_pod import RunningPod
 from podscale.runtime.simulated.usage_loads import (
     WorkloadLoad,
+    _walk_steps,
+    _whole_steps,
     assign_pods,
     grid_pieces,
     mean_rate,
@@ -108,3 +110,18 @@ def test_mean_rate_is_the_grid_pieces_at_their_start_rates(
     pieces = grid_pieces(begin, end, origin, grid)
     total = sum(rate.rate_at(a - origin) * (b - a).total_seconds() for a, b in pieces)
     assert got == pytest.approx(total / (end - begin).total_seconds(), rel=1e-9, abs=1e-9)
+
+
+@given(
+    st.integers(-(10**12), 10**12),
+    st.integers(0, 10**9),
+    st.integers(1, 3_600),
+)
+def test_whole_steps_count_out_the_walked_grid(start_us: int, length_us: int, step: int) -> None:
+    """On a step of whole seconds, the cuts counted out by ``range`` are the walked ones:
+    the same starts and lengths, float for float."""
+    t = timedelta(microseconds=start_us).total_seconds()
+    stop = timedelta(microseconds=start_us + length_us).total_seconds()
+    step_s = float(step)
+    cut = (t // step_s + 1) * step_s
+    assert _whole_steps(t, cut, stop, step_s) == _walk_steps(t, cut, stop, step_s)
