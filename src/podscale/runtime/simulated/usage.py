@@ -24,9 +24,9 @@ How usage is integrated: ``advance(now)`` credits the time since the last advanc
 traffic of a workload goes to the ready pods its ``spec.selector`` matches (as a Service
 routes; a Deployment, ReplicaSet or StatefulSet is read from its informer), or for any
 other kind with a scale subresource (a custom kind) the pods its Scale's
-``status.selector`` matches, as an HPA finds them (``scale_follower.FollowedSelectors`` reads
-``/scale`` whenever the object changes; the interval up to a new selector is accounted with
-the old one), split by ``compute_usage`` together with every other pod so node capacity is
+``status.selector`` matches, as an HPA finds them (``load_selectors.LoadSelectors`` answers
+both; it reads ``/scale`` whenever the object changes, and the interval up to a new selector
+is accounted with the old one), split by ``compute_usage`` together with every other pod so node capacity is
 shared; pods no load claims run at ``IDLE_PROFILE``. While a load is set, the interval is
 accounted in one piece at each load's mean rate over its ``step`` grid (aligned to
 ``origin``, each step at the rate of its start: ``usage_loads.mean_rate``), so a rate that
@@ -39,6 +39,8 @@ have the same expectation and spread while no limit or node capacity binds; when
 inside an interval, the interval's mean is capped rather than each step, which reads at
 most the capped share of the noise higher (about ``stddev x demand / sqrt(steps)``). All
 randomness (the profiles' noise) comes from the seeded ``rng``.
+
+The nodes' allocatable that caps the pods' usage comes from ``node_allocatables``.
 
 Rate sources see ``t`` = time since ``origin`` (the clock's time at construction unless
 ``set_origin`` moves it, as ``podscale.scenario.run`` does at a scenario's start).
@@ -53,8 +55,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from podscale.api.kinds import KindInfo, kind_for
-from podscale.api.selectors import Selector, SelectorError, selector_from_label_selector
+from podscale.api.kinds import KindInfo
+from podscale.api.selectors import Selector
 from podscale.client.cache import Lister
 from podscale.client.informer import EventHandler
 from podscale.client.workqueue import WorkQueue
@@ -75,11 +77,12 @@ from podscale.runtime.load import (
 )
 from podscale.runtime.simulated.cluster_api import NODE, POD, node_name_of
 from podscale.runtime.simulated.credit_layout import CreditLayout, credit_layout
+from podscale.runtime.simulated.load_selectors import LoadSelectors, may_be_custom
+from podscale.runtime.simulated.node_allocatables import NodeAllocatables
 from podscale.runtime.simulated.nodes import SimulatedNodes
 from podscale.runtime.simulated.request_rates import request_rates
-from podscale.runtime.simulated.resources import Resources, node_allocatable
+from podscale.runtime.simulated.resources import Resources
 from podscale.runtime.simulated.running_pod import PodKey, RunningPod, running_pod
-from podscale.runtime.simulated.scale_follower import FollowedSelectors
 from podscale.runtime.simulated.usage_ledger import UsageLedger
 from podscale.runtime.simulated.usage_loads import (
     IDLE_PROFILE,
@@ -148,8 +151,6 @@ class SimulatedUsage:
         # ``loads()`` as a tuple, None when a load was set or cleared since (every advance
         # reads it; a fleet has a hundred loads).
         self._sorted_loads: tuple[WorkloadLoad, ...] | None = None
-        # Each built-in workload's selector with the resourceVersion it was parsed at.
-        self._selector_at: dict[tuple[str, str, str], tuple[str, Selector | None]] = {}
         self._pods: dict[PodKey, RunningPod] = {}
         self._on_node: dict[str, set[PodKey]] = {}
         # ``_node_pods``: per node, the pod view's version and the node's views.
@@ -168,23 +169,13 @@ class SimulatedUsage:
         # and the allocatable map (each the very object, held here so never another under
         # a reused id).
         self._laid: tuple[UsagePlan, int, dict[str, Resources], CreditLayout] | None = None
-        # Each node's allocatable by name, with the resourceVersion it was read at.
-        self._allocatable_of: dict[str, tuple[str, Resources]] = {}
-        # ``_allocatable``'s last answer with what it was read from: the sorted node names
-        # (the tuple, kept per names set) and the node objects the lister held for them.
-        self._node_order: tuple[frozenset[str], tuple[str, ...]] | None = None
-        self._allocatable_from: (
-            tuple[tuple[str, ...], tuple[JSON | None, ...], dict[str, Resources]] | None
-        ) = None
+        self._allocatables = NodeAllocatables(nodes)
         self._published: dict[PodKey, tuple[datetime, float]] = {}
         self._stats_failure: str | None = None
-        self._node_lister: Lister | None = None
         self._pod_lister: Lister | None = None
-        self._workloads: dict[str, Lister] = {}
-        # Custom targets: the selector of each one's Scale, and the task following it.
-        # Custom targets: the selector of each one's Scale, kept current.
-        self._scales = FollowedSelectors(api, clock, lambda: self.advance(self._clock.now()))
-        self._scale_selectors = self._scales.selectors
+        # Each load's selector: built-in workloads from their informers, custom targets
+        # through their Scale, kept current.
+        self._selectors = LoadSelectors(api, clock, lambda: self.advance(self._clock.now()))
 
     # -- wiring -----------------------------------------------------------------------
 
@@ -194,8 +185,8 @@ class SimulatedUsage:
             EventHandler(self._on_pod, lambda _old, new: self._on_pod(new), self._gone)
         )
         self._pod_lister = pods.lister
-        self._node_lister = informers.informer_for(NODE).lister
-        self._workloads = {k: informers.informer_for(i).lister for k, i in WORKLOAD_KINDS.items()}
+        self._allocatables.bind(informers.informer_for(NODE).lister)
+        self._selectors.bind(informers)
 
     async def reconcile(self, key: str) -> None:
         """Nothing is ever queued: the handlers keep the pod view current."""
@@ -255,16 +246,16 @@ class SimulatedUsage:
         subresource from then on, which needs a running event loop."""
         key = (kind, namespace, name)
         built_in = built_in_workload(api_version, kind)
-        if built_in is None and not _may_be_custom(api_version, kind):
+        if built_in is None and not may_be_custom(api_version, kind):
             raise ValueError(
                 f"cannot load a {kind}: use one of {', '.join(WORKLOAD_KINDS)}, "
                 "or a custom kind with a scale subresource"
             )
         self.advance(self._clock.now())
         if built_in is None:
-            self._scales.follow(key, api_version)
+            self._selectors.follow(key, api_version)
         else:
-            self._scales.unfollow(key)
+            self._selectors.unfollow(key)
         load = WorkloadLoad(kind, namespace, name, rate, profile or LoadProfile(), api_version)
         self._loads[key] = load
         self._sorted_loads = None
@@ -274,11 +265,11 @@ class SimulatedUsage:
         self.advance(self._clock.now())
         self._loads.pop((kind, namespace, name), None)
         self._sorted_loads = None
-        self._scales.unfollow((kind, namespace, name))
+        self._selectors.unfollow((kind, namespace, name))
 
     def stop_following(self) -> None:
         """Stop following every custom target's Scale (their pods go on as last seen)."""
-        self._scales.stop()
+        self._selectors.stop()
 
     def loads(self) -> list[WorkloadLoad]:
         return list(self._load_tuple())
@@ -364,7 +355,7 @@ class SimulatedUsage:
         view, a load or a load's selector changed since the last call (every scrape and
         publish asks; between pod events the answer is the same)."""
         loads = self._load_tuple()
-        selector_of = self._selector_of
+        selector_of = self._selectors.of
         selectors = tuple([selector_of(load) for load in loads])
         cached = self._assigned
         if (
@@ -392,71 +383,10 @@ class SimulatedUsage:
         self._assigned = _Assignment(self._version, loads, selectors, members, idle)
         return members, idle
 
-    def _selector_of(self, load: WorkloadLoad) -> Selector | None:
-        if self._scale_selectors:
-            key = (load.kind, load.namespace, load.name)
-            if key in self._scale_selectors:
-                return self._scale_selectors[key]
-        lister = self._workloads.get(load.kind)
-        workload = lister.get(load.namespace, load.name) if lister is not None else None
-        if workload is None:
-            return None
-        # Parsed again only when the workload's resourceVersion moved (its selector is part
-        # of it; every advance asks).
-        key = (load.kind, load.namespace, load.name)
-        version = str((workload.get("metadata") or {}).get("resourceVersion") or "")
-        known = self._selector_at.get(key)
-        if version and known is not None and known[0] == version:
-            return known[1]
-        selector = _workload_selector(workload)
-        if version:
-            self._selector_at[key] = (version, selector)
-        return selector
-
     def _allocatable(self) -> dict[str, Resources]:
-        """Each registered node's allocatable, by name in name order (read-only: the same
-        dict is answered again). Every advance and scrape asks, and the nodes change far
-        less often: the answer is kept with the node objects it was read from, and given
-        again while the lister holds the same ones (``==`` of the tuples: the very objects,
-        or equal ones, which give the same allocatable); a node added, removed or replaced
-        with a different object reads them again."""
-        nodes = self._node_lister
-        if not nodes:
-            return {}
-        names = self._nodes.names
-        order = self._node_order
-        if order is None or order[0] is not names:
-            order = self._node_order = (names, tuple(sorted(names)))
-        get = nodes.get
-        found = tuple([get("", name) for name in order[1]])
-        cached = self._allocatable_from
-        if cached is not None and cached[0] is order[1] and cached[1] == found:
-            return cached[2]
-        allocatable = self._read_allocatable(order[1], found)
-        self._allocatable_from = (order[1], found, allocatable)
-        return allocatable
-
-    def _read_allocatable(
-        self, names: Sequence[str], found: Sequence[JSON | None]
-    ) -> dict[str, Resources]:
-        """``_allocatable`` read afresh from the node objects of ``names`` (None: absent)."""
-        return {
-            name: self._node_allocatable(name, obj)
-            for name, obj in zip(names, found, strict=True)
-            if obj is not None
-        }
-
-    def _node_allocatable(self, name: str, node: JSON) -> Resources:
-        """``node_allocatable(node)``, parsed again only when the node's resourceVersion
-        moved (the quantities are read at every advance)."""
-        version = str((node.get("metadata") or {}).get("resourceVersion") or "")
-        cached = self._allocatable_of.get(name)
-        if version and cached is not None and cached[0] == version:
-            return cached[1]
-        resources = node_allocatable(node)
-        if version:
-            self._allocatable_of[name] = (version, resources)
-        return resources
+        """Each registered node's allocatable, by name in name order (``NodeAllocatables``:
+        the same dict while the nodes did not change)."""
+        return self._allocatables.current()
 
     # -- KubeletStatsSource and PodSelection ----------------------------------------------
 
@@ -575,28 +505,6 @@ class _Assignment:
     selectors: tuple[Selector | None, ...]  # one per load, in order
     members: list[tuple[WorkloadLoad, list[PodLoad]]]
     idle: list[PodLoad]
-
-
-def _workload_selector(workload: JSON) -> Selector | None:
-    """A built-in workload's ``spec.selector``; None when it is missing, bad or empty."""
-    try:
-        selector = selector_from_label_selector((workload.get("spec") or {}).get("selector"))
-    except SelectorError:
-        return None
-    return None if selector.empty() else selector
-
-
-def _may_be_custom(api_version: str, kind: str) -> bool:
-    """Whether ``kind`` may be a CRD's: not a built-in kind, and in a group with a dot (a
-    CustomResourceDefinition's group always has one, so core or ``apps`` cannot be it)."""
-    group, _, _ = api_version.rpartition("/")
-    if "." not in group:
-        return False
-    try:
-        kind_for(api_version, kind)
-    except KeyError:
-        return True
-    return False
 
 
 def _name(obj: JSON) -> str:

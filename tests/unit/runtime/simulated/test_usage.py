@@ -311,17 +311,17 @@ def test_a_workload_selector_is_read_again_when_the_workload_changes() -> None:
         usage = plane.usage
         usage.set_load("Deployment", "default", "web", ConstantRate(1.0), COST)
         (load,) = usage.loads()
-        first, again = usage._selector_of(load), usage._selector_of(load)
+        first, again = usage._selectors.of(load), usage._selectors.of(load)
         assert first is again
         await plane.api.delete(DEPLOYMENT, "default", "web")
         await asyncio.sleep(1)
-        gone = usage._selector_of(load)
+        gone = usage._selectors.of(load)
         other = web()
         other["spec"]["selector"] = {"matchLabels": {"app": "web", "tier": "x"}}
         other["spec"]["template"]["metadata"]["labels"]["tier"] = "x"
         await plane.api.create(DEPLOYMENT, "default", other)
         await asyncio.sleep(1)
-        return first, gone, usage._selector_of(load)
+        return first, gone, usage._selectors.of(load)
 
     first, gone, changed = with_plane(body)
     assert first == selector_from_label_selector({"matchLabels": {"app": "web"}})
@@ -463,9 +463,10 @@ def test_the_listed_nodes_are_sorted_again_when_the_names_change() -> None:
     async def body(plane: EmbeddedControlPlane) -> list[list[str]]:
         usage = plane.usage
         seen = [usage.nodes_now(), usage.nodes_now(), sorted(await usage.nodes())]
-        usage._nodes = _Names(frozenset({"node-3", "node-1", "elsewhere"}))  # type: ignore[assignment]
+        # ``nodes_now`` reads the registered names through the kept allocatables.
+        usage._allocatables._nodes = _Names(frozenset({"node-3", "node-1", "elsewhere"}))  # type: ignore[assignment]
         seen.append(usage.nodes_now())
-        usage._nodes = _Names(frozenset({"node-2"}))  # type: ignore[assignment]
+        usage._allocatables._nodes = _Names(frozenset({"node-2"}))  # type: ignore[assignment]
         seen.append(usage.nodes_now())
         return seen
 
@@ -480,7 +481,7 @@ def test_the_allocatable_is_kept_until_a_node_changes() -> None:
     object, the same allocatable) and after its allocatable changes."""
 
     def afresh(usage: SimulatedUsage) -> dict[str, Resources]:
-        lister = usage._node_lister
+        lister = usage._allocatables.lister
         assert lister is not None
         found = {name: lister.get("", name) for name in sorted(usage._nodes.names)}
         return {name: node_allocatable(obj) for name, obj in found.items() if obj is not None}
@@ -576,7 +577,7 @@ def test_a_publish_reads_the_assignment_its_advance_just_made() -> None:
     afresh gives, after a scale and a relabel too."""
 
     def afresh(usage: SimulatedUsage) -> list[tuple[str, list[str]]]:
-        members, _ = assign_pods(usage.loads(), usage._pods, usage._selector_of)
+        members, _ = assign_pods(usage.loads(), usage._pods, usage._selectors.of)
         return [(load.name, [pod.name for pod in pods]) for load, pods in members]
 
     async def body(plane: EmbeddedControlPlane) -> list[tuple[str, bool, bool]]:
