@@ -47,6 +47,7 @@ from podscale.metrics.server.render import (
     render_node_metrics,
     render_pod_metrics,
 )
+from podscale.metrics.server.selection_memo import SelectionMemo, label_filter, labels_version
 from podscale.metrics.server.usage import Usage, UsageError, compute_usage
 
 __all__ = ["DEFAULT_RESOLUTION", "FRESH_CONTAINER_MIN_AGE", "MetricsStorage"]
@@ -103,6 +104,7 @@ class MetricsStorage:
             raise ValueError("resolution must be positive")
         self._resolution = resolution
         self._snapshot = _Snapshot()
+        self._selections = SelectionMemo()  # pod_usage_of's answers (query side only)
 
     @property
     def resolution(self) -> timedelta:
@@ -254,27 +256,37 @@ class MetricsStorage:
         objects: ObjectLabels | None = None,
     ) -> list[PodUsage]:
         """The values of the items ``pod_metrics_of`` would render, unrendered."""
-        # ``_matching`` and the snapshot's records, in one loop: an HPA reads its pods
-        # so at every sync, and the generator's and the helpers' calls per pod were a
-        # third of the read.
+        # The HPA reads its pods so at every sync and the usage history every minute: the
+        # label filter is kept while no pod was written, the answer while the snapshot and
+        # that filter stand (``selection_memo``, keyed exactly). Without a labels version,
+        # the filter runs every time.
         snapshot = self._snapshot
+        asked = tuple(names)
+        version = labels_version(objects)
+        memo = self._selections
+        if version is not None:
+            known = memo.answer(snapshot, namespace, selector, asked, version)
+            if known is not None:
+                return list(known)
+            matched = memo.matched(namespace, selector, asked, version)
+            if matched is None:
+                matched = label_filter(objects, namespace, asked, selector)
+                memo.keep_matched(namespace, selector, asked, version, matched)
+        else:
+            matched = label_filter(objects, namespace, asked, selector)
+        records = self._records_of(snapshot, namespace, matched)
+        if version is not None:
+            memo.keep_answer(snapshot, namespace, selector, asked, version, records)
+        return list(records)
+
+    @staticmethod
+    def _records_of(snapshot: _Snapshot, namespace: str, names: Iterable[str]) -> list[PodUsage]:
+        """The served records of the pods ``names`` (in that order) the snapshot holds."""
         scraped, known = snapshot.pods_last, snapshot.records
-        labels_of = None if objects is None else objects.labels_of
-        matches = selector.matches
-        no_labels: Mapping[str, str] = {}
         records: list[PodUsage] = []
-        for name in sorted(set(names)):
+        for name in names:
             key = (namespace, name)
             if key not in scraped:
-                continue
-            if labels_of is None:
-                labels = no_labels
-            else:
-                found = labels_of("pods", namespace, name)
-                if found is None:
-                    continue
-                labels = found
-            if not matches(labels):
                 continue
             record = known.get(key, _UNKNOWN)
             if record is _UNKNOWN:
