@@ -17,6 +17,7 @@ of ``str``, ``int`` or ``float``, a dataclass. Neighbours: ``trace`` (the record
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Final
 
 import orjson
@@ -32,6 +33,7 @@ from podscale.hpa.trace import (
     _how,
     trace_to_dict,
 )
+from podscale.hpa.types import Recommendation
 
 __all__ = ["trace_document"]
 
@@ -48,7 +50,32 @@ class _Refused(TypeError):
     """A value ``_default`` leaves to the general path."""
 
 
+# The forms of the recommendations stabilization looked at, by the record (held, so that
+# its id is not reused while kept): consecutive traces look at mostly the same records of
+# the history. A record is an immutable pair of an int and a datetime, and orjson only
+# reads the form handed to it, so a kept form is exactly the one a new one would be.
+_FORMS: dict[int, tuple[Recommendation, dict[str, Any]]] = {}
+_FORMS_LIMIT: Final = 4096
+
+
+def _recommendation(record: Recommendation) -> dict[str, Any]:
+    """``_plain``'s own form of a recommendation with an int count and a datetime."""
+    kept = _FORMS.get(id(record))
+    if kept is not None and kept[0] is record:
+        return kept[1]
+    form = {"replicas": record[0], "timestamp": format_time(record[1])}
+    if len(_FORMS) >= _FORMS_LIMIT:
+        _FORMS.clear()
+    _FORMS[id(record)] = (record, form)
+    return form
+
+
 def _default(value: Any) -> Any:
+    cls = type(value)
+    if cls is datetime:
+        return format_time(value)  # as ``_plain`` formats a time
+    if cls is Recommendation and type(value[0]) is int and type(value[1]) is datetime:
+        return _recommendation(value)
     how, fields = _how(value)
     if how == _FIELDS:
         if not isinstance(value, tuple):
