@@ -6,15 +6,15 @@ current snapshot. The HPA asks it about its pods at every sync and the usage his
 minute, mostly about the same pods: the label filter's answer changes only when a pod object
 is written, and the whole answer only then or when a scrape stores a new snapshot.
 
-``SelectionMemo`` keeps both, exactly keyed:
+``SelectionMemo`` keeps both per question, in one ``Selection``, exactly keyed:
 
 - ``matched``: per (namespace, selector, names as given), the names that pass the label
   filter, with the labels' version (``StoreObjectLabels.labels_version``: the store's latest
   write to a pod, which moves with every create, update and delete of one; ``labels_of``
   reads nothing else). Kept across snapshots.
-- ``answer``: per the same question and version, the records served from one snapshot
-  (compared by identity: a scrape replaces the snapshot object, and the memo holds the one
-  it answered from). Only the current snapshot's answers are kept.
+- ``records``: per the same question and version, the records served from one snapshot
+  (compared by identity: a scrape replaces the snapshot object; the memo holds only the
+  current one and numbers each, so answers name theirs by its number).
 
 The selector is keyed by value (a frozen record of its requirements: equal selectors
 select alike), since the HPA, the usage history and a scenario's snapshots each build their
@@ -32,7 +32,7 @@ from podscale.api.selectors import Selector
 from podscale.apiserver.metricsapis.pod_usage import PodUsage
 from podscale.metrics.object_labels import ObjectLabels
 
-__all__ = ["NO_OBJECTS_VERSION", "SelectionMemo", "labels_version"]
+__all__ = ["NO_OBJECTS_VERSION", "Selection", "SelectionMemo", "label_filter", "labels_version"]
 
 # The version of "no ObjectLabels": every pod reads as labelled {} (nothing to change).
 NO_OBJECTS_VERSION: Final = -1
@@ -54,66 +54,49 @@ def labels_version(objects: ObjectLabels | None) -> int | None:
     return value if type(value) is int else None
 
 
-class SelectionMemo:
-    """``pod_usage_of``'s label filters and answers; see the module docstring."""
+class Selection:
+    """One question's kept answer: the label filter's names at ``version``, and the
+    records served from the snapshot of ``generation`` (-1: none yet)."""
 
-    __slots__ = ("_answers", "_matched", "_snapshot")
+    __slots__ = ("generation", "matched", "records", "version")
+
+    def __init__(self, version: int, matched: tuple[str, ...]) -> None:
+        self.version = version
+        self.matched = matched
+        self.generation = -1
+        self.records: list[PodUsage] = []
+
+
+class SelectionMemo:
+    """``pod_usage_of``'s label filters and answers; see the module docstring. Each
+    question is looked up once (its key hashes the selector's requirements), and the
+    snapshot is held only while current: answers name it by a generation."""
+
+    __slots__ = ("_generation", "_selections", "_snapshot")
 
     def __init__(self) -> None:
-        self._matched: dict[_Key, tuple[int, tuple[str, ...]]] = {}
+        self._selections: dict[_Key, Selection] = {}
         self._snapshot: object = None
-        self._answers: dict[_Key, tuple[int, list[PodUsage]]] = {}
+        self._generation = 0
 
-    def matched(
-        self, namespace: str, selector: Selector, names: tuple[str, ...], version: int
-    ) -> tuple[str, ...] | None:
-        """The names that passed the label filter at ``version``, or None if not known."""
-        kept = self._matched.get((namespace, selector, names))
-        if kept is None or kept[0] != version:
-            return None
-        return kept[1]
-
-    def keep_matched(
-        self,
-        namespace: str,
-        selector: Selector,
-        names: tuple[str, ...],
-        version: int,
-        matched: tuple[str, ...],
-    ) -> None:
-        if len(self._matched) >= _LIMIT:
-            self._matched.clear()
-        self._matched[(namespace, selector, names)] = (version, matched)
-
-    def answer(
-        self,
-        snapshot: object,
-        namespace: str,
-        selector: Selector,
-        names: tuple[str, ...],
-        version: int,
-    ) -> list[PodUsage] | None:
-        """The records served from ``snapshot`` for this question, or None if not known."""
-        if snapshot is not self._snapshot:
-            return None
-        kept = self._answers.get((namespace, selector, names))
-        if kept is None or kept[0] != version:
-            return None
-        return kept[1]
-
-    def keep_answer(
-        self,
-        snapshot: object,
-        namespace: str,
-        selector: Selector,
-        names: tuple[str, ...],
-        version: int,
-        records: list[PodUsage],
-    ) -> None:
+    def generation(self, snapshot: object) -> int:
+        """The number of ``snapshot``, the current one (a new one gets the next)."""
         if snapshot is not self._snapshot:
             self._snapshot = snapshot
-            self._answers = {}
-        self._answers[(namespace, selector, names)] = (version, records)
+            self._generation += 1
+        return self._generation
+
+    def get(self, key: _Key, version: int) -> Selection | None:
+        """The question's kept answer at ``version``, or None if not known."""
+        kept = self._selections.get(key)
+        return kept if kept is not None and kept.version == version else None
+
+    def keep(self, key: _Key, version: int, matched: tuple[str, ...]) -> Selection:
+        """A new entry for the question: its label filter's answer at ``version``."""
+        if len(self._selections) >= _LIMIT:
+            self._selections.clear()
+        kept = self._selections[key] = Selection(version, matched)
+        return kept
 
 
 def label_filter(

@@ -263,21 +263,20 @@ class MetricsStorage:
         snapshot = self._snapshot
         asked = tuple(names)
         version = labels_version(objects)
-        memo = self._selections
-        if version is not None:
-            known = memo.answer(snapshot, namespace, selector, asked, version)
-            if known is not None:
-                return list(known)
-            matched = memo.matched(namespace, selector, asked, version)
-            if matched is None:
-                matched = label_filter(objects, namespace, asked, selector)
-                memo.keep_matched(namespace, selector, asked, version, matched)
-        else:
+        if version is None:
             matched = label_filter(objects, namespace, asked, selector)
-        records = self._records_of(snapshot, namespace, matched)
-        if version is not None:
-            memo.keep_answer(snapshot, namespace, selector, asked, version, records)
-        return list(records)
+            return self._records_of(snapshot, namespace, matched)
+        memo = self._selections
+        generation = memo.generation(snapshot)
+        key = (namespace, selector, asked)
+        kept = memo.get(key, version)
+        if kept is None:
+            kept = memo.keep(key, version, label_filter(objects, namespace, asked, selector))
+        elif kept.generation == generation:
+            return list(kept.records)
+        kept.records = self._records_of(snapshot, namespace, kept.matched)
+        kept.generation = generation
+        return list(kept.records)
 
     @staticmethod
     def _records_of(snapshot: _Snapshot, namespace: str, names: Iterable[str]) -> list[PodUsage]:
