@@ -55,13 +55,19 @@ def resolve_kind(state: ServerState, group: str, version: str, plural: str) -> K
 def rest_mappings(state: ServerState, group: str, kind: str) -> list[KindInfo]:
     """Every version of ``group`` serving ``kind`` (built in or custom), preferred first:
     what ``HttpApi.rest_mappings`` reads from discovery."""
-    built_in = _BUILT_IN_MAPPINGS.get((group, kind), ())
-    custom = [
-        info for info in custom_kinds(state).kinds if info.group == group and info.kind == kind
-    ]
-    if not custom:
-        return list(built_in)
-    return sorted([*built_in, *custom], key=lambda info: not info.preferred)
+    kinds = custom_kinds(state)
+
+    def build() -> tuple[KindInfo, ...]:
+        built_in = _BUILT_IN_MAPPINGS.get((group, kind), ())
+        custom = [info for info in kinds.kinds if info.group == group and info.kind == kind]
+        if not custom:
+            return built_in
+        return tuple(sorted([*built_in, *custom], key=lambda info: not info.preferred))
+
+    # A function of the CRD snapshot alone (the built-in kinds are fixed), kept with it: an
+    # HPA resolves its target at every sync and the usage history every minute.
+    mappings: tuple[KindInfo, ...] = kinds.memo(("rest-mappings", group, kind), build)
+    return list(mappings)
 
 
 def served_kinds(state: ServerState) -> ServedKinds:

@@ -5,7 +5,8 @@ does not know: adapters list the matching objects from the cluster and keep only
 values (prometheus-adapter's ``getMultiple``). ``ObjectLabels`` is that lookup;
 ``StoreObjectLabels`` answers it from a ``Store`` (the one the API server serves), so an
 object that is gone (a deleted pod) reads as None and its stale samples are never served.
-``podscale.metrics.push`` takes one.
+``podscale.metrics.push`` takes one. ``labels_version`` lets a reader that remembers what
+it filtered (``podscale.metrics.server.selection_memo``) tell that no object changed since.
 """
 
 from __future__ import annotations
@@ -58,6 +59,12 @@ class StoreObjectLabels:
             self._forget_deleted()
         self._read[key] = (revision, read)
         return read
+
+    def labels_version(self, group_resource: str) -> int:
+        """A version of every object of ``group_resource`` as ``labels_of`` reads it: the
+        store's latest write to one of them (it moves with every create, update and delete,
+        and ``labels_of`` reads nothing else), for readers that remember its answers."""
+        return self._store.resource_revision(group_resource)
 
     def _forget_deleted(self) -> None:
         """Drop the labels of objects gone from the store (pods come and go all day)."""

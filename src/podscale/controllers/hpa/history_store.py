@@ -45,12 +45,8 @@ from podscale.api.defaults import default_scale_down_rules, default_scale_up_rul
 from podscale.api.timestamps import format_micro_time, parse_time
 from podscale.hpa.decide import Decision
 from podscale.hpa.policies import longest_policy_period
-from podscale.hpa.trace import (
-    LAST_DECISION_STATE,
-    DecisionTrace,
-    StabilizationTrace,
-    trace_to_dict,
-)
+from podscale.hpa.trace import LAST_DECISION_STATE, DecisionTrace, StabilizationTrace
+from podscale.hpa.trace_json import trace_document
 from podscale.hpa.types import Config, History, Recommendation, ScaleEvent
 
 __all__ = [
@@ -288,7 +284,7 @@ def state_changes(
     if trace_unchanged:
         return changes
     # Through JSON, so tuples compare as the lists a stored document holds.
-    trace = orjson.loads(orjson.dumps(trace_to_dict(decision.trace)))
+    trace = trace_document(decision.trace)
     old_trace = stored.get(LAST_DECISION_STATE)
     if not isinstance(old_trace, Mapping) or _trace_signature(old_trace) != _trace_signature(trace):
         changes[LAST_DECISION_STATE] = trace

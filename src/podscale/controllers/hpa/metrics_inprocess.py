@@ -14,13 +14,14 @@ server's generic 500, so both clients report the same text for the same situatio
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Final, Protocol, runtime_checkable
 
 from podscale.api.selectors import Selector, SelectorError, parse_selector
 from podscale.apiserver import errors as server_errors
-from podscale.apiserver.metricsapis.pod_usage import PodUsageReader
+from podscale.apiserver.metricsapis.pod_usage import PodUsage, PodUsageReader
 from podscale.apiserver.metricsapis.providers import CustomMetricInfo, ExternalMetricInfo
 from podscale.apiserver.metricsapis.router import serving
 from podscale.apiserver.state import ServerState
@@ -43,6 +44,10 @@ __all__ = ["InProcessMetricsClient"]
 
 JSON = dict[str, Any]
 _NOT_SERVED: Final = "the server could not find the requested resource"
+# Queries whose last values are kept (``_usage_values``); beyond it they start afresh.
+_VALUES_LIMIT: Final = 256
+
+_Values = tuple[dict[str, PodMetric], datetime]
 
 
 @runtime_checkable
@@ -77,6 +82,39 @@ class InProcessMetricsClient:
 
     def __init__(self, state: ServerState) -> None:
         self._state = state
+        # Per (namespace, selector, resource, container): the records last read and the
+        # values ``pod_usage_values`` made of them (see ``_usage_values``).
+        self._values: dict[
+            tuple[str, str, str, str | None], tuple[tuple[PodUsage, ...], _Values]
+        ] = {}
+
+    def _usage_values(
+        self,
+        records: list[PodUsage],
+        namespace: str,
+        selector: str,
+        resource: str,
+        container: str | None,
+    ) -> _Values:
+        """``pod_usage_values(records, resource, container)``, kept per query while the
+        same record objects come back: the usage history and the HPA read the same pods
+        from one metrics snapshot, whose records are the same objects. The function is
+        pure, and each record is an immutable tuple compared by identity, so the kept
+        values are exactly what it would return; callers get their own dict."""
+        key = (namespace, selector, resource, container)
+        kept = self._values.get(key)
+        if (
+            kept is not None
+            and len(kept[0]) == len(records)
+            and all(map(operator.is_, kept[0], records))
+        ):
+            samples, stamp = kept[1]
+            return dict(samples), stamp
+        samples, stamp = pod_usage_values(records, resource, container)
+        if len(self._values) >= _VALUES_LIMIT:
+            self._values.clear()
+        self._values[key] = (tuple(records), (samples, stamp))  # a copy: the list may change
+        return dict(samples), stamp
 
     async def resource_metric(
         self, resource: str, namespace: str, selector: str, container: str | None
@@ -93,7 +131,7 @@ class InProcessMetricsClient:
         except Exception as err:
             raise fetch_failed(RESOURCE_API, _failure_text(err)) from None
         if records is not None:
-            return pod_usage_values(records, resource, container)
+            return self._usage_values(records, namespace, selector, resource, container)
         try:
             selected = None
             if isinstance(provider, _SelectingProvider):
@@ -216,7 +254,9 @@ class InProcessMetricsClient:
                         resource, namespace, selector, container
                     )
                 else:
-                    answers[resource] = pod_usage_values(records, resource, container)
+                    answers[resource] = self._usage_values(
+                        records, namespace, selector, resource, container
+                    )
             except MetricsUnavailable as err:
                 answers[resource] = err
         return answers

@@ -46,6 +46,7 @@ from podscale.metrics.server.render import (
     render_node_metrics,
     render_pod_metrics,
 )
+from podscale.metrics.server.selection_memo import SelectionMemo, label_filter, labels_version
 from podscale.metrics.server.usage import Usage, UsageError, compute_usage
 
 __all__ = ["DEFAULT_RESOLUTION", "FRESH_CONTAINER_MIN_AGE", "MetricsStorage"]
@@ -156,6 +157,7 @@ class MetricsStorage:
             raise ValueError("resolution must be positive")
         self._resolution = resolution
         self._snapshot = _Snapshot()
+        self._selections = SelectionMemo()  # pod_usage_of's answers (query side only)
 
     @property
     def resolution(self) -> timedelta:
@@ -300,27 +302,36 @@ class MetricsStorage:
         objects: ObjectLabels | None = None,
     ) -> list[PodUsage]:
         """The values of the items ``pod_metrics_of`` would render, unrendered."""
-        # ``_matching`` and the snapshot's records, in one loop: an HPA reads its pods
-        # so at every sync, and the generator's and the helpers' calls per pod were a
-        # third of the read.
+        # The HPA reads its pods so at every sync and the usage history every minute: the
+        # label filter is kept while no pod was written, the answer while the snapshot and
+        # that filter stand (``selection_memo``, keyed exactly). Without a labels version,
+        # the filter runs every time.
         snapshot = self._snapshot
+        asked = tuple(names)
+        version = labels_version(objects)
+        if version is None:
+            matched = label_filter(objects, namespace, asked, selector)
+            return self._records_of(snapshot, namespace, matched)
+        memo = self._selections
+        generation = memo.generation(snapshot)
+        key = (namespace, selector, asked)
+        kept = memo.get(key, version)
+        if kept is None:
+            kept = memo.keep(key, version, label_filter(objects, namespace, asked, selector))
+        elif kept.generation == generation:
+            return list(kept.records)
+        kept.records = self._records_of(snapshot, namespace, kept.matched)
+        kept.generation = generation
+        return list(kept.records)
+
+    @staticmethod
+    def _records_of(snapshot: _Snapshot, namespace: str, names: Iterable[str]) -> list[PodUsage]:
+        """The served records of the pods ``names`` (in that order) the snapshot holds."""
         scraped, known = snapshot.pods_last, snapshot.records
-        labels_of = None if objects is None else objects.labels_of
-        matches = selector.matches
-        no_labels: Mapping[str, str] = {}
         records: list[PodUsage] = []
-        for name in sorted(set(names)):
+        for name in names:
             key = (namespace, name)
             if key not in scraped:
-                continue
-            if labels_of is None:
-                labels = no_labels
-            else:
-                found = labels_of("pods", namespace, name)
-                if found is None:
-                    continue
-                labels = found
-            if not matches(labels):
                 continue
             record = known.get(key, _UNKNOWN)
             if record is _UNKNOWN:

@@ -332,3 +332,23 @@ class _NoMetrics:
 
     def __getattr__(self, name: str) -> Any:
         raise AssertionError(f"asked for {name}")
+
+
+def test_mappings_kept_per_definitions_follow_a_deleted_definition() -> None:
+    """``rest_mappings`` is kept per snapshot of the CRDs: asked again it answers the same
+    (a list of the caller's own); once a CRD is deleted, the next answer lacks its kind."""
+
+    async def main() -> tuple[list[str], list[str], list[str]]:
+        async with serving("in-process") as (local, api):
+            first = await api.rest_mappings("example.com", "Widget")
+            first_plurals = [info.plural for info in first]
+            first.clear()
+            again = [info.plural for info in await api.rest_mappings("example.com", "Widget")]
+            crd_kind = await local.resolve_kind("apiextensions.k8s.io", "v1", CRD_PLURAL)
+            await local.delete(crd_kind, None, "widgets.example.com")
+            after = [info.plural for info in await api.rest_mappings("example.com", "Widget")]
+            return first_plurals, again, after
+
+    first, again, after = asyncio.run(main())
+    assert first == again == ["widgets", "widgets"]
+    assert after == []
