@@ -22,12 +22,12 @@ workload informers (never polling the store) and implements:
 
 How usage is integrated: ``advance(now)`` credits the time since the last advance. The
 traffic of a workload goes to the ready pods its ``spec.selector`` matches (as a Service
-routes; a Deployment, ReplicaSet or StatefulSet is read from its informer), or for any
-other kind with a scale subresource (a custom kind) the pods its Scale's
-``status.selector`` matches, as an HPA finds them (``load_selectors.LoadSelectors`` answers
-both; it reads ``/scale`` whenever the object changes, and the interval up to a new selector
-is accounted with the old one), split by ``compute_usage`` together with every other pod so node capacity is
-shared; pods no load claims run at ``IDLE_PROFILE``. While a load is set, the interval is
+routes; a Deployment, ReplicaSet or StatefulSet is read from its informer), or for any other
+kind with a scale subresource (a custom kind) the pods its Scale's ``status.selector``
+matches, as an HPA finds them (``load_selectors.LoadSelectors`` answers both; it reads
+``/scale`` whenever the object changes, and the interval up to a new selector is accounted
+with the old one), split by ``compute_usage`` together with every other pod so node capacity
+is shared; pods no load claims run at ``IDLE_PROFILE``. While a load is set, the interval is
 accounted in one piece at each load's mean rate over its ``step`` grid (aligned to
 ``origin``, each step at the rate of its start: ``usage_loads.mean_rate``), so a rate that
 changes between scrapes is averaged as it should be, and the CPU noise is that of the mean
@@ -36,8 +36,8 @@ of one draw per step (``compute_usage``'s ``samples``); a pod event that changes
 cost grows with scrapes and pod events, not with simulated seconds times pods. Versus
 crediting every step on its own (the model before), cumulative counters and requests served
 have the same expectation and spread while no limit or node capacity binds; when one binds
-inside an interval, the interval's mean is capped rather than each step, which reads at
-most the capped share of the noise higher (about ``stddev x demand / sqrt(steps)``). All
+inside an interval, the interval's mean is capped rather than each step, which reads at most
+the capped share of the noise higher (about ``stddev x demand / sqrt(steps)``). All
 randomness (the profiles' noise) comes from the seeded ``rng``.
 
 The nodes' allocatable that caps the pods' usage comes from ``node_allocatables``.
