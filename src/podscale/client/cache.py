@@ -18,7 +18,8 @@ simulated usage and the metrics scrapes ask for the same workload's pods many ti
 two pod events. The memo is keyed on the namespace and the selector (equal selectors match
 the same labels) and emptied by every ``upsert``, ``remove`` and ``replace``, so an answer is
 only reused while every object it was computed from is unchanged; each caller gets a list
-of its own.
+of its own. Those three also count into ``Lister.changes``, which lets a reader tell that
+nothing it read before can have changed (the Deployment controller's quiet repeats).
 """
 
 from __future__ import annotations
@@ -83,9 +84,13 @@ class Cache:
         self._labels: dict[tuple[str, str], set[str]] = {}
         # ``Lister.list`` answers with a selector since the last change (see the docstring).
         self.selections: dict[tuple[str | None, Selector], builtins.list[JSON]] = {}
+        # Counts every ``upsert``, ``remove`` and ``replace``: the same count means every
+        # answer a reader got since is still the answer (objects are never changed in place).
+        self.changes = 0
 
     def upsert(self, obj: JSON) -> JSON | None:
         """Store ``obj``; returns the object it replaced, if any."""
+        self.changes += 1
         if self.selections:
             self.selections.clear()
         key = object_key(obj)
@@ -97,6 +102,7 @@ class Cache:
         return old
 
     def remove(self, obj: JSON) -> JSON | None:
+        self.changes += 1
         if self.selections:
             self.selections.clear()
         key = object_key(obj)
@@ -107,6 +113,7 @@ class Cache:
 
     def replace(self, objects: Iterable[JSON]) -> None:
         """Swap the whole content (after a relist)."""
+        self.changes += 1
         self.selections.clear()
         self._items.clear()
         self._indexes = {name: {} for name in self._indexers}
@@ -185,6 +192,12 @@ class Lister:
 
     def get(self, namespace: str, name: str) -> JSON | None:
         return self._cache.get(f"{namespace}/{name}" if namespace else name)
+
+    @property
+    def changes(self) -> int:
+        """How many times the cache changed so far: while it stays the same, every list
+        and get answers with the same objects as before."""
+        return self._cache.changes
 
     def list(
         self, namespace: str | None = None, selector: Selector | None = None

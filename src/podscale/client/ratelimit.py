@@ -28,6 +28,8 @@ __all__ = [
 _ZERO: Final = timedelta(0)
 # Backoff exponents are capped here (2.0**1024 overflows a float); every cap is far below.
 _MAX_EXPONENT: Final = 1000
+# How many token-bucket waits are remembered (``TokenBucketRateLimiter._delays``).
+_MAX_DELAYS: Final = 64
 
 
 class RateLimiter(Protocol):
@@ -120,6 +122,13 @@ class TokenBucketRateLimiter:
     burst: int = 100
     _tokens: float = field(init=False)
     _last: datetime | None = field(default=None, init=False)
+    # The delay for each wait in float seconds: a bucket kept empty by one requeueing key
+    # asks for the same wait (1/qps) over and over, and converting a float to a timedelta
+    # (rounded to the microsecond) is the dearest step. Exact: ``timedelta(seconds=s)``
+    # depends on ``s`` alone; emptied when it grows past ``_MAX_DELAYS`` entries.
+    _delays: dict[float, timedelta] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         self._tokens = float(self.burst)
@@ -134,7 +143,14 @@ class TokenBucketRateLimiter:
         tokens = self._tokens = self._tokens - 1.0
         if tokens >= 0:
             return _ZERO
-        return timedelta(seconds=-tokens / self.qps)
+        seconds = -tokens / self.qps
+        delays = self._delays
+        delay = delays.get(seconds)
+        if delay is None:
+            if len(delays) >= _MAX_DELAYS:
+                delays.clear()
+            delay = delays[seconds] = timedelta(seconds=seconds)
+        return delay
 
     def forget(self, item: Hashable) -> None:
         """The bucket is shared: nothing per item to forget."""

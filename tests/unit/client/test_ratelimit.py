@@ -151,3 +151,26 @@ def test_token_bucket_matches_a_float_model(steps: list[int]) -> None:
         tokens -= 1.0
         expected = timedelta(0) if tokens >= 0 else timedelta(seconds=-tokens / 10)
         assert bucket.when("any") == expected
+
+
+@pytest.mark.parametrize("qps", [10.0, 3.0, 0.7], ids=["default", "odd", "slow"])
+def test_token_bucket_waits_equal_the_formula_while_remembered(qps: float) -> None:
+    """One key requeued as soon as it is let through keeps the bucket empty: the same wait
+    over and over, then a drift of many distinct waits (more than the memo holds, so it is
+    emptied and refilled). Each wait equals ``timedelta(seconds=...)`` computed afresh."""
+    clock = FakeClock()
+    bucket = TokenBucketRateLimiter(clock, qps=qps, burst=3)
+    tokens, last = 3.0, None
+    for i in range(400):
+        now = clock.now()
+        if last is not None:
+            tokens = min(3.0, tokens + (now - last).total_seconds() * qps)
+        last = now
+        tokens -= 1.0
+        expected = timedelta(0) if tokens >= 0 else timedelta(seconds=-tokens / qps)
+        delay = bucket.when("key")
+        assert delay == expected
+        # Half the time early by a varying few microseconds: waits that differ.
+        early = timedelta(microseconds=i % 97 if i % 2 else 0)
+        clock.advance(max(delay - early, timedelta(0)))
+    assert 0 < len(bucket._delays) <= 64

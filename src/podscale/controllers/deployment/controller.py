@@ -217,6 +217,12 @@ class DeploymentController:
         if cached is None:
             self._quiet.forget(key)
             return  # deleted: the garbage collector removes its ReplicaSets
+        changes = rs_lister.changes
+        if self._quiet.unchanged(key, cached, changes):
+            # The same Deployment and not one ReplicaSet changed since a sync that only
+            # asked to look again: the same claimable ReplicaSets, the same outcome (``quiet``).
+            queue.add_rate_limited(key)
+            return
         # A shallow copy: the sync only reads the cached object's nested dicts and
         # replaces (copy-on-write, ``sync.DeploymentSync``) whatever it changes.
         deployment = dict(cached)
@@ -237,7 +243,9 @@ class DeploymentController:
         uid = meta(deployment).get("uid")
         candidates = [rs for rs in rs_lister.list(namespace) if _claimable(rs, uid, selector)]
         if self._quiet.repeats(key, cached, candidates):
-            # The same objects as a sync that only asked to look again (``quiet``).
+            # The same objects as a sync that only asked to look again (``quiet``); the
+            # next repeat can skip the listing while the ReplicaSet cache stays as now.
+            self._quiet.remember(key, cached, candidates, changes)
             queue.add_rate_limited(key)
             return
         api, recorder = CallCounter(self._api), CallCounter(self._recorder)
@@ -246,7 +254,7 @@ class DeploymentController:
         )
         quiet = rolling and sync.requeue == 0.0 and api.calls == 0 and recorder.calls == 0
         if quiet and quiet_outcome(cached):
-            self._quiet.remember(key, cached, candidates)
+            self._quiet.remember(key, cached, candidates, changes)
         else:
             self._quiet.forget(key)
         if sync.requeue is not None:

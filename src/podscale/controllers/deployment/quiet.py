@@ -11,14 +11,15 @@ in a long replay, each reading the same objects.
 and the claimable ReplicaSets, in order (informer caches replace an object on every change
 and never change one in place, so the same objects mean the same stored states). A sync of
 the same inputs reaches the same outcome, which the controller then repeats without the
-work (``podscale.controllers.deployment.controller``): every step of the rolling sync is a
-function of those objects, except the clock, which it reads in two places only. The status
-computed on the complete path (``status.rollout_status`` with ``replicas ==
-updatedReplicas`` and the stored Progressing reason NewReplicaSetAvailable: no progress
-estimate) takes timestamps only for conditions that change, and none did; and
-``status.requeue_after``'s time left before the deadline only shrinks, so "under a second"
-stays so. Only that path is remembered (``quiet_outcome``); a sync that called the API,
-recorded an event, or took another branch is not.
+work (``podscale.controllers.deployment.controller``), and without even listing them
+while the ReplicaSet cache has not changed since (``QuietSyncs.unchanged``): every step
+of the rolling sync is a function of those objects, except the clock, which it reads in
+two places only. The status computed on the complete path (``status.rollout_status``
+with ``replicas == updatedReplicas`` and the stored Progressing reason
+NewReplicaSetAvailable: no progress estimate) takes timestamps only for conditions that
+change, and none did; and ``status.requeue_after``'s time left before the deadline only
+shrinks, so "under a second" stays so. Only that path is remembered (``quiet_outcome``);
+a sync that called the API, recorded an event, or took another branch is not.
 
 ``CallCounter`` is how the controller knows a sync called nothing: it stands in for the API
 client and the event recorder during the sync and counts every attribute taken from them
@@ -62,10 +63,21 @@ def quiet_outcome(deployment: Mapping[str, Any]) -> bool:
 
 class QuietSyncs:
     """The last quiet sync per key: its Deployment and ReplicaSets, held (so their ids stay
-    theirs) and compared by identity."""
+    theirs) and compared by identity, and the ReplicaSet cache's change count then.
+
+    ``unchanged`` is the cheap test, made before the sync reads anything else: the same
+    cached Deployment and a ReplicaSet cache that has not changed since (``Lister.changes``)
+    give the same claimable ReplicaSets, which are a function of those alone.
+    ``repeats`` is the general one, after the claimable ReplicaSets were listed."""
 
     def __init__(self) -> None:
-        self._last: dict[str, tuple[object, tuple[object, ...]]] = {}
+        self._last: dict[str, tuple[object, tuple[object, ...], int]] = {}
+
+    def unchanged(self, key: str, deployment: object, changes: int) -> bool:
+        """Whether the last sync of ``key`` was quiet, of this very Deployment, with the
+        ReplicaSet cache at the same change count."""
+        last = self._last.get(key)
+        return last is not None and last[0] is deployment and last[2] == changes
 
     def repeats(self, key: str, deployment: object, replica_sets: Sequence[object]) -> bool:
         """Whether a sync of these very objects was quiet last time."""
@@ -74,8 +86,10 @@ class QuietSyncs:
             return False
         return all(a is b for a, b in zip(last[1], replica_sets, strict=True))
 
-    def remember(self, key: str, deployment: object, replica_sets: Sequence[object]) -> None:
-        self._last[key] = (deployment, tuple(replica_sets))
+    def remember(
+        self, key: str, deployment: object, replica_sets: Sequence[object], changes: int
+    ) -> None:
+        self._last[key] = (deployment, tuple(replica_sets), changes)
 
     def forget(self, key: str) -> None:
         self._last.pop(key, None)
