@@ -68,7 +68,7 @@ class ExponentialFailureRateLimiter:
             self._delays.clear()
             self._delays_for = (self.base, self.maximum)
         # Past 2**1000 every count gives the same delay: the memo stays small.
-        exponent = min(failures, _MAX_EXPONENT)
+        exponent = failures if failures < _MAX_EXPONENT else _MAX_EXPONENT
         delay = self._delays.get(exponent)
         if delay is None:
             delay = self._delays[exponent] = _backoff(self.base, self.maximum, exponent)
@@ -138,7 +138,9 @@ class TokenBucketRateLimiter:
         last = self._last
         if last is not None:
             elapsed = (now - last).total_seconds()
-            self._tokens = min(float(self.burst), self._tokens + elapsed * self.qps)
+            # ``min(burst, refilled)`` without the call (the same float, NaN included).
+            burst, refilled = float(self.burst), self._tokens + elapsed * self.qps
+            self._tokens = refilled if refilled < burst else burst
         self._last = now
         tokens = self._tokens = self._tokens - 1.0
         if tokens >= 0:

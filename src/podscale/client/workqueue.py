@@ -185,9 +185,12 @@ class WorkQueue(Generic[T]):
 
     def _arm_at(self, due: datetime, delay: float) -> None:
         """(Re)set the timer for ``due``, ``delay`` seconds from now."""
-        loop = self._running_loop()
-        if loop is None:
-            return
+        # ``_running_loop``'s first test inline: armed on nearly every ``add_after``.
+        loop = self._loop
+        if loop is None or getattr(loop, "_thread_id", None) != threading.get_ident():
+            loop = self._running_loop()
+            if loop is None:
+                return
         if self._timer is not None:
             self._timer.cancel()
         # ``call_later``'s own sum, without its extra call: the same deadline.
