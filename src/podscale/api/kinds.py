@@ -289,6 +289,12 @@ def kind_for(api_version: str, kind: str) -> KindInfo:
         raise KeyError(f'no kind "{kind}" is registered for version "{api_version}"') from None
 
 
+def is_built_in(api_version: str, kind: str) -> bool:
+    """Whether ``kind`` in ``api_version`` is one of the kinds podscale serves itself (not a
+    CustomResourceDefinition's)."""
+    return (api_version, kind) in _BY_KIND
+
+
 def resource_for(group: str, version: str, plural: str) -> KindInfo:
     """The top-level resource ``plural`` in ``group``/``version``; KeyError if not served."""
     try:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from podscale.api.kinds import kind_for
+from podscale.api.kinds import is_built_in
 
 __all__ = [
     "CRD_API_VERSION",
@@ -80,13 +80,7 @@ def unknown_kind(
     api_version: str, kind: str, defined: Mapping[tuple[str, str], DefinedKind]
 ) -> bool:
     """Whether ``kind`` in ``api_version`` is neither built in nor defined by a CRD."""
-    if (api_version, kind) in defined:
-        return False
-    try:
-        kind_for(api_version, kind)
-    except KeyError:
-        return True
-    return False
+    return (api_version, kind) not in defined and not is_built_in(api_version, kind)
 
 
 def no_match_message(api_version: str, kind: str) -> str:

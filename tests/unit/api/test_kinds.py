@@ -9,6 +9,7 @@ from podscale.api.kinds import (
     KindInfo,
     all_kinds,
     find_resource,
+    is_built_in,
     kind_for,
     preferred_version,
     resource_for,
@@ -129,6 +130,22 @@ def test_kind_for_unknown_raises_with_both_names(api_version: str, kind: str) ->
     with pytest.raises(KeyError, match=kind) as info:
         kind_for(api_version, kind)
     assert api_version in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("api_version", "kind", "built_in"),
+    [
+        ("apps/v1", "Deployment", True),
+        ("autoscaling/v1", "Scale", True),
+        ("autoscaling/v2", "HorizontalPodAutoscaler", True),
+        ("v1", "Deployment", False),
+        ("autoscaling/v2beta2", "HorizontalPodAutoscaler", False),
+        ("keda.sh/v1alpha1", "ScaledObject", False),
+    ],
+    ids=["workload", "scale", "hpa", "wrong-group", "unserved-version", "custom"],
+)
+def test_is_built_in(api_version: str, kind: str, built_in: bool) -> None:
+    assert is_built_in(api_version, kind) is built_in
 
 
 @pytest.mark.parametrize(

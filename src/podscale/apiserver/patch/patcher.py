@@ -21,10 +21,11 @@ from typing import Any, Final
 import orjson
 
 from podscale.api.json_copy import copy_json
+from podscale.api.kinds import is_built_in
 from podscale.apiserver.patch.errors import PatchError, bad_request
 from podscale.apiserver.patch.json_patch import MAX_OPERATIONS, apply_json_patch
 from podscale.apiserver.patch.merge import apply_merge_patch
-from podscale.apiserver.patch.schema import is_builtin, schema_for
+from podscale.apiserver.patch.schema import schema_for
 from podscale.apiserver.patch.strategic import apply_strategic_patch
 from podscale.apiserver.patch.values import nesting_depth
 
@@ -52,7 +53,7 @@ MAX_DEPTH: Final = 100
 
 def supported_types(api_version: str, kind: str) -> tuple[str, ...]:
     """The patch media types accepted for ``kind`` (no strategic merge for non-built-ins)."""
-    if is_builtin(api_version, kind):
+    if is_built_in(api_version, kind):  # strategic merge is for built-in kinds only
         return SUPPORTED_TYPES
     return (JSON_PATCH, MERGE_PATCH)
 

@@ -19,9 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from podscale.api.kinds import kind_for
-
-__all__ = ["EMPTY", "SchemaNode", "is_builtin", "schema_for"]
+__all__ = ["EMPTY", "SchemaNode", "schema_for"]
 
 # path below the object -> merge key ("" merges a list of scalars as a set).
 _Table = Mapping[tuple[str, ...], str]
@@ -142,15 +140,6 @@ def _build(table: _Table) -> SchemaNode:
 
 
 _SCHEMAS: Final = {gvk: _build(table) for gvk, table in _TABLES.items()}
-
-
-def is_builtin(api_version: str, kind: str) -> bool:
-    """Whether ``kind`` is served by podscale as a built-in type (strategic merge allowed)."""
-    try:
-        kind_for(api_version, kind)
-    except KeyError:
-        return False
-    return True
 
 
 def schema_for(api_version: str, kind: str) -> SchemaNode:

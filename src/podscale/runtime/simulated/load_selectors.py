@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from podscale.api.kinds import kind_for
+from podscale.api.kinds import is_built_in
 from podscale.api.selectors import Selector, SelectorError, selector_from_label_selector
 from podscale.client.cache import Lister
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
@@ -91,10 +91,4 @@ def may_be_custom(api_version: str, kind: str) -> bool:
     """Whether ``kind`` may be a CRD's: not a built-in kind, and in a group with a dot (a
     CustomResourceDefinition's group always has one, so core or ``apps`` cannot be it)."""
     group, _, _ = api_version.rpartition("/")
-    if "." not in group:
-        return False
-    try:
-        kind_for(api_version, kind)
-    except KeyError:
-        return True
-    return False
+    return "." in group and not is_built_in(api_version, kind)
