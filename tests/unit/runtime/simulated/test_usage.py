@@ -352,6 +352,33 @@ def test_the_kept_load_list_follows_every_set_and_clear() -> None:
     ]
 
 
+async def make_change(plane: EmbeddedControlPlane, change: str) -> None:
+    """One named change to the ``web`` Deployment's pods or the node: ``none``, ``scale`` (to
+    2 replicas), ``node`` (node-1's allocatable halves), ``restart`` (the usage handler sees
+    the first pod's container started anew), ``relabel`` (the first pod leaves the
+    selector) or ``delete`` (the first pod); pods go by name."""
+    pods = sorted(
+        (await plane.api.list(POD, "default"))["items"], key=lambda p: p["metadata"]["name"]
+    )
+    name = pods[0]["metadata"]["name"] if pods else ""
+    if change == "scale":
+        await plane.api.patch(DEPLOYMENT, "default", "web", {"spec": {"replicas": 2}})
+    elif change == "restart":
+        restarted = copy.deepcopy(pods[0])
+        (status,) = restarted["status"]["containerStatuses"]
+        status["state"]["running"]["startedAt"] = "2026-02-01T00:30:00Z"
+        plane.usage._on_pod(restarted)
+    elif change == "node":
+        patch = {"status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "50"}}}
+        await plane.api.patch(NODE, None, "node-1", patch, subresource="status")
+    elif change == "relabel":
+        await plane.api.patch(POD, "default", name, {"metadata": {"labels": {"app": "gone"}}})
+    elif change == "delete":
+        await plane.api.delete(POD, "default", name)
+    else:
+        assert change == "none", change
+
+
 def test_the_usage_plan_is_kept_until_the_assignment_changes() -> None:
     """``advance`` draws from a plan made once per assignment of pods to loads: the same
     plan while nothing changes, a new one (that of the new assignment) once a pod starts
@@ -368,12 +395,7 @@ def test_the_usage_plan_is_kept_until_the_assignment_changes() -> None:
         seen = []
         first = None
         for change in ("none", "none", "scale", "relabel"):
-            if change == "scale":
-                await plane.api.patch(DEPLOYMENT, "default", "web", {"spec": {"replicas": 2}})
-            if change == "relabel":
-                (pod, *_) = (await plane.api.list(POD, "default"))["items"]
-                patch = {"metadata": {"labels": {"app": "gone"}}}
-                await plane.api.patch(POD, "default", pod["metadata"]["name"], patch)
+            await make_change(plane, change)
             await asyncio.sleep(30)
             usage.advance(plane.clock.now())
             plan = usage._plan()
@@ -528,26 +550,7 @@ def test_the_credit_layout_is_kept_until_the_plan_pods_or_nodes_change() -> None
         kept = None
         changes = ("none", "none", "scale", "none", "node", "none", "restart", "relabel", "delete")
         for change in changes:
-            pods = sorted(
-                (await plane.api.list(POD, "default"))["items"],
-                key=lambda p: p["metadata"]["name"],
-            )
-            name = pods[0]["metadata"]["name"]
-            if change == "scale":
-                await plane.api.patch(DEPLOYMENT, "default", "web", {"spec": {"replicas": 2}})
-            if change == "restart":  # the handler sees the container started anew
-                restarted = copy.deepcopy(pods[0])
-                (status,) = restarted["status"]["containerStatuses"]
-                status["state"]["running"]["startedAt"] = "2026-02-01T00:30:00Z"
-                usage._on_pod(restarted)
-            if change == "node":
-                patch = {"status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "50"}}}
-                await plane.api.patch(NODE, None, "node-1", patch, subresource="status")
-            if change == "relabel":
-                patch = {"metadata": {"labels": {"app": "gone"}}}
-                await plane.api.patch(POD, "default", name, patch)
-            if change == "delete":
-                await plane.api.delete(POD, "default", name)
+            await make_change(plane, change)
             await asyncio.sleep(30)
             usage.advance(plane.clock.now())
             assert usage._laid is not None
@@ -585,12 +588,7 @@ def test_a_publish_reads_the_assignment_its_advance_just_made() -> None:
         usage.set_load("Deployment", "default", "web", ConstantRate(10.0), COST)
         seen = []
         for change in ("none", "scale", "relabel", "none"):
-            if change == "scale":
-                await plane.api.patch(DEPLOYMENT, "default", "web", {"spec": {"replicas": 2}})
-            if change == "relabel":
-                (pod, *_) = (await plane.api.list(POD, "default"))["items"]
-                patch = {"metadata": {"labels": {"app": "gone"}}}
-                await plane.api.patch(POD, "default", pod["metadata"]["name"], patch)
+            await make_change(plane, change)
             await asyncio.sleep(31)  # off the publish grid: this publish's advance integrates
             usage.publish()
             used = usage._just_assigned
