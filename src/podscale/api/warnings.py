@@ -1,10 +1,11 @@
 """Warnings a write earns without being refused (upstream's ``WarningsOnCreate/Update``).
 
-The API server's write path (``podscale.apiserver.operations.verbs``) sends these as ``Warning:
-299`` headers next to its unknown-field warnings. Only what podscale's kinds can trigger is
-here: a pod template whose ``terminationGracePeriodSeconds`` is negative (upstream's
-``pkg/api/pod`` warnings). A Pod itself never warns: its negative period is already made 1 in
-defaulting (``defaults``), as upstream's Pod conversion does, so nothing negative remains.
+The API server's write path (``podscale.apiserver.operations.write_verbs``) sends these as
+``Warning: 299`` headers next to its unknown-field warnings. Only what podscale's kinds can
+trigger is here: a pod template whose ``terminationGracePeriodSeconds`` is negative
+(upstream's ``pkg/api/pod`` warnings). A Pod itself never warns: its negative period is
+already made 1 in defaulting (``defaults``), as upstream's Pod conversion does, so nothing
+negative remains.
 """
 
 from __future__ import annotations

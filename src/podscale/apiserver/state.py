@@ -94,7 +94,7 @@ class ServerState:
     # read-only (the embedded plane and ``podscale up`` set it; None: that path is a 404).
     history: StateStore | None = None
     # Validating admission hooks by (group, kind): the webhooks a product's install brings
-    # (the plane registers KEDA's with its operator), run by ``operations.verbs``.
+    # (the plane registers KEDA's with its operator), run by ``operations.write_verbs``.
     admission_hooks: AdmissionHooks = field(default_factory=AdmissionHooks)
     # The Scale views ``operations.subresources.get_scale`` served last, by (storage
     # resource, namespace, name, the parent's resourceVersion, id of the kind info), each

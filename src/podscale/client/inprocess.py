@@ -42,6 +42,7 @@ from podscale.apiserver.operations import (
 from podscale.apiserver.operations import (
     delete as operations_delete,
 )
+from podscale.apiserver.operations import list_verbs, write_verbs
 from podscale.apiserver.operations import (
     namespace as operations_namespace,
 )
@@ -73,7 +74,7 @@ JSON = dict[str, Any]
 # One write operation: (state, kind, namespace, name, body or patch, options).
 _Writer = Callable[[ServerState, KindInfo, str | None, str, Any, admission.WriteOptions], Written]
 _UPDATES: Mapping[str, tuple[str, _Writer]] = {
-    "": ("update", operations.update_object),
+    "": ("update", write_verbs.update_object),
     "scale": ("update", operations_subresources.update_scale),
     "status": ("update", operations_subresources.update_status),
     "finalize": ("update", operations_namespace.update_finalize),
@@ -228,7 +229,7 @@ class InProcessApi:
         scope = (namespace or None) if kind.namespaced else None
         call(lambda: operations.require_verb(kind, "list"))
         page = await call_async(
-            operations.list_fresh_page(
+            list_verbs.list_fresh_page(
                 state,
                 kind,
                 scope,
@@ -240,7 +241,7 @@ class InProcessApi:
                 resource_version_match=resource_version_match or "",
             )
         )
-        return call(lambda: operations.list_body(kind, page))
+        return call(lambda: list_verbs.list_body(kind, page))
 
     async def list_shared(self, kind: KindInfo, namespace: str | None, shared: SharedItems) -> JSON:
         """``list(kind, namespace)`` without options, the same list, its items kept in
@@ -251,8 +252,8 @@ class InProcessApi:
         kind = self._served(kind)
         scope = (namespace or None) if kind.namespaced else None
         call(lambda: operations.require_verb(kind, "list"))
-        page = call(lambda: operations.list_shared_page(state, kind, scope, shared))
-        return call(lambda: operations.list_body(kind, page))
+        page = call(lambda: list_verbs.list_shared_page(state, kind, scope, shared))
+        return call(lambda: list_verbs.list_body(kind, page))
 
     async def create(
         self,
@@ -283,7 +284,7 @@ class InProcessApi:
 
         def run() -> Written:
             operations.require_verb(kind, "create")
-            return operations.create_object(state, kind, scope, copy_json(obj), options)
+            return write_verbs.create_object(state, kind, scope, copy_json(obj), options)
 
         created = call(run).object
         self._settle(kind)

@@ -18,6 +18,7 @@ from podscale.apiserver.errors import ApiError
 from podscale.apiserver.operations import (
     delete as operations_delete,
 )
+from podscale.apiserver.operations import list_verbs, write_verbs
 from podscale.apiserver.operations import (
     subresources as operations_subresources,
 )
@@ -125,10 +126,10 @@ def test_decoded_and_encoded_bodies_create_the_same_object(
     state: ServerState, make_rs: Callable[..., JSON]
 ) -> None:
     for namespace in ("one", "two"):
-        operations.create_object(state, NAMESPACE, None, {"metadata": {"name": namespace}}, WRITE)
-    decoded = operations.create_object(state, RS, "one", make_rs(), WRITE).object
+        write_verbs.create_object(state, NAMESPACE, None, {"metadata": {"name": namespace}}, WRITE)
+    decoded = write_verbs.create_object(state, RS, "one", make_rs(), WRITE).object
     encoded_body = EncodedBody(orjson.dumps(make_rs()))
-    encoded = operations.create_object(state, RS, "two", encoded_body, WRITE).object
+    encoded = write_verbs.create_object(state, RS, "two", encoded_body, WRITE).object
     for obj in (decoded, encoded):
         for key in ("namespace", "uid", "resourceVersion"):
             obj["metadata"].pop(key)
@@ -138,20 +139,20 @@ def test_decoded_and_encoded_bodies_create_the_same_object(
 def test_unknown_fields_become_warnings(state: ServerState, make_rs: Callable[..., JSON]) -> None:
     obj = make_rs()
     obj["spec"]["surprise"] = 1
-    written = operations.create_object(state, RS, "default", obj, WRITE)
+    written = write_verbs.create_object(state, RS, "default", obj, WRITE)
     assert written.warnings == ['unknown field "spec.surprise"']
 
 
 def test_list_pages_share_one_snapshot(state: ServerState, make_rs: Callable[..., JSON]) -> None:
     for name in ("a", "b", "c"):
-        operations.create_object(state, RS, "default", make_rs(name), WRITE)
-    first = operations.list_page(state, RS, "default", limit=2)
+        write_verbs.create_object(state, RS, "default", make_rs(name), WRITE)
+    first = list_verbs.list_page(state, RS, "default", limit=2)
     assert first.metadata["resourceVersion"] == str(state.store.revision)
     assert first.metadata["remainingItemCount"] == 1
-    operations.create_object(state, RS, "default", make_rs("d"), WRITE)
-    rest = operations.list_page(state, RS, "default", continue_token=first.metadata["continue"])
+    write_verbs.create_object(state, RS, "default", make_rs("d"), WRITE)
+    rest = list_verbs.list_page(state, RS, "default", continue_token=first.metadata["continue"])
     assert [i["metadata"]["name"] for i in rest.items] == ["c"]
-    body = operations.list_body(RS, rest)
+    body = list_verbs.list_body(RS, rest)
     assert (body["kind"], body["items"][0]["kind"]) == ("ReplicaSetList", "ReplicaSet")
 
 
@@ -164,19 +165,19 @@ def test_unsupported_verb_is_method_not_allowed() -> None:
 def test_pinned_patch_on_a_stale_version_is_conflict(
     state: ServerState, make_rs: Callable[..., JSON]
 ) -> None:
-    operations.create_object(state, RS, "default", make_rs(), WRITE)
+    write_verbs.create_object(state, RS, "default", make_rs(), WRITE)
     patch = EncodedBody(b'{"metadata":{"resourceVersion":"999"}}', "application/merge-patch+json")
-    status = status_of(lambda: operations.patch_object(state, RS, "default", "web", patch, WRITE))
+    status = status_of(lambda: write_verbs.patch_object(state, RS, "default", "web", patch, WRITE))
     assert (status["code"], status["reason"]) == (409, "Conflict")
 
 
 def test_dry_run_update_changes_nothing(state: ServerState, make_rs: Callable[..., JSON]) -> None:
-    created = operations.create_object(state, RS, "default", make_rs(), WRITE).object
+    created = write_verbs.create_object(state, RS, "default", make_rs(), WRITE).object
     changed = copy.deepcopy(created)
     changed["spec"]["replicas"] = 9
     dry = WriteOptions(dry_run=True, field_validation="Warn")
     assert (
-        operations.update_object(state, RS, "default", "web", changed, dry).object["spec"][
+        write_verbs.update_object(state, RS, "default", "web", changed, dry).object["spec"][
             "replicas"
         ]
         == 9
@@ -187,7 +188,7 @@ def test_dry_run_update_changes_nothing(state: ServerState, make_rs: Callable[..
 def test_status_update_keeps_spec_and_takes_labels(
     state: ServerState, make_rs: Callable[..., JSON]
 ) -> None:
-    created = operations.create_object(state, RS, "default", make_rs(), WRITE).object
+    created = write_verbs.create_object(state, RS, "default", make_rs(), WRITE).object
     body = copy.deepcopy(created)
     body["spec"]["replicas"] = 8
     body["metadata"]["labels"] = {"changed": "yes"}
@@ -218,7 +219,7 @@ def test_scale_writes_round_trip_through_the_parent(replicas: int) -> None:
             },
         },
     }
-    operations.create_object(local, RS, "default", parent, WRITE)
+    write_verbs.create_object(local, RS, "default", parent, WRITE)
     scale = operations_subresources.get_scale(local, RS, "default", "web")
     scale["spec"]["replicas"] = replicas
     written = operations_subresources.update_scale(local, RS, "default", "web", scale, WRITE)

@@ -13,7 +13,7 @@ import pytest
 from podscale.api.kinds import kind_for
 from podscale.apiserver.errors import ApiError
 from podscale.apiserver.operations import delete as operations_delete
-from podscale.apiserver.operations import subresources
+from podscale.apiserver.operations import subresources, write_verbs
 from podscale.apiserver.operations import verbs as operations
 from podscale.apiserver.operations.types import DeleteOptions
 from podscale.apiserver.registry.admission import WriteOptions
@@ -47,7 +47,7 @@ def _state(replicas: int = 2) -> ServerState:
     clock = FakeClock(datetime(2026, 1, 1, tzinfo=UTC))
     state = ServerState(store=MemoryStore(clock), clock=clock)
     ensure_system_namespaces(state.store)
-    operations.create_object(state, DEPLOY, "default", _parent(replicas), WRITE)
+    write_verbs.create_object(state, DEPLOY, "default", _parent(replicas), WRITE)
     return state
 
 
@@ -63,7 +63,7 @@ def _nothing(state: ServerState) -> None:
 def _replicas(state: ServerState) -> None:
     parent = operations.get_object(state, DEPLOY, "default", "web")
     parent["spec"]["replicas"] = 7
-    operations.update_object(state, DEPLOY, "default", "web", parent, WRITE)
+    write_verbs.update_object(state, DEPLOY, "default", "web", parent, WRITE)
 
 
 def _status(state: ServerState) -> None:
@@ -80,7 +80,7 @@ def _through_scale(state: ServerState) -> None:
 
 def _recreated(state: ServerState) -> None:
     operations_delete.delete_object(state, DEPLOY, "default", "web", DeleteOptions())
-    operations.create_object(state, DEPLOY, "default", _parent(5), WRITE)
+    write_verbs.create_object(state, DEPLOY, "default", _parent(5), WRITE)
 
 
 @pytest.mark.parametrize(

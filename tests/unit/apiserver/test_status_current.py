@@ -26,7 +26,7 @@ from podscale.api.kinds import KindInfo, kind_for
 from podscale.apiserver.errors import ApiError
 from podscale.apiserver.operations import subresources
 from podscale.apiserver.operations.current import Current, read_current
-from podscale.apiserver.operations.verbs import create_object
+from podscale.apiserver.operations.write_verbs import create_object
 from podscale.apiserver.registry.admission import WriteOptions
 from podscale.apiserver.resources import to_served
 from podscale.apiserver.state import ServerState

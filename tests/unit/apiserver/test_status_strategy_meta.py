@@ -28,6 +28,7 @@ from podscale.apiserver.operations import (
 from podscale.apiserver.operations import (
     verbs as operations,
 )
+from podscale.apiserver.operations import write_verbs
 from podscale.apiserver.operations.types import EncodedBody
 from podscale.apiserver.registry.admission import WriteOptions
 from podscale.apiserver.registry.bootstrap import ensure_system_namespaces
@@ -110,11 +111,11 @@ def _scope(info: KindInfo) -> str | None:
 
 def _create(state: ServerState, kind: str) -> tuple[KindInfo, JSON]:
     info, build = BUILDERS[kind]
-    return info, operations.create_object(state, info, _scope(info), build(), WRITE).object
+    return info, write_verbs.create_object(state, info, _scope(info), build(), WRITE).object
 
 
 def _update(state: ServerState, info: KindInfo, body: JSON, *, status: bool = False) -> JSON:
-    write = operations_subresources.update_status if status else operations.update_object
+    write = operations_subresources.update_status if status else write_verbs.update_object
     return write(state, info, _scope(info), "web", body, WRITE).object
 
 

@@ -1,6 +1,6 @@
 """GET of one object and LIST of a collection over HTTP, as JSON or as a printed Table.
 
-A shell over ``operations.get_object``/``operations.list_page``: reads the query, calls the
+A shell over ``operations.get_object``/``operations.list_verbs``: reads the query, calls the
 operation, formats the answer. Called by ``routes`` with a resolved ``Target``; ``watch`` takes
 over for ``?watch=true``. Lists always carry ``metadata.resourceVersion`` and ``items: []``
 (never null: strict clients and kubectl's list-then-watch rely on both, kubectl-wire.md §3-4);
@@ -23,6 +23,7 @@ from starlette.responses import Response
 import podscale.apiserver.extensions as extensions
 from podscale.api.kinds import KindInfo
 from podscale.apiserver.errors import bad_request
+from podscale.apiserver.operations import list_verbs
 from podscale.apiserver.operations import verbs as operations
 from podscale.apiserver.resources import Target
 from podscale.apiserver.state import ServerState, json_response
@@ -70,7 +71,7 @@ async def list_objects(
 ) -> Response:
     query = request.query_params
     accept = request.headers.get("accept")
-    await operations.wait_for_list_revision(
+    await list_verbs.wait_for_list_revision(
         state,
         info,
         resource_version=query.get("resourceVersion", ""),
@@ -97,7 +98,7 @@ def _list_body(
     include_object: str,
 ) -> bytes:
     """The encoded LIST (or Table, when ``include_object`` is set) answer; runs on a thread."""
-    page = operations.list_page(
+    page = list_verbs.list_page(
         state,
         info,
         target.namespace,
@@ -119,4 +120,4 @@ def _list_body(
         if "continue" in page.metadata:
             table.setdefault("metadata", {})["continue"] = page.metadata["continue"]
         return orjson.dumps(table)
-    return orjson.dumps(operations.list_body(info, page))
+    return orjson.dumps(list_verbs.list_body(info, page))

@@ -1,6 +1,6 @@
 """POST (create), PUT (update) and PATCH of a whole object over HTTP, and POST pods/binding.
 
-Shells over ``operations.create_object``/``update_object``/``patch_object`` (which run the
+Shells over ``operations.write_verbs``' ``create_object``/``update_object`` (which run the
 ``admission`` pipeline and write through the store) and ``operations.binding.create_binding``:
 read the options and the body (413 for a too-large one), call the operation, answer 201/200
 with the object (a Success ``Status`` for a binding) and one ``Warning`` header per warning
@@ -19,7 +19,7 @@ from podscale.api.kinds import KindInfo
 from podscale.apiserver.http.limits import read_body
 from podscale.apiserver.operations import apply as operations_apply
 from podscale.apiserver.operations import binding as operations_binding
-from podscale.apiserver.operations import verbs as operations
+from podscale.apiserver.operations import write_verbs as operations
 from podscale.apiserver.operations.types import EncodedBody, Written
 from podscale.apiserver.registry import admission
 from podscale.apiserver.resources import Target

@@ -1,7 +1,7 @@
 """PATCH, server-side apply included: what the transports call for every PATCH.
 
 ``patch_object``, ``patch_status`` and ``patch_scale`` hand the JSON, merge and strategic
-merge formats to ``operations.verbs`` and ``operations.subresources`` unchanged; an
+merge formats to ``operations.write_verbs`` and ``operations.subresources`` unchanged; an
 ``application/apply-patch+yaml`` body is applied here, as kube-apiserver's applyPatcher:
 
 - the request is checked by ``fieldmanager.managers.parse_apply_request`` (fieldManager
@@ -36,7 +36,7 @@ from podscale.apiserver.fieldmanager.managers import (
 from podscale.apiserver.fieldmanager.merge import ConflictError
 from podscale.apiserver.fieldmanager.merge import apply as apply_entries
 from podscale.apiserver.fieldmanager.walk import MergeError
-from podscale.apiserver.operations import field_owners, subresources, verbs
+from podscale.apiserver.operations import field_owners, subresources, verbs, write_verbs
 from podscale.apiserver.operations.types import EncodedBody, Written
 from podscale.apiserver.registry import admission
 from podscale.apiserver.state import ServerState
@@ -61,7 +61,7 @@ def patch_object(
 ) -> Written:
     if _is_apply(patch):
         return apply_object(state, info, namespace, name, patch, options)
-    return verbs.patch_object(state, info, namespace, name, patch, options)
+    return write_verbs.patch_object(state, info, namespace, name, patch, options)
 
 
 def patch_status(
@@ -132,13 +132,13 @@ def apply_object(
         if err.code != 404:
             raise
         created = _merged(state, info, {}, config, request, "")
-        written = verbs.create_object(state, info, namespace, created, options, applied=True)
+        written = write_verbs.create_object(state, info, namespace, created, options, applied=True)
         return Written(written.object, written.warnings, created=True)
 
     def patched_from(old: JSON) -> JSON:
         return _merged(state, info, old, config, request, "")
 
-    return verbs.patch_loop(state, info, namespace, name, patched_from, options, applied=True)
+    return write_verbs.patch_loop(state, info, namespace, name, patched_from, options, applied=True)
 
 
 def _request(

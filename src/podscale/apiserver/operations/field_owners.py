@@ -1,6 +1,6 @@
 """Field ownership on every write: ``metadata.managedFields`` as kube-apiserver keeps it.
 
-The shell between the write operations (``operations.verbs``, ``operations.subresources``,
+The shell between the write operations (``operations.write_verbs``, ``operations.subresources``,
 ``operations.namespace``, ``operations.apply``) and the pure core in
 ``apiserver.fieldmanager`` (``merge.update``/``merge.apply``, ``managed`` entries, merge
 types from ``types.schema_for_kind``):

@@ -2,7 +2,7 @@
 
 Pure: ``plan_list_read`` validates the options as kube-apiserver's list handler and storage
 layer do, and says which read the request asks for (the "Semantics for get and list" of the
-API concepts docs); ``operations.list_page`` and ``operations.list_fresh_page`` carry it out
+API concepts docs); ``list_verbs.list_page`` and ``list_verbs.list_fresh_page`` carry it out
 on the store. The cases:
 
 - no resourceVersion: the most recent state; "0": any state, ours is the most recent one;

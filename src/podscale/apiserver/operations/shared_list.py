@@ -4,11 +4,11 @@ A reader that lists the same resource every simulated minute (a scenario's snaps
 kubectl would: ``podscale.scenario.snapshot``) paid for decoding and serving every object of
 it each time, although few changed in between. ``SharedItems`` keeps, per listed kind and
 namespace, a ``store.decode_memo.DecodeMemo`` of the served items (``resources.to_served``
-plus the ``apiVersion``/``kind`` that ``verbs.list_body`` gives them) by their stored bytes;
-``verbs.list_shared_page`` reads through it. Exact: a served item depends only on the stored
+plus the ``apiVersion``/``kind`` that ``list_verbs.list_body`` gives them) by their stored bytes;
+``list_verbs.list_shared_page`` reads through it. Exact: a served item depends only on the stored
 bytes and the served kind (the memo is replaced when the kind changes, a CRD's new schema
 say), and the listing itself (which objects, in which order, at which revision) is the one
-``verbs.list_page`` makes. Items are shared between the reader's lists: read-only.
+``list_verbs.list_page`` makes. Items are shared between the reader's lists: read-only.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A product whose install ships a validating webhook (KEDA's ``vscaledobject.kb.io``)
 registers a ``ValidatingHook`` for the (group, kind) its webhook's rules name on the
-server's ``ServerState.admission_hooks``. ``operations.verbs`` runs ``admit`` on create and
+server's ``ServerState.admission_hooks``. ``operations.write_verbs`` runs ``admit`` on create and
 on update or patch of the main resource (never on ``/status`` or ``/scale``: a webhook rule
 naming ``scaledobjects`` does not match its subresources), after the built-in or schema
 validation and before the write, where kube-apiserver runs validating admission. Dry runs
