@@ -1,11 +1,13 @@
 """The kinds an in-process API server serves, as ``InProcessApi`` answers for them.
 
-``client.inprocess`` delegates here: ``resolve_kind`` (a resource path's kind),
-``rest_mappings`` (every version serving a kind, preferred first, as ``HttpApi`` reads them
-from discovery), ``served_kinds`` (what discovery lists, one object per CRD snapshot) and
-``served`` (a kind as served now, custom kinds looked up afresh). Built-in kinds come from
-``api.kinds``, custom ones from the server's CRD snapshot (``customresources.lifecycle``);
-a kind nothing serves is the server's 404 as ``ApiError``.
+``client.inprocess`` and ``client.inprocess_writes`` delegate here: ``resolve_kind`` (a
+resource path's kind), ``rest_mappings`` (every version serving a kind, preferred first, as
+``HttpApi`` reads them from discovery), ``served_kinds`` (what discovery lists, one object
+per CRD snapshot) and ``served`` (a kind as served now, custom kinds looked up afresh);
+``object_scope`` and ``subresource_verb`` refuse the paths the HTTP router would (a
+namespaced object without a namespace, a subresource not served or without the verb).
+Built-in kinds come from ``api.kinds``, custom ones from the server's CRD snapshot
+(``customresources.lifecycle``); a kind nothing serves is the server's 404 as ``ApiError``.
 """
 
 from __future__ import annotations
@@ -16,11 +18,19 @@ from podscale.api.kinds import KindInfo, all_kinds, resource_for
 from podscale.apiserver import errors as server_errors
 from podscale.apiserver.customresources.definitions import CustomKind, condition_true
 from podscale.apiserver.customresources.lifecycle import custom_kinds
+from podscale.apiserver.customresources.serving import missing_subresource
 from podscale.apiserver.state import ServerState
 from podscale.client.discovery import ServedKinds
 from podscale.client.http import ApiError
 
-__all__ = ["resolve_kind", "rest_mappings", "served", "served_kinds"]
+__all__ = [
+    "object_scope",
+    "resolve_kind",
+    "rest_mappings",
+    "served",
+    "served_kinds",
+    "subresource_verb",
+]
 
 
 def _built_in_mappings() -> dict[tuple[str, str], tuple[KindInfo, ...]]:
@@ -106,3 +116,25 @@ def served(state: ServerState, kind: KindInfo) -> KindInfo:
     if found is None:
         raise ApiError(404, server_errors.path_not_found().status)
     return found
+
+
+# -- scope checks: the shapes the HTTP router would refuse ----------------------------------
+def object_scope(kind: KindInfo, namespace: str | None) -> str | None:
+    """The namespace of an object path: none for cluster kinds (as ``resource_path``
+    drops it); a namespaced object without one is a path the server does not have."""
+    if not kind.namespaced:
+        return None
+    if not namespace:
+        raise ApiError(404, server_errors.path_not_found().status)
+    return namespace
+
+
+def subresource_verb(kind: KindInfo, subresource: str, verb: str, name: str) -> None:
+    """The checks of a subresource path: 404 when ``kind`` serves no ``subresource``,
+    405 when it does without ``verb``."""
+    sub = kind.subresource(subresource)
+    if sub is None:
+        missing = missing_subresource(kind, name)
+        raise ApiError(missing.code, missing.status)
+    if verb not in sub.verbs:
+        raise ApiError(405, server_errors.method_not_allowed().status)
