@@ -1,7 +1,9 @@
 """The HTTP transport: an async client for any Kubernetes-compatible API server.
 
 ``HttpApi`` speaks the REST API over httpx (JSON in, JSON out; watches as newline-delimited
-JSON streams). Failures raise ``ApiError`` carrying the server's ``Status``. A watch that
+JSON streams); this module has its transport (``request``, the discovery reads, the watch
+stream) and its base class ``HttpVerbs`` (``client.http_verbs``) maps each REST verb to a
+request. Failures raise ``ApiError`` carrying the server's ``Status``. A watch that
 the server ends with a 410 (too old resourceVersion) raises ``podscale.client.informer.Gone``
 so informers relist. ``HttpListWatcher`` adapts one resource to the informer's
 ``ListWatcher``. The same controllers run against podscale's embedded server or a real
@@ -29,6 +31,7 @@ import orjson
 from podscale.api.kinds import KindInfo
 from podscale.client.connection import Connection
 from podscale.client.discovery import ServedKinds, discover_kinds
+from podscale.client.http_verbs import HttpVerbs, selector_params
 from podscale.client.informer import Gone
 from podscale.client.listwatch import ApiListWatcher
 from podscale.client.paths import resource_path
@@ -43,7 +46,6 @@ from podscale.client.throttle import (
     retryable_transport_error,
 )
 from podscale.client.tls_context import ssl_verify, tls_extensions
-from podscale.store.interface import Preconditions
 
 __all__ = ["ApiError", "HttpApi", "HttpListWatcher"]
 
@@ -82,8 +84,9 @@ def _loop_time() -> float:
     return asyncio.get_running_loop().time()
 
 
-class HttpApi:
-    """Async REST client. Use as ``async with HttpApi(connection) as api: ...``."""
+class HttpApi(HttpVerbs):
+    """Async REST client. Use as ``async with HttpApi(connection) as api: ...``; its REST
+    verbs (get, list, create, update, patch, delete) are ``HttpVerbs``' (``client.http_verbs``)."""
 
     def __init__(
         self,
@@ -199,87 +202,6 @@ class HttpApi:
 
         return await discover_kinds(fetch)
 
-    async def get(
-        self, kind: KindInfo, namespace: str | None, name: str, subresource: str | None = None
-    ) -> JSON:
-        return await self.request("GET", resource_path(kind, namespace, name, subresource))
-
-    async def list(
-        self,
-        kind: KindInfo,
-        namespace: str | None = None,
-        *,
-        label_selector: str | None = None,
-        field_selector: str | None = None,
-        limit: int | None = None,
-        continue_token: str | None = None,
-        resource_version: str | None = None,
-        resource_version_match: str | None = None,
-    ) -> JSON:
-        """A list (one page with ``limit``); ``resource_version`` and
-        ``resource_version_match`` pick the snapshot as upstream's ListOptions do."""
-        params = _selectors(label_selector, field_selector)
-        optional = {
-            "limit": str(limit) if limit else None,
-            "continue": continue_token,
-            "resourceVersion": resource_version,
-            "resourceVersionMatch": resource_version_match,
-        }
-        params.update({key: value for key, value in optional.items() if value})
-        return await self.request("GET", resource_path(kind, namespace), params=params)
-
-    async def create(
-        self, kind: KindInfo, namespace: str | None, obj: JSON, *, subresource: str | None = None
-    ) -> JSON:
-        """POST a new object; with ``subresource`` (``binding``) POST ``obj`` to the
-        subresource of the object its ``metadata.name`` names, as client-go's ``Bind``."""
-        if subresource is None:
-            return await self.request("POST", resource_path(kind, namespace), body=obj)
-        name = str((obj.get("metadata") or {}).get("name") or "")
-        path = resource_path(kind, namespace, name, subresource)
-        return await self.request("POST", path, body=obj)
-
-    async def update(
-        self, kind: KindInfo, namespace: str | None, obj: JSON, subresource: str | None = None
-    ) -> JSON:
-        name = str(obj["metadata"]["name"])
-        return await self.request(
-            "PUT", resource_path(kind, namespace, name, subresource), body=obj
-        )
-
-    async def patch(
-        self,
-        kind: KindInfo,
-        namespace: str | None,
-        name: str,
-        patch: JSON | builtins.list[Any],
-        *,
-        content_type: str = "application/merge-patch+json",
-        subresource: str | None = None,
-    ) -> JSON:
-        path = resource_path(kind, namespace, name, subresource)
-        return await self.request("PATCH", path, body=patch, content_type=content_type)
-
-    async def delete(
-        self,
-        kind: KindInfo,
-        namespace: str | None,
-        name: str,
-        *,
-        propagation: str | None = None,
-        preconditions: Preconditions | None = None,
-        grace_period_seconds: int | None = None,
-    ) -> JSON:
-        options: JSON = {"kind": "DeleteOptions", "apiVersion": "v1"}
-        if propagation:
-            options["propagationPolicy"] = propagation
-        if grace_period_seconds is not None:
-            options["gracePeriodSeconds"] = grace_period_seconds
-        if preconditions is not None:
-            wanted = {"uid": preconditions.uid, "resourceVersion": preconditions.resource_version}
-            options["preconditions"] = {k: v for k, v in wanted.items() if v is not None}
-        return await self.request("DELETE", resource_path(kind, namespace, name), body=options)
-
     async def rest_mappings(self, group: str, kind: str) -> builtins.list[KindInfo]:
         """Every version of ``group`` serving ``kind``, preferred first, from the server's
         discovery documents (``rest_mapping``); none when the group or kind is not served."""
@@ -302,27 +224,6 @@ class HttpApi:
             mappings += mappings_in(group, version, kind, resources, preferred=version == preferred)
         return mappings
 
-    async def delete_collection(
-        self,
-        kind: KindInfo,
-        namespace: str | None,
-        *,
-        label_selector: str | None = None,
-        field_selector: str | None = None,
-        propagation: str | None = None,
-        grace_period_seconds: int | None = None,
-    ) -> JSON:
-        """DELETE on the collection: the objects the selectors match; the reply lists them."""
-        options: JSON = {"kind": "DeleteOptions", "apiVersion": "v1"}
-        if propagation:
-            options["propagationPolicy"] = propagation
-        if grace_period_seconds is not None:
-            options["gracePeriodSeconds"] = grace_period_seconds
-        params = _selectors(label_selector, field_selector)
-        return await self.request(
-            "DELETE", resource_path(kind, namespace), params=params, body=options
-        )
-
     async def watch(
         self,
         kind: KindInfo,
@@ -337,7 +238,7 @@ class HttpApi:
         """``(type, object)`` pairs until the server ends the stream; ``Gone`` on 410.
         ``send_initial_events`` asks for a watch-list stream (``resourceVersionMatch`` is
         then NotOlderThan, as upstream requires)."""
-        params = _selectors(label_selector, field_selector)
+        params = selector_params(label_selector, field_selector)
         params["watch"] = "true"
         params["allowWatchBookmarks"] = "true"
         if resource_version:
@@ -409,15 +310,6 @@ async def _lines_until_broken(response: httpx.Response) -> AsyncIterator[str]:
             yield line
     except (httpx.ReadError, httpx.RemoteProtocolError):
         return
-
-
-def _selectors(label_selector: str | None, field_selector: str | None) -> dict[str, str]:
-    params: dict[str, str] = {}
-    if label_selector:
-        params["labelSelector"] = label_selector
-    if field_selector:
-        params["fieldSelector"] = field_selector
-    return params
 
 
 # Kept under this name for callers; one implementation serves both transports.
