@@ -25,17 +25,20 @@ Contract:
 - With a ``journal`` (``push_journal``), every change is recorded there before the write
   returns, and a new provider over it serves what was pushed until ``ttl`` after the push
   time: values survive a restart; ones that expired meanwhile are dropped on load.
+
+The stored series, their expiry and purge, the journal and the push extension's writers
+(``write_custom_samples``, ``write_external_samples``) are its base's,
+``push_series.PushSeries``; the entries and the parsing of values are ``push_values``'s. This
+module adds the in-process setters and the reads of the two provider protocols.
 """
 
 from __future__ import annotations
 
-import functools
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any
 
-from podscale.api import Quantity, Selector, parse_quantity
+from podscale.api import Quantity, Selector
 from podscale.apiserver.metricsapis.providers import (
     CustomMetricInfo,
     CustomScope,
@@ -49,82 +52,24 @@ from podscale.apiserver.metricsapis.samples import (
     CustomSample,
     ExternalSample,
     described_kind,
-    is_finite,
     render_custom,
     render_external,
     sorted_labels,
 )
 from podscale.metrics.object_labels import ObjectLabels
-from podscale.metrics.push_journal import (
-    CustomKey,
-    ExternalKey,
-    PushJournal,
-    decode_record,
-    encode_record,
-    journal_key,
-)
+from podscale.metrics.push_journal import CustomKey, ExternalKey, PushJournal
+from podscale.metrics.push_series import PushSeries
+from podscale.metrics.push_values import PushEntry, QuantityLike, combined, quantity_of
 from podscale.store.interface import Clock
 
 __all__ = ["DEFAULT_TTL", "PushMetricsProvider"]
 
 JSON = dict[str, Any]
-QuantityLike = Quantity | str | int | float
 
 DEFAULT_TTL = timedelta(minutes=2)
 
 
-class _Entry(NamedTuple):
-    """A stored sample (timestamp always set), when it was pushed and when it stops being
-    served (a NamedTuple: one is built per pod at every publish of the simulated kubelets)."""
-
-    sample: CustomSample | ExternalSample
-    pushed_at: datetime
-    expires_at: datetime | None
-
-
-def _expired(entry: _Entry, now: datetime) -> bool:
-    return entry.expires_at is not None and entry.expires_at <= now
-
-
-def _quantity(value: QuantityLike) -> Quantity:
-    if isinstance(value, str):
-        milli = _milli_quantity(value)
-        if milli is not None:
-            return milli  # always finite
-    quantity = value if isinstance(value, Quantity) else parse_quantity(value)
-    if not is_finite(quantity):
-        raise ValueError(f"metric value {value!r} is not a finite number")
-    return quantity
-
-
-@functools.lru_cache(maxsize=4096)  # a pure function of the text, as the parse cache is
-def _milli_quantity(text: str) -> Quantity | None:
-    """``parse_quantity(text)`` for a whole positive number of milli-units without leading
-    zeros and of at most 18 digits (``"8123m"``: what the simulated kubelets push for every
-    pod at every publish, a new text nearly each time, so the parse cache seldom holds it);
-    None for any other text. The parser reads such a text as ``digits x 10**-3`` and echoes
-    it back unless the digits end in ``000`` (then ``"1"``, not ``"1000m"``, is canonical)."""
-    digits = text[:-1]
-    if (
-        text[-1:] != "m"
-        or not 0 < len(digits) <= 18
-        or digits[0] == "0"
-        or not (digits.isascii() and digits.isdigit())
-    ):
-        return None
-    return Quantity(int(digits), -3, "DecimalSI", None if digits.endswith("000") else text)
-
-
-def _combined(samples: list[CustomSample]) -> CustomSample:
-    """One sample for an object whose matching series are summed; newest timestamp wins."""
-    newest = max(samples, key=lambda s: s.timestamp.timestamp() if s.timestamp else 0.0)
-    total = samples[0].value
-    for sample in samples[1:]:
-        total = total + sample.value
-    return newest._replace(value=total, labels=())
-
-
-class PushMetricsProvider:
+class PushMetricsProvider(PushSeries):
     """Custom and external metrics pushed in-process or through the API (see module doc)."""
 
     def __init__(
@@ -135,42 +80,8 @@ class PushMetricsProvider:
         objects: ObjectLabels | None = None,
         journal: PushJournal | None = None,
     ) -> None:
-        self._clock = clock
-        self._ttl = timedelta(seconds=ttl) if isinstance(ttl, int | float) else ttl
+        super().__init__(clock, ttl=ttl, journal=journal)
         self._objects = objects
-        self._journal = journal
-        self._lock = threading.Lock()
-        self._custom: dict[CustomKey, _Entry] = {}
-        self._external: dict[ExternalKey, _Entry] = {}
-        # No entry can expire before this (None: none can expire at all), so a write does
-        # not scan every series for expired ones (the simulated kubelets write one series
-        # per pod each publish: a scan per write made a publish quadratic in pods).
-        self._purge_after: datetime | None = None
-        if journal is not None:
-            self._restore(journal)
-
-    def _restore(self, journal: PushJournal) -> None:
-        """Load the journal's series; drop (there too) the ones whose ttl ran out since."""
-        now = self._clock.now()
-        stale: list[str] = []
-        for record in journal.load():
-            key, sample, pushed_at = decode_record(record)
-            entry = _Entry(sample, pushed_at, self._expiry(pushed_at))
-            if _expired(entry, now):
-                stale.append(record.key)
-            elif isinstance(sample, CustomSample) and len(key) == 5:
-                self._custom[key] = self._noted(entry)
-            elif isinstance(sample, ExternalSample) and len(key) == 3:
-                self._external[key] = self._noted(entry)
-        journal.apply([], stale)
-
-    def _expiry(self, pushed_at: datetime) -> datetime | None:
-        return None if self._ttl is None else pushed_at + self._ttl
-
-    def close(self) -> None:
-        """Close the journal (values stay served from memory until the provider goes)."""
-        if self._journal is not None:
-            self._journal.close()
 
     # -- in-process setters ---------------------------------------------------------------
     def set_custom_metric(
@@ -193,7 +104,7 @@ class PushMetricsProvider:
             namespace=namespace,
             name=name,
             metric=metric,
-            value=_quantity(value),
+            value=quantity_of(value),
             labels=sorted_labels(labels),
             timestamp=timestamp,
             window_seconds=window_seconds,
@@ -217,7 +128,7 @@ class PushMetricsProvider:
         api_version, kind = described_kind("pods")
         now = self._clock.now()
         # Hot (the simulated kubelets push every pod each publish): a value is parsed once
-        # per call however many pods share it (``_quantity`` is a pure function of a str);
+        # per call however many pods share it (``quantity_of`` is a pure function of a str);
         # the namespace, key parts and expiry are the same for every pod.
         parsed: dict[str, Quantity] = {}
         samples: list[tuple[str, Quantity, int | None]] = []
@@ -228,14 +139,14 @@ class PushMetricsProvider:
             if isinstance(value, str):
                 quantity = parsed.get(value)
                 if quantity is None:
-                    quantity = parsed[value] = _quantity(value)
+                    quantity = parsed[value] = quantity_of(value)
             else:
-                quantity = _quantity(value)
+                quantity = quantity_of(value)
             samples.append((pod, quantity, window))
         sample_namespace = namespace or None
         with self._lock:
             removed: list[CustomKey | ExternalKey] = list(self._purge())
-            written: list[tuple[CustomKey | ExternalKey, _Entry]] = []
+            written: list[tuple[CustomKey | ExternalKey, PushEntry]] = []
             # Only the journal reads what was written (``_record_changes``).
             journaled = self._journal is not None
             expires = self._expiry(now)
@@ -260,7 +171,7 @@ class PushMetricsProvider:
                     ),
                 )
                 key: CustomKey = ("pods", namespace, pod, metric, ())
-                custom[key] = entry = new(_Entry, (sample, now, expires))
+                custom[key] = entry = new(PushEntry, (sample, now, expires))
                 if journaled:
                     written.append((key, entry))
             if samples:
@@ -279,128 +190,9 @@ class PushMetricsProvider:
     ) -> None:
         """Set the series of external ``metric`` in ``namespace`` with ``labels``."""
         sample = ExternalSample(
-            namespace, metric, _quantity(value), sorted_labels(labels), timestamp, window_seconds
+            namespace, metric, quantity_of(value), sorted_labels(labels), timestamp, window_seconds
         )
         self.write_external_samples(namespace, metric, [sample], replace=False)
-
-    def clear(self) -> None:
-        """Forget every value."""
-        with self._lock:
-            keys = [journal_key(k) for k in self._custom]
-            keys += [journal_key(k) for k in self._external]
-            self._custom.clear()
-            self._external.clear()
-            if self._journal is not None:
-                self._journal.apply([], keys)
-
-    # -- writers (the push extension) -----------------------------------------------------
-    def _entry(self, sample: CustomSample | ExternalSample) -> _Entry:
-        now = self._clock.now()
-        entry = _Entry(sample._replace(timestamp=sample.timestamp or now), now, self._expiry(now))
-        return self._noted(entry)
-
-    def _noted(self, entry: _Entry) -> _Entry:
-        """``entry``, its expiry noted in ``_purge_after``."""
-        self._note_expiry(entry.expires_at)
-        return entry
-
-    def _note_expiry(self, expires: datetime | None) -> None:
-        if expires is not None and (self._purge_after is None or expires < self._purge_after):
-            self._purge_after = expires
-
-    def _record_changes(
-        self,
-        written: Sequence[tuple[CustomKey | ExternalKey, _Entry]],
-        removed: Sequence[CustomKey | ExternalKey],
-    ) -> None:
-        """Journal one write (the caller holds the lock): in memory and on disk agree."""
-        if self._journal is None:
-            return
-        kept = {k for k, _ in written}
-        self._journal.apply(
-            [encode_record(k, e.sample, e.pushed_at) for k, e in written],
-            [journal_key(k) for k in removed if k not in kept],
-        )
-
-    def write_custom_samples(
-        self, scope: CustomScope, samples: Sequence[CustomSample], *, replace: bool
-    ) -> None:
-        namespace = scope.namespace or ""
-        for s in samples:
-            _quantity(s.value)
-        with self._lock:
-            removed: list[CustomKey | ExternalKey] = list(self._purge())
-            if replace:
-                for key in [k for k in self._custom if self._in_scope(k, scope, namespace)]:
-                    del self._custom[key]
-                    removed.append(key)
-            written: list[tuple[CustomKey | ExternalKey, _Entry]] = []
-            for s in samples:
-                key = (s.group_resource, s.namespace or "", s.name, s.metric, s.labels)
-                self._custom[key] = entry = self._entry(s)
-                written.append((key, entry))
-            self._record_changes(written, removed)
-
-    def write_external_samples(
-        self, namespace: str, metric: str, samples: Sequence[ExternalSample], *, replace: bool
-    ) -> None:
-        for s in samples:
-            _quantity(s.value)
-        with self._lock:
-            removed: list[CustomKey | ExternalKey] = list(self._purge())
-            if replace:
-                for key in [k for k in self._external if k[:2] == (namespace, metric)]:
-                    del self._external[key]
-                    removed.append(key)
-            written: list[tuple[CustomKey | ExternalKey, _Entry]] = []
-            for s in samples:
-                ext_key = (s.namespace, s.metric, s.labels)
-                self._external[ext_key] = entry = self._entry(s)
-                written.append((ext_key, entry))
-            self._record_changes(written, removed)
-
-    @staticmethod
-    def _in_scope(key: CustomKey, scope: CustomScope, namespace: str) -> bool:
-        group_resource, key_namespace, name, metric, _ = key
-        return (group_resource, key_namespace, metric) == (
-            scope.info.group_resource,
-            namespace,
-            scope.info.metric,
-        ) and (scope.name is None or scope.name == name)
-
-    def _purge(self) -> list[CustomKey | ExternalKey]:
-        """Drop expired entries (the caller holds the lock); their keys, for the journal.
-
-        Reads purge too but do not write the journal: a stale row there is dropped by the
-        next write or on load, never served."""
-        now = self._clock.now()
-        if self._purge_after is None or now < self._purge_after:
-            return []
-        removed: list[CustomKey | ExternalKey] = []
-        for key in [k for k, e in self._custom.items() if _expired(e, now)]:
-            del self._custom[key]
-            removed.append(key)
-        for ext_key in [k for k, e in self._external.items() if _expired(e, now)]:
-            del self._external[ext_key]
-            removed.append(ext_key)
-        expiries = [
-            e.expires_at
-            for e in [*self._custom.values(), *self._external.values()]
-            if e.expires_at is not None
-        ]
-        self._purge_after = min(expiries, default=None)
-        return removed
-
-    def _live_custom(self, info: CustomMetricInfo, namespace: str | None) -> list[CustomSample]:
-        wanted = (info.group_resource, namespace or "")
-        with self._lock:
-            self._purge()
-            return [
-                e.sample
-                for k, e in self._custom.items()
-                if (k[0], k[1]) == wanted and k[3] == info.metric
-                if isinstance(e.sample, CustomSample)
-            ]
 
     # -- CustomMetricsProvider --------------------------------------------------------------
     def list_custom_metrics(self) -> Sequence[CustomMetricInfo]:
@@ -427,7 +219,7 @@ class PushMetricsProvider:
             raise metric_not_found_for_selector(
                 info.group_resource, info.metric, name, metric_selector
             )
-        return render_custom(_combined(matching), metric_selector)
+        return render_custom(combined(matching), metric_selector)
 
     async def get_metric_by_selector(
         self,
@@ -444,7 +236,7 @@ class PushMetricsProvider:
             if metric_selector.matches(dict(sample.labels)):
                 by_name.setdefault(sample.name, []).append(sample)
         return [
-            render_custom(_combined(by_name[name]), metric_selector)
+            render_custom(combined(by_name[name]), metric_selector)
             for name in sorted(self._selected(by_name, info, namespace, selector))
         ]
 

@@ -19,7 +19,8 @@ from podscale.apiserver.metricsapis.providers import (
     ExternalMetricInfo,
 )
 from podscale.apiserver.metricsapis.samples import CustomSample
-from podscale.metrics.push import DEFAULT_TTL, PushMetricsProvider, _milli_quantity
+from podscale.metrics.push import DEFAULT_TTL, PushMetricsProvider
+from podscale.metrics.push_values import milli_quantity
 from podscale.testing.clock import FakeClock
 
 JSON = dict[str, Any]
@@ -370,7 +371,7 @@ def test_a_milli_text_reads_as_the_parser_reads_it(text: str) -> None:
     """The pushed milli-unit texts skip the parser: where the shortcut answers, the very
     quantity the parser gives (value, format, echoed text, printed form); elsewhere it
     leaves the text to the parser."""
-    milli = _milli_quantity(text)
+    milli = milli_quantity(text)
     if milli is None:
         return
     parsed = parse_quantity(text)
@@ -407,4 +408,4 @@ def test_a_milli_text_reads_as_the_parser_reads_it(text: str) -> None:
     ],
 )
 def test_which_texts_the_milli_shortcut_takes(text: str, taken: bool) -> None:
-    assert (_milli_quantity(text) is not None) == taken
+    assert (milli_quantity(text) is not None) == taken

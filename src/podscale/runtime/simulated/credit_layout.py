@@ -7,7 +7,8 @@ which of its containers have a counter (a start time) and under which key, which
 draw each container reads and whether its node is one the ledger keeps sums for: none of
 that depends on the rates, the draw or the interval, only on the plan, the pod views and the
 node names. ``credit_layout`` answers it as plain tuples, which ``UsageLedger.credit_laid``
-walks; ``SimulatedUsage`` keeps the layout until the plan, the pod view or the nodes change.
+walks; ``usage_plans.UsagePlans`` keeps the layout until the plan, the pod view or the nodes
+change.
 Pure.
 """
 

@@ -1,7 +1,8 @@
 """Which pods serve which load, and how an interval is cut: pure helpers of ``usage``.
 
-``SimulatedUsage`` (``usage``) keeps a ``WorkloadLoad`` per loaded workload and a view of the
-running pods; ``assign_pods`` says which pods receive each workload's traffic (those its
+``SimulatedUsage`` (its base, ``usage_accounting.UsageAccounting``) keeps a ``WorkloadLoad``
+per loaded workload and a view of the running pods; ``assign_pods`` (through
+``usage_plans.UsagePlans``) says which pods receive each workload's traffic (those its
 selector matches in its namespace, as a Service routes; a pod that two selectors match
 serves the first load in key order, so no request is counted twice) and which pods idle at
 ``IDLE_PROFILE``. ``grid_pieces`` cuts an interval at every ``step`` after an origin, so

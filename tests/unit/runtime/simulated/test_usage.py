@@ -192,7 +192,7 @@ def test_a_long_interval_is_integrated_in_one_piece(monkeypatch: pytest.MonkeyPa
     """The cost of an advance does not grow with the seconds it covers: one hour of a
     changing load between two reads is one usage computation, and the counter still holds
     the exact integral (no noise: 10 req/s x 10m for 30 min, then 20 req/s for 30 min)."""
-    import podscale.runtime.simulated.usage as usage_module
+    import podscale.runtime.simulated.usage_accounting as usage_module
 
     calls: list[float] = []
     original = usage_module.draw_rows
@@ -398,7 +398,7 @@ def test_the_usage_plan_is_kept_until_the_assignment_changes() -> None:
             await make_change(plane, change)
             await asyncio.sleep(30)
             usage.advance(plane.clock.now())
-            plan = usage._plan()
+            plan = usage._plans.plan()
             seen.append((plan is first, plan == expected(usage), len(plan.pods)))
             first = plan
         return seen
@@ -541,7 +541,7 @@ def test_the_credit_layout_is_kept_until_the_plan_pods_or_nodes_change() -> None
     deleted, or a node's allocatable changes."""
 
     def afresh(usage: SimulatedUsage) -> CreditLayout:
-        return credit_layout(usage._plan(), usage._pods, usage._allocatable())
+        return credit_layout(usage._plans.plan(), usage._pods, usage._allocatable())
 
     async def body(plane: EmbeddedControlPlane) -> list[tuple[str, bool, bool, int]]:
         usage = plane.usage
@@ -553,8 +553,8 @@ def test_the_credit_layout_is_kept_until_the_plan_pods_or_nodes_change() -> None
             await make_change(plane, change)
             await asyncio.sleep(30)
             usage.advance(plane.clock.now())
-            assert usage._laid is not None
-            layout = usage._laid[3]
+            assert usage._plans.laid is not None
+            layout = usage._plans.laid[3]
             seen.append((change, layout is kept, layout == afresh(usage), len(layout.pods)))
             kept = layout
         return seen
