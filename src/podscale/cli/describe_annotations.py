@@ -8,7 +8,7 @@ below its key, one line per value line indented by two spaces, each cut to fit 1
 
 ``describe_last_decision`` and ``describe_stored_history`` are beyond kubectl: the HPA
 controller's documents in the plane's history store (``hpa/last-decision``, the decision
-trace rendered with ``podscale.hpa.trace.render_trace``, the same text ``podscale
+trace rendered with ``podscale.hpa.trace_render.render_trace``, the same text ``podscale
 explain-scale`` prints; and ``hpa/history``, the recommendations and scale events the
 controller remembers), which ``podscale.cli.describe`` reads from the API server's history
 path. They are appended after the Events, so everything above stays byte-identical to
@@ -23,7 +23,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from podscale.cli.describe_text import DescribeWriter
-from podscale.hpa.trace import TraceFormatError, render_trace, trace_from_dict
+from podscale.hpa.trace_read import TraceFormatError, trace_from_dict
+from podscale.hpa.trace_render import render_trace
 
 __all__ = [
     "MAX_ANNOTATION_LEN",

@@ -10,7 +10,9 @@ events) travels in ``History``. Modules, bottom up:
 - ``normalize`` / ``policies``: stabilization windows, scaling policies, min/max limits.
 - ``conditions``: condition reasons and messages; ``decide``: the whole sync
   (``combine``, ``normalize_step``, ``sync``, ``status``); ``scale_failures``.
-- ``trace``: the decision trace; ``static_source`` and ``scenario``: fixed inputs.
+- ``trace``: the decision trace's records and ``trace_to_dict`` (+ ``trace_json``, the
+  stored document; ``trace_read``, reading it back; ``trace_render``, its text);
+  ``static_source`` and ``scenario``: fixed inputs.
 - ``contest`` / ``contest_verdict``: who else writes the target's replicas, and podscale's
   ``ReplicasContested`` condition, event and trace entry about it.
 """
@@ -36,7 +38,8 @@ from podscale.hpa.policies import (
 from podscale.hpa.scale_failures import apply_rescale_failure, scale_unavailable
 from podscale.hpa.static_source import StaticMetricsSource
 from podscale.hpa.tolerance import tolerances_for
-from podscale.hpa.trace import DecisionTrace, render_trace, trace_to_dict
+from podscale.hpa.trace import DecisionTrace, trace_to_dict
+from podscale.hpa.trace_render import render_trace
 from podscale.hpa.types import (
     CalculationTrace,
     Config,

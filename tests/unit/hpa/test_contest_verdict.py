@@ -20,7 +20,9 @@ from podscale.hpa.contest_verdict import (
     assess,
     disagrees,
 )
-from podscale.hpa.trace import render_trace, trace_from_dict, trace_to_dict
+from podscale.hpa.trace import trace_to_dict
+from podscale.hpa.trace_read import trace_from_dict
+from podscale.hpa.trace_render import render_trace
 from podscale.testing import cpu_metric, make_hpa, make_pod, make_scale
 
 NOW = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from podscale.hpa import Decision, StaticMetricsSource, decide, render_trace, trace_to_dict
 from podscale.hpa.predictive import Predictive
-from podscale.hpa.trace import trace_from_dict
+from podscale.hpa.trace_read import trace_from_dict
 from podscale.testing import cpu_metric, make_hpa, make_pod, make_scale
 
 NOW = datetime(2026, 11, 22, 10, 0, 0, tzinfo=UTC)

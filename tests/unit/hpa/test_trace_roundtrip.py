@@ -18,13 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from podscale.hpa import History, Recommendation, ScaleEvent, StaticMetricsSource, decide
-from podscale.hpa.trace import (
-    DecisionTrace,
-    TraceFormatError,
-    render_trace,
-    trace_from_dict,
-    trace_to_dict,
-)
+from podscale.hpa.trace import DecisionTrace, trace_to_dict
+from podscale.hpa.trace_read import TraceFormatError, trace_from_dict
+from podscale.hpa.trace_render import render_trace
 from podscale.testing import cpu_metric, make_hpa, make_pod, make_scale
 
 NOW = datetime(2026, 11, 22, 10, 0, 0, tzinfo=UTC)

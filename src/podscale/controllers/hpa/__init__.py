@@ -3,11 +3,13 @@
 Modules: ``controller`` (the shell around ``podscale.hpa.decide``), ``metrics_client``
 (the async ``MetricsClient`` Protocol), ``metrics_rest`` / ``metrics_inprocess`` (its two
 implementations) over ``metrics_values`` (API answers to engine values), ``prefetch``
-(asking the client what a decision needs), ``scale_target`` (``scaleTargetRef`` and
-``/scale``), ``selector_index`` (``AmbiguousSelector``), ``history_store`` (history and last
-decision as state documents), ``contest_target`` (the target's managedFields and the
-replicas writes of other managers) and ``monitor`` (upstream's controller metrics as
-Prometheus text).
+(asking the client what a decision needs, and each HPA's recorded queries),
+``scale_target`` (``scaleTargetRef`` and ``/scale``), ``writes`` (the ``/scale`` and status
+writes), ``selector_index`` (``AmbiguousSelector``, the target's pods), ``state_keeper``
+(what the controller remembers of each HPA, loaded from and stored in the state store),
+``history_store`` (history and last decision as state documents), ``contest_target`` (the
+target's managedFields and the replicas writes of other managers) and ``monitor``
+(upstream's controller metrics as Prometheus text).
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ HPA controller (``controller``) needs for them:
   workloads only, ``controllermanager.rbac``) or that does not serve a plain read counts
   as carrying none: the write is reported by an unknown writer, once. Any other failure is
   ``UNREADABLE``: the observation waits for the next sync.
+- ``observe_replicas``: one sync's look at the replicas read through ``/scale``: the
+  owners read when needed, then ``contest.observe``.
 - ``ContestMemory``: each HPA's ``ContestState``, loaded from and written to the state
   store's ``REPLICAS_WRITES_STATE`` document when the autoscaler's own last write or the
   observed writes changed. A change of the expected value alone (the first sight of the
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any, Final
 
 from podscale.api.kinds import KindInfo
@@ -31,11 +34,14 @@ from podscale.history import StateStore
 from podscale.hpa.contest import (
     REPLICAS_WRITES_STATE,
     ContestState,
+    ReplicasWrite,
     contest_from_dict,
     contest_to_dict,
+    needs_owners,
+    observe,
 )
 
-__all__ = ["UNREADABLE", "ContestMemory", "read_owners"]
+__all__ = ["UNREADABLE", "ContestMemory", "observe_replicas", "read_owners"]
 
 _LOG = logging.getLogger(__name__)
 JSON = dict[str, Any]
@@ -64,6 +70,34 @@ async def read_owners(
         return None if err.status in _NO_OWNERS else UNREADABLE
     managed = (target.get("metadata") or {}).get("managedFields")
     return list(managed) if isinstance(managed, list) else None
+
+
+async def observe_replicas(
+    api: ControllerApi,
+    state: ContestState,
+    scale: JSON,
+    info: KindInfo,
+    namespace: str,
+    ref: Mapping[str, Any],
+    now: datetime,
+    *,
+    own_manager: str,
+) -> tuple[ContestState, ReplicasWrite | None]:
+    """The contest ``state`` after reading ``scale``, and the foreign write seen, if any."""
+    replicas = int((scale.get("spec") or {}).get("replicas") or 0)
+    managed: list[Any] | None = None
+    if needs_owners(state, replicas):
+        owners = await read_owners(api, info, namespace, str(ref.get("name") or ""))
+        if owners is UNREADABLE:
+            return state, None  # look again at the next sync
+        managed = owners if isinstance(owners, list) else None
+    return observe(
+        state,
+        replicas=replicas,
+        managed_fields=managed,
+        now=now,
+        own_manager=own_manager,
+    )
 
 
 def _signature(document: Mapping[str, Any] | None) -> Any:

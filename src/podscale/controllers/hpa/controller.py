@@ -10,26 +10,24 @@ time in tests and simulations):
   retried at the next period, never with backoff. Deleted HPAs are forgotten.
 - A sync (``reconcileAutoscaler``): resolve ``scaleTargetRef`` and read ``/scale``
   (``scale_target``; failure is the engine's ``scale_unavailable``), list the target's
-  pods from the pod informer by ``status.selector``, find every HPA controlling them
-  (``selector_index``), ask the ``MetricsClient`` what the engine will ask
-  (``prefetch``), ``decide``, write ``/scale`` only to rescale (``FailedRescale`` via
-  ``apply_rescale_failure`` when that fails), record the decision's events (component
-  ``horizontal-pod-autoscaler``), write the status through ``status`` only when it
-  changed, and keep history and the last trace in the state store (``history_store``).
+  pods from the pod informer by ``status.selector`` and find every HPA controlling them
+  (``selector_index``), ask the ``MetricsClient`` what the engine will ask and ``decide``
+  (``prefetch.QueryMemory``), write ``/scale`` only to rescale (``writes.rescale``;
+  ``FailedRescale`` when that fails), record the decision's events (component
+  ``horizontal-pod-autoscaler``), write the status only when it changed
+  (``writes.write_status``), and keep history and the last trace (``state_keeper``).
 - Observability: upstream's reconciliation and metric computation metrics (``monitor``).
 - Beyond upstream, replicas fights: when the replicas read through ``/scale`` moved away
   from what was accounted for, the target object's ``managedFields`` name the manager that
-  wrote them (``contest_target``, ``podscale.hpa.contest``); the verdict goes into the
-  decision as podscale's ``ReplicasContested`` condition, a Warning event and the trace's
-  ``contest`` (``podscale.hpa.contest_verdict``). ``field_manager`` is the manager this
-  controller's own ``/scale`` writes carry.
+  wrote them (``contest_target.observe_replicas``, ``podscale.hpa.contest``); the verdict
+  goes into the decision as podscale's ``ReplicasContested`` condition, a Warning event
+  and the trace's ``contest`` (``podscale.hpa.contest_verdict``). ``field_manager`` is the
+  manager this controller's own ``/scale`` writes carry.
 
 Beyond upstream, given a ``StateStore`` (``ControllerContext.history``) the engine's history
-survives a controller restart: it is stored under the HPA's uid, read at the first sync
-of an HPA and rewritten only when it meaningfully changed (``history_store``); an HPA's
-documents are deleted with it. An HPA still carrying the annotations older versions kept
-them in is read once and the annotations removed. Without a store (None), the controller
-keeps everything in memory, as upstream does.
+survives a controller restart; what is remembered of each HPA between syncs, and how it is
+loaded, stored and migrated from older versions' annotations, is ``state_keeper``'s.
+Without a store (None), the controller keeps everything in memory, as upstream does.
 """
 
 from __future__ import annotations
@@ -41,25 +39,11 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-import orjson
-
-from podscale.api.json_copy import copy_json
 from podscale.api.kinds import KindInfo, kind_for
-from podscale.api.selectors import SelectorError, parse_selector
 from podscale.client.cache import Lister, object_key
-from podscale.client.http import ApiError
 from podscale.client.informer import EventHandler, Informer
 from podscale.client.workqueue import WorkQueue
-from podscale.controllers.hpa.contest_target import UNREADABLE, ContestMemory, read_owners
-from podscale.controllers.hpa.history_store import (
-    HISTORY_STATE,
-    LAST_DECISION_STATE,
-    LEGACY_ANNOTATIONS,
-    legacy_state,
-    load_history,
-    state_changes,
-    trace_signature,
-)
+from podscale.controllers.hpa.contest_target import observe_replicas
 from podscale.controllers.hpa.metrics_client import MetricsClient
 from podscale.controllers.hpa.monitor import (
     ACTION_NONE,
@@ -69,33 +53,21 @@ from podscale.controllers.hpa.monitor import (
     ERROR_NONE,
     ERROR_SPEC,
     ControllerMetrics,
+    decision_error,
 )
 from podscale.controllers.hpa.pod_memo import PodMemo
-from podscale.controllers.hpa.prefetch import (
-    MetricQuery,
-    QueryRecorder,
-    RecordedMetrics,
-    fetch_answers,
-)
+from podscale.controllers.hpa.prefetch import QueryMemory, QueryRecorder, RecordedMetrics
 from podscale.controllers.hpa.scale_target import ScaleTargetError, read_scale, resolve_target
 from podscale.controllers.hpa.selector_index import SelectorIndex
+from podscale.controllers.hpa.state_keeper import StateKeeper
+from podscale.controllers.hpa.writes import rescale, write_status
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
 from podscale.history import StateStore
 from podscale.hpa import Config, Decision, History, decide
-from podscale.hpa.contest import (
-    AUTOSCALER_MANAGER,
-    REPLICAS_WRITES_STATE,
-    ContestState,
-    ReplicasWrite,
-    needs_owners,
-    observe,
-    record_own_write,
-    settle,
-)
+from podscale.hpa.contest import AUTOSCALER_MANAGER, record_own_write, settle
 from podscale.hpa.contest_verdict import apply_contest, disagrees
-from podscale.hpa.scale_failures import apply_rescale_failure, scale_unavailable
-from podscale.hpa.trace import DecisionTrace
+from podscale.hpa.scale_failures import scale_unavailable
 from podscale.store.interface import Clock
 
 __all__ = ["COMPONENT", "DEFAULT_SYNC_PERIOD", "HorizontalPodAutoscalerController"]
@@ -106,9 +78,6 @@ POD: Final = kind_for("v1", "Pod")
 COMPONENT: Final = "horizontal-pod-autoscaler"
 # kube-controller-manager's --horizontal-pod-autoscaler-sync-period default.
 DEFAULT_SYNC_PERIOD: Final = timedelta(seconds=15)
-MERGE_PATCH: Final = "application/merge-patch+json"
-# Upstream marks this metric failure as a fault of the spec (errSpec).
-_SPEC_METRIC_ERROR: Final = "unknown metric source type"
 
 JSON = dict[str, Any]
 
@@ -153,20 +122,11 @@ class HorizontalPodAutoscalerController:
         self._timer = timer
         self._recorder = EventRecorder(api, clock, COMPONENT)
         self._selectors = SelectorIndex()
-        # Upstream's recommendations/scaleUpEvents/scaleDownEvents maps, one History per key.
-        self._histories: dict[str, History] = {}
-        # Per key: the uid of the HPA whose stored state was loaded (a new uid under the
-        # same name is a re-created HPA: loaded afresh), and its documents as stored.
-        self._loaded: dict[str, str] = {}
-        self._stored: dict[str, dict[str, JSON]] = {}
+        # Per key: the engine's History, the stored documents, the replicas writes seen.
+        self._kept = StateKeeper(api, history, self._config, self.autoscaler_kind)
         self._due: dict[str, datetime] = {}
-        # Per key: the signature of the trace last stored, so an unchanged trace is not
-        # encoded again on every sync.
-        self._stored_traces: dict[str, DecisionTrace] = {}
-        # Per HPA: the inputs its metric queries were last recorded from, and those queries.
-        self._queries: dict[str, tuple[bytes, list[MetricQuery]]] = {}
-        # Per key: who else wrote the target's replicas (podscale.hpa.contest).
-        self._contests = ContestMemory(history)
+        # Per HPA: the metric queries last recorded, and the inputs they depend on.
+        self._queries = QueryMemory()
         # The engine's per-pod values (readiness facts, requests) by pod object.
         self._pod_memo = PodMemo()
         self._queue: WorkQueue[str] | None = None
@@ -202,12 +162,7 @@ class HorizontalPodAutoscalerController:
         key = object_key(hpa)
         self._bound()[0].forget(key)
         self._selectors.remove(str(_meta(hpa).get("namespace") or ""), key)
-        uid = str(_meta(hpa).get("uid") or "")
-        if self._state is not None and uid:
-            try:
-                self._state.delete_state(uid)
-            except Exception:  # a store failure must not stop the informer's handlers
-                _LOG.exception("could not delete the stored state of %s", key)
+        self._kept.delete(key, hpa)
 
     def _schedule(self, key: str) -> None:
         """Sync ``key`` one period from now, unless a sync is already waiting."""
@@ -226,13 +181,9 @@ class HorizontalPodAutoscalerController:
         namespace, _, name = key.rpartition("/")
         cached = hpa_lister.get(namespace, name)
         if cached is None:
-            self._histories.pop(key, None)
-            self._loaded.pop(key, None)
-            self._stored.pop(key, None)
+            self._kept.forget(key)
             self._due.pop(key, None)
-            self._stored_traces.pop(key, None)
-            self._queries.pop(key, None)
-            self._contests.forget(key)
+            self._queries.forget(key)
             self._selectors.remove(namespace, key)
             return
         started = self._timer()
@@ -254,68 +205,14 @@ class HorizontalPodAutoscalerController:
             self.monitor.observe_reconciliation(action, error, self._timer() - started)
         self._schedule(key)
 
-    async def _load(self, key: str, hpa: JSON, now: datetime) -> JSON:
-        """At the first sync of an HPA (of this uid): its stored documents, the history
-        restored from them, and the migration of older versions' annotations. Returns the
-        HPA to sync (the patched object when annotations were removed)."""
-        uid = str(_meta(hpa).get("uid") or "")
-        loaded = self._loaded.get(key)
-        if loaded == uid:
-            return hpa
-        if loaded is not None:  # re-created under the same name: nothing carries over
-            self._histories.pop(key, None)
-            self._stored_traces.pop(key, None)
-        self._loaded[key] = uid
-        self._stored[key] = {}
-        self._contests.load(key, None)
-        if self._state is None or not uid:
-            return hpa
-        stored = {
-            name: document
-            for name in (HISTORY_STATE, LAST_DECISION_STATE)
-            if (document := self._state.get_state(uid, name)) is not None
-        }
-        self._contests.load(key, self._state.get_state(uid, REPLICAS_WRITES_STATE))
-        legacy, present = legacy_state(hpa)
-        for name, document in legacy.items():
-            if name not in stored:
-                self._state.put_state(uid, name, document)
-                stored[name] = document
-        self._stored[key] = stored
-        if key not in self._histories:
-            restored = load_history(stored.get(HISTORY_STATE), now=now)
-            if restored is not None:
-                self._histories[key] = restored
-        if present:
-            return await self._remove_annotations(key, hpa)
-        return hpa
-
-    async def _remove_annotations(self, key: str, hpa: JSON) -> JSON:
-        """Older versions' annotations off the HPA (their content is in the store now)."""
-        meta = _meta(hpa)
-        patch = {"metadata": {"annotations": dict.fromkeys(LEGACY_ANNOTATIONS)}}
-        try:
-            patched = await self._api.patch(
-                self.autoscaler_kind,
-                str(meta.get("namespace") or ""),
-                str(meta.get("name") or ""),
-                patch,
-                content_type=MERGE_PATCH,
-            )
-        except ApiError as err:
-            _LOG.warning("could not remove the history annotations of %s: %s", key, err)
-            self._loaded.pop(key, None)  # try again at the next sync
-            return hpa
-        return patched
-
     async def _sync(self, key: str, hpa: JSON) -> tuple[str, str]:
         """One ``reconcileAutoscaler``; returns the (action, error) metric labels."""
         now = self._clock.now()
-        hpa = await self._load(key, hpa, now)
+        hpa = await self._kept.load(key, hpa, now)
         hpa.setdefault("apiVersion", self.autoscaler_kind.api_version)
         hpa.setdefault("kind", self.autoscaler_kind.kind)
         namespace = str(_meta(hpa).get("namespace") or "")
-        history = self._histories.get(key)
+        history = self._kept.histories.get(key)
         ref = (hpa.get("spec") or {}).get("scaleTargetRef") or {}
         try:
             mappings = await resolve_target(self._api, ref)
@@ -327,83 +224,47 @@ class HorizontalPodAutoscalerController:
             decision = scale_unavailable(hpa, error=err.message, history=history, now=now)
             await self._publish(hpa, decision, history, now)
             return ACTION_NONE, ERROR_SPEC if err.spec else ERROR_INTERNAL
-        contest, observed = await self._observe_replicas(
-            key, scale, target_kind, namespace, ref, now
+        contest, observed = await observe_replicas(
+            self._api,
+            self._kept.contests.get(key),
+            scale,
+            target_kind,
+            namespace,
+            ref,
+            now,
+            own_manager=self.field_manager,
         )
-        pods, controlling = self._target_pods(key, namespace, scale)
-        inputs = orjson.dumps(
-            [hpa.get("spec"), scale.get("spec"), scale.get("status"), controlling],
-            option=orjson.OPT_SORT_KEYS,
+        pods, controlling = self._selectors.target_pods(self._bound()[2], key, namespace, scale)
+        decision, recorded = await self._queries.decide(
+            key,
+            hpa,
+            scale,
+            controlling,
+            lambda metrics: self._decide(hpa, scale, pods, metrics, history, now, controlling),
+            self._metrics,
+            self._timer,
         )
-        remembered = self._queries.get(key)
-        queries = remembered[1] if remembered is not None and remembered[0] == inputs else None
-        while True:
-            if queries is None:
-                recorder = QueryRecorder()
-                self._decide(hpa, scale, pods, recorder, history, now, controlling)
-                queries = recorder.queries
-                self._queries[key] = (inputs, queries)
-                fresh = True
-            else:
-                fresh = False
-            recorded = await fetch_answers(self._metrics, queries, timer=self._timer)
-            decision = self._decide(hpa, scale, pods, recorded, history, now, controlling)
-            if fresh or not recorded.missed:
-                break
-            queries = None  # the remembered questions were not all of them: record again
         if observed is not None:
             contest, observed = settle(contest, observed, contested=disagrees(decision))
         target = f"{ref.get('kind') or ''}/{ref.get('name') or ''}"
         decision = apply_contest(decision, contest, target=target, now=now, observed=observed)
         action = ACTION_NONE
         if decision.rescale:
-            body = copy_json(scale)
-            body.setdefault("spec", {})["replicas"] = decision.desired_replicas
-            try:
-                await self._api.update(target_kind, namespace, body, "scale")
-            except ApiError as err:
-                decision = apply_rescale_failure(decision, hpa, error=str(err), now=now)
-            else:
+            decision, written = await rescale(
+                self._api, target_kind, namespace, scale, hpa, decision, now
+            )
+            if written:
                 up = decision.desired_replicas > decision.current_replicas
                 action = ACTION_SCALE_UP if up else ACTION_SCALE_DOWN
                 contest = record_own_write(contest, decision.desired_replicas, now)
-        self._contests.put(key, str(_meta(hpa).get("uid") or ""), contest)
-        self._histories[key] = decision.history
-        self._observe_metrics(hpa, decision, recorded)
+        self._kept.contests.put(key, str(_meta(hpa).get("uid") or ""), contest)
+        self._kept.histories[key] = decision.history
+        self.monitor.observe_metrics(hpa, decision, recorded)
         status_written = await self._publish(hpa, decision, decision.history, now)
         if decision.error is not None:
             _LOG.info("HorizontalPodAutoscaler %s: %s", key, decision.error)
-            spec_error = any(
-                (m.error or "").startswith(_SPEC_METRIC_ERROR) for m in decision.trace.metrics
-            )
-            return action, ERROR_SPEC if spec_error else ERROR_INTERNAL
+            return action, decision_error(decision)
         return action, ERROR_NONE if status_written else ERROR_INTERNAL
-
-    async def _observe_replicas(
-        self,
-        key: str,
-        scale: JSON,
-        info: KindInfo,
-        namespace: str,
-        ref: Mapping[str, Any],
-        now: datetime,
-    ) -> tuple[ContestState, ReplicasWrite | None]:
-        """The contest state after reading ``scale``, and the foreign write seen, if any."""
-        state = self._contests.get(key)
-        replicas = int((scale.get("spec") or {}).get("replicas") or 0)
-        managed: list[Any] | None = None
-        if needs_owners(state, replicas):
-            owners = await read_owners(self._api, info, namespace, str(ref.get("name") or ""))
-            if owners is UNREADABLE:
-                return state, None  # look again at the next sync
-            managed = owners if isinstance(owners, list) else None
-        return observe(
-            state,
-            replicas=replicas,
-            managed_fields=managed,
-            now=now,
-            own_manager=self.field_manager,
-        )
 
     def _decide(
         self,
@@ -427,19 +288,6 @@ class HorizontalPodAutoscalerController:
             pod_reader=self._pod_memo,
         )
 
-    def _target_pods(self, key: str, namespace: str, scale: JSON) -> tuple[list[JSON], list[str]]:
-        """The pods the scale's selector matches and the HPAs controlling any of them."""
-        text = str((scale.get("status") or {}).get("selector") or "")
-        if not text:
-            return [], []
-        try:
-            selector = parse_selector(text)
-        except SelectorError:
-            return [], []  # the engine reports InvalidSelector
-        self._selectors.update(namespace, key, selector)
-        pods = self._bound()[2].list(namespace, selector)
-        return pods, self._selectors.controlling(namespace, pods)
-
     # -- writing ----------------------------------------------------------------------
 
     async def _publish(
@@ -449,69 +297,9 @@ class HorizontalPodAutoscalerController:
         write failed."""
         for event in decision.events:
             await self._recorder.record(hpa, event.type, event.reason, event.message)
-        self._store_state(hpa, decision, history, now)
+        self._kept.store(hpa, decision, history, now)
         if decision.status != (hpa.get("status") or {}):
-            return await self._write_status(hpa, decision.status)
-        return True
-
-    async def _write_status(self, hpa: JSON, status: JSON) -> bool:
-        meta = _meta(hpa)
-        try:
-            await self._api.update(
-                self.autoscaler_kind,
-                str(meta.get("namespace") or ""),
-                {**hpa, "status": status},
-                "status",
+            return await write_status(
+                self._api, self._recorder, self.autoscaler_kind, hpa, decision.status
             )
-        except ApiError as err:
-            await self._recorder.record(hpa, "Warning", "FailedUpdateStatus", str(err))
-            _LOG.warning("failed to update status for %s: %s", meta.get("name"), err)
-            return False
         return True
-
-    def _store_state(
-        self, hpa: JSON, decision: Decision, history: History | None, now: datetime
-    ) -> None:
-        """Store what meaningfully changed since the last write (nothing for a quiet HPA)."""
-        uid = str(_meta(hpa).get("uid") or "")
-        if self._state is None or not uid:
-            return
-        key = object_key(hpa)
-        signature = trace_signature(decision.trace)
-        stored = self._stored.setdefault(key, {})
-        changes = state_changes(
-            stored,
-            decision,
-            history,
-            spec=hpa.get("spec") or {},
-            now=now,
-            config=self._config,
-            trace_unchanged=self._stored_traces.get(key) == signature,
-        )
-        try:
-            for name, document in changes.items():
-                self._state.put_state(uid, name, document)
-                stored[name] = document
-        except Exception:  # a store failure must not stop scaling; compared afresh next time
-            _LOG.exception("could not store the history of %s", key)
-            self._stored_traces.pop(key, None)
-            return
-        self._stored_traces[key] = signature
-
-    def _observe_metrics(self, hpa: JSON, decision: Decision, recorded: RecordedMetrics) -> None:
-        """``metric_computation_*`` per metric, against the status' old currentReplicas."""
-        metrics = decision.trace.metrics
-        old_current = int((hpa.get("status") or {}).get("currentReplicas") or 0)
-        durations = list(recorded.seconds.values())
-        if len(durations) != len(metrics):
-            durations = [0.0] * len(metrics)
-        for metric, seconds in zip(metrics, durations, strict=True):
-            action, error = ACTION_NONE, ERROR_NONE
-            if metric.error is not None or metric.replicas is None:
-                spec = (metric.error or "").startswith(_SPEC_METRIC_ERROR)
-                error = ERROR_SPEC if spec else ERROR_INTERNAL
-            elif metric.replicas > old_current:
-                action = ACTION_SCALE_UP
-            elif metric.replicas < old_current:
-                action = ACTION_SCALE_DOWN
-            self.monitor.observe_metric_computation(action, error, metric.type, seconds)

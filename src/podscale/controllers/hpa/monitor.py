@@ -14,17 +14,23 @@ or ``none``; ``metric_type`` a ``spec.metrics[*].type``. Histograms use upstream
 ``ControllerMetrics`` is a collector the plane registers on its server's registry for
 ``/metrics``, and ``render`` gives its own text exposition (version 0.0.4, Go's order via
 ``podscale.api.exposition``) with component-base's ``[ALPHA]`` help prefix.
+``observe_metrics`` labels one decision's metrics as upstream does (a metric whose error
+starts with ``unknown metric source type`` is a fault of the spec), and ``decision_error`` the
+sync whose decision failed; the HPA controller (``controller``) calls them once per sync,
+the first with the ``prefetch.RecordedMetrics`` timings.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Final
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
 
 from prometheus_client import Counter, Histogram
 from prometheus_client.metrics_core import Metric
 
 from podscale.api.exposition import render_text
+from podscale.controllers.hpa.prefetch import RecordedMetrics
+from podscale.hpa.decide import Decision
 
 __all__ = [
     "ACTION_NONE",
@@ -35,6 +41,7 @@ __all__ = [
     "ERROR_NONE",
     "ERROR_SPEC",
     "ControllerMetrics",
+    "decision_error",
 ]
 
 ACTION_SCALE_UP: Final = "scale_up"
@@ -44,6 +51,8 @@ ERROR_SPEC: Final = "spec"
 ERROR_INTERNAL: Final = "internal"
 ERROR_NONE: Final = "none"
 BUCKETS: Final = tuple(0.001 * 2**i for i in range(15))
+# Upstream marks this metric failure as a fault of the spec (errSpec).
+_SPEC_METRIC_ERROR: Final = "unknown metric source type"
 
 _PREFIX: Final = "horizontal_pod_autoscaler_controller_"
 _LABEL_HELP: Final = (
@@ -118,6 +127,26 @@ class ControllerMetrics:
         children[0].inc()
         children[1].observe(seconds)
 
+    def observe_metrics(
+        self, hpa: Mapping[str, Any], decision: Decision, recorded: RecordedMetrics
+    ) -> None:
+        """``metric_computation_*`` per metric, against the status' old currentReplicas."""
+        metrics = decision.trace.metrics
+        old_current = int((hpa.get("status") or {}).get("currentReplicas") or 0)
+        durations = list(recorded.seconds.values())
+        if len(durations) != len(metrics):
+            durations = [0.0] * len(metrics)
+        for metric, seconds in zip(metrics, durations, strict=True):
+            action, error = ACTION_NONE, ERROR_NONE
+            if metric.error is not None or metric.replicas is None:
+                spec = (metric.error or "").startswith(_SPEC_METRIC_ERROR)
+                error = ERROR_SPEC if spec else ERROR_INTERNAL
+            elif metric.replicas > old_current:
+                action = ACTION_SCALE_UP
+            elif metric.replicas < old_current:
+                action = ACTION_SCALE_DOWN
+            self.observe_metric_computation(action, error, metric.type, seconds)
+
     def reconciliations(self, action: str, error: str) -> int:
         """How many reconciliations were recorded with these labels."""
         return self._count("reconciliations_total", {"action": action, "error": error})
@@ -140,6 +169,13 @@ class ControllerMetrics:
                 if sample.name == _PREFIX + name and sample.labels == labels:
                     return int(sample.value)
         return 0
+
+
+def decision_error(decision: Decision) -> str:
+    """The ``error`` label of a sync whose decision failed: ``spec`` when a metric's error
+    is a fault of the spec, ``internal`` otherwise."""
+    spec_error = any((m.error or "").startswith(_SPEC_METRIC_ERROR) for m in decision.trace.metrics)
+    return ERROR_SPEC if spec_error else ERROR_INTERNAL
 
 
 def _help(name: str) -> str:

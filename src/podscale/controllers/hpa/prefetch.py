@@ -10,9 +10,11 @@ other metric's answer, so the second run asks exactly the recorded questions.
 Failures are kept as ``MetricsUnavailable`` answers, so the engine sets upstream's
 ``FailedGet*Metric`` conditions and events from them.
 
-The controller keeps each HPA's recorded queries while the inputs they depend on (the
+``QueryMemory`` keeps each HPA's recorded queries while the inputs they depend on (the
 spec, the scale's replicas and selector, the HPAs sharing its pods) stay the same, and
-records again when a replay reports a question it had no answer for (``missed``).
+records again when a replay reports a question it had no answer for (``missed``); its
+``decide`` is that round of one sync (record if needed, fetch, decide) for the HPA
+controller (``controller``), whose ``_decide`` it is handed.
 """
 
 from __future__ import annotations
@@ -24,10 +26,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 
+import orjson
+
 from podscale.controllers.hpa.metrics_client import MetricsClient
+from podscale.hpa.decide import Decision
 from podscale.hpa.types import MetricsUnavailable, PodMetric
 
-__all__ = ["MetricQuery", "QueryRecorder", "RecordedMetrics", "fetch_answers"]
+__all__ = ["MetricQuery", "QueryMemory", "QueryRecorder", "RecordedMetrics", "fetch_answers"]
 
 _NOT_FETCHED: Final = "metric not fetched"
 
@@ -190,3 +195,47 @@ async def fetch_answers(
             answers[query.key] = err
         seconds[query.key] = timer() - started
     return RecordedMetrics(answers, seconds)
+
+
+class QueryMemory:
+    """Per HPA key: the inputs its metric queries were last recorded from, and those
+    queries."""
+
+    def __init__(self) -> None:
+        self._queries: dict[str, tuple[bytes, list[MetricQuery]]] = {}
+
+    def forget(self, key: str) -> None:
+        self._queries.pop(key, None)
+
+    async def decide(
+        self,
+        key: str,
+        hpa: Mapping[str, Any],
+        scale: Mapping[str, Any],
+        controlling: list[str],
+        decide: Callable[[QueryRecorder | RecordedMetrics], Decision],
+        client: MetricsClient,
+        timer: Callable[[], float],
+    ) -> tuple[Decision, RecordedMetrics]:
+        """``decide`` on ``client``'s answers to the queries it asks, recorded afresh when
+        the inputs changed or a replay missed one; also the answers, for their timings."""
+        inputs = orjson.dumps(
+            [hpa.get("spec"), scale.get("spec"), scale.get("status"), controlling],
+            option=orjson.OPT_SORT_KEYS,
+        )
+        remembered = self._queries.get(key)
+        queries = remembered[1] if remembered is not None and remembered[0] == inputs else None
+        while True:
+            if queries is None:
+                recorder = QueryRecorder()
+                decide(recorder)
+                queries = recorder.queries
+                self._queries[key] = (inputs, queries)
+                fresh = True
+            else:
+                fresh = False
+            recorded = await fetch_answers(client, queries, timer=timer)
+            decision = decide(recorded)
+            if fresh or not recorded.missed:
+                return decision, recorded
+            queries = None  # the remembered questions were not all of them: record again

@@ -7,7 +7,10 @@ real selector each time a sync reads the target's scale (``update``, only if sti
 registered), and is dropped when deleted (``remove``). ``controlling`` answers which
 HPAs select at least one of a set of pods; more than one means none of them may scale.
 Until an HPA has synced once it selects nothing, so (as upstream) the first of two
-conflicting HPAs to sync may act once before both see the conflict.
+conflicting HPAs to sync may act once before both see the conflict. ``target_pods`` is a
+sync's use of it (the HPA controller, ``controller``): the pods a scale's
+``status.selector`` matches, from the pod informer's ``Lister``, and the HPAs controlling
+any of them.
 
 Each sync asks ``controlling`` once, so it must not cost O(HPAs in the namespace) (that is
 O(n^2) per sync period). As upstream's ``BiMultimap`` indexes selectors by their labels, a
@@ -22,12 +25,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from podscale.api.selectors import Selector
+from podscale.api.selectors import Selector, SelectorError, parse_selector
+from podscale.client.cache import Lister
 
 __all__ = ["SelectorIndex"]
 
 
 Pair = tuple[str, str]
+JSON = dict[str, Any]
 
 
 def _filing(selector: Selector) -> Pair | None:
@@ -103,6 +108,21 @@ class SelectorIndex:
         entry.drop(key)
         if not entry.selectors:
             del self._namespaces[namespace]
+
+    def target_pods(
+        self, pods: Lister, key: str, namespace: str, scale: Mapping[str, Any]
+    ) -> tuple[list[JSON], list[str]]:
+        """The pods the scale's selector matches and the HPAs controlling any of them."""
+        text = str((scale.get("status") or {}).get("selector") or "")
+        if not text:
+            return [], []
+        try:
+            selector = parse_selector(text)
+        except SelectorError:
+            return [], []  # the engine reports InvalidSelector
+        self.update(namespace, key, selector)
+        found = pods.list(namespace, selector)
+        return found, self.controlling(namespace, found)
 
     def controlling(self, namespace: str, pods: Iterable[Mapping[str, Any]]) -> list[str]:
         """The keys, sorted, of every HPA in ``namespace`` selecting any of ``pods``."""

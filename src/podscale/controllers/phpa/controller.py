@@ -51,6 +51,7 @@ from podscale.controllers.hpa.controller import (
 )
 from podscale.controllers.hpa.metrics_client import MetricsClient
 from podscale.controllers.hpa.prefetch import QueryRecorder, RecordedMetrics
+from podscale.controllers.hpa.writes import write_status
 from podscale.controllers.phpa.decisions import (
     CONDITION,
     REASON_NOT_FORECASTABLE,
@@ -305,11 +306,11 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
             status["conditions"] = conditions
         elif "prediction" in old:
             status["prediction"] = old["prediction"]
-        self._store_state(hpa, decision, history, now)
+        self._kept.store(hpa, decision, history, now)
         self._store_models(hpa)
         if status == old:
             return True
-        return await self._write_status(hpa, status)
+        return await write_status(self._api, self._recorder, self.autoscaler_kind, hpa, status)
 
     def _store_models(self, obj: JSON) -> None:
         """``MODEL_STATE`` when a refit changed it (nothing for a PHPA between refits)."""
