@@ -141,8 +141,12 @@ def _walk(schema: Any, at: FieldPath, uncorrelatable: str | None, errors: list[F
             entry = at.child("x-kubernetes-validations").index(i)
             node_errors.extend(_compile_errors(rule, entry, uncorrelatable))
     errors.extend(node_errors)
-    for name, sub in (schema.get("properties") or {}).items():
-        _walk(sub, at.child("properties").key(name), uncorrelatable, errors)
+    # A malformed schema (``properties`` not a map, ``allOf`` not a list) is reported by the
+    # schema checks; the rules beneath it are not walked.
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        for name, sub in properties.items():
+            _walk(sub, at.child("properties").key(name), uncorrelatable, errors)
     items = schema.get("items")
     if isinstance(items, dict):
         items_at = at.child("items")
@@ -154,8 +158,10 @@ def _walk(schema: Any, at: FieldPath, uncorrelatable: str | None, errors: list[F
     extra = schema.get("additionalProperties")
     if isinstance(extra, dict):
         _walk(extra, at.child("additionalProperties"), uncorrelatable, errors)
-    for i, sub in enumerate(schema.get("allOf") or []):
-        _walk(sub, at.child("allOf").index(i), uncorrelatable, errors)
+    all_of = schema.get("allOf")
+    if isinstance(all_of, list):
+        for i, sub in enumerate(all_of):
+            _walk(sub, at.child("allOf").index(i), uncorrelatable, errors)
 
 
 def check_rules(schema: dict[str, Any], path: FieldPath | str) -> list[FieldError]:

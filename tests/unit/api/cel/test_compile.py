@@ -161,3 +161,17 @@ def test_transition_rule_under_list_map_items_is_allowed() -> None:
         "x-kubernetes-list-map-keys": ["k"],
     }
     assert check_rules({"type": "object", "properties": {"list": entries}}, ROOT) == []
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"properties": 1, "x-kubernetes-int-or-string": True},
+        {"type": "object", "properties": ["spec"]},
+        {"type": "object", "allOf": 1},
+        {"type": "object", "allOf": "x", "items": [], "additionalProperties": True},
+    ],
+    ids=["properties-int", "properties-list", "allof-int", "allof-string"],
+)
+def test_malformed_schema_parts_are_left_to_the_schema_checks(schema: dict[str, Any]) -> None:
+    assert check_rules(schema, ROOT) == []
