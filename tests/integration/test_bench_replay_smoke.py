@@ -65,3 +65,18 @@ def test_a_short_fleet_is_extrapolated_from_its_steady_state(
     # Without a mark past the setup, the run scales as a whole.
     run.marks = []
     assert run.extrapolated(24.0) == (15.0 * 24, 13.0 * 24)
+
+
+def test_only_a_whole_run_is_judged_against_its_goal(monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = load_bench(monkeypatch)
+    check = bench.Check("web-0", 12.0, 31, 30, True)
+    whole = bench.Run("fleet", 100, 24.0, 290.0, 280.0, 1441, 3000, [check])
+    assert bench.report(whole, 300.0)["meets_goal"] is True
+    slow = bench.Run("fleet", 100, 24.0, 310.0, 300.0, 1441, 3000, [check])
+    assert bench.report(slow, 300.0)["meets_goal"] is False
+    # Half an hour extrapolated well under the goal is still not a met goal.
+    short = bench.Run("fleet", 100, 0.5, 2.0, 2.0, 31, 9, [check])
+    report = bench.report(short, 300.0, 24.0)
+    assert report["extrapolated"]["wall_seconds"] < 300.0
+    assert report["meets_goal"] is None
+    assert bench.verdict(None).startswith("not judged")
