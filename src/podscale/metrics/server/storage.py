@@ -119,6 +119,29 @@ def _previous_pods(
     fresh_min = FRESH_CONTAINER_MIN_AGE
     for key, containers in pods.items():
         stored_of = last.get(key, _NONE)
+        # The steady state (a pod scraped again, nothing restarted): every container pairs
+        # with its stored point, so what is chosen equals the stored containers, and that
+        # (immutable) mapping itself is kept rather than a copy per pod and scrape (the
+        # pairs are read by name only). The same tests as below; any other outcome takes
+        # the general loop, from the start.
+        if stored_of and len(stored_of) == len(containers):
+            for name, point in containers.items():
+                start, timestamp, _, _ = point
+                if (
+                    start is not None
+                    and start < timestamp
+                    and fresh_min <= timestamp - start < resolution
+                ):
+                    break
+                stored = stored_of.get(name)
+                if stored is None:
+                    break
+                stored_at = stored[1]
+                if (start is not None and start >= stored_at) or timestamp <= stored_at:
+                    break
+            else:
+                chosen_of[key] = stored_of
+                continue
         earlier_of: Containers | None = None  # ``prev``'s, read when first needed
         chosen: dict[str, MetricsPoint] = {}
         for name, point in containers.items():
@@ -327,22 +350,27 @@ class MetricsStorage:
     @staticmethod
     def _records_of(snapshot: _Snapshot, namespace: str, names: Iterable[str]) -> list[PodUsage]:
         """The served records of the pods ``names`` (in that order) the snapshot holds."""
-        scraped, known = snapshot.pods_last, snapshot.records
+        # Hot (every pod of every HPA at each scrape): one lookup of the pod's points, the
+        # snapshot's maps read once, and its rendered usages (rarely any) only if it has some.
+        scraped, known, prev_of = snapshot.pods_last, snapshot.records, snapshot.pods_prev
+        usages_of = snapshot.usages
         records: list[PodUsage] = []
+        append = records.append
         for name in names:
             key = (namespace, name)
-            if key not in scraped:
-                continue
             record = known.get(key, _UNKNOWN)
             if record is _UNKNOWN:
-                usages = snapshot.usages.get(key, _UNKNOWN)
+                last = scraped.get(key)
+                if last is None:
+                    continue
+                usages = usages_of.get(key, _UNKNOWN) if usages_of else _UNKNOWN
                 record = known[key] = (
-                    record_from_points(key, scraped[key], snapshot.pods_prev.get(key))
+                    record_from_points(key, last, prev_of.get(key))
                     if usages is _UNKNOWN
                     else record_of(key, usages)  # type: ignore[arg-type]
                 )
             if record is not None:
-                records.append(record)  # type: ignore[arg-type]
+                append(record)  # type: ignore[arg-type]
         return records
 
     def _selected(
