@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from podscale.metrics.server import FRESH_CONTAINER_MIN_AGE, MetricsStorage
+from podscale.metrics.server.pairing import previous_pods
 from podscale.metrics.server.points import MetricsPoint
-from podscale.metrics.server.storage import _previous_pods
 from podscale.metrics.server.usage import UsageError, compute_usage, go_seconds
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
@@ -158,7 +158,7 @@ def test_previous_pods_equal_each_pods_previous_containers(
         )
         if chosen:
             expected[key] = chosen
-    got = _previous_pods(keyed[0], keyed[1], keyed[2], RESOLUTION)
+    got = previous_pods(keyed[0], keyed[1], keyed[2], RESOLUTION)
     assert list(got.items()) == list(expected.items())
 
 
@@ -194,7 +194,7 @@ def test_previous_pods_keep_the_stored_containers_only_when_all_pair_with_them(
     """The steady state keeps the stored mapping itself; anything else is chosen container
     by container. Either way the pairs are what ``_previous_containers`` chooses."""
     key = ("ns", "p")
-    got = _previous_pods({key: batch}, {key: _STORED}, {key: _EARLIER}, RESOLUTION)
+    got = previous_pods({key: batch}, {key: _STORED}, {key: _EARLIER}, RESOLUTION)
     expected = MetricsStorage(RESOLUTION)._previous_containers(batch, _STORED, _EARLIER)
     assert got.get(key, {}) == expected
     assert (got.get(key) is _STORED) is reused
