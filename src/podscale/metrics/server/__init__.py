@@ -3,7 +3,8 @@
 A reimplementation of kubernetes-sigs/metrics-server. Modules, bottom up: ``summary`` (the
 kubelet Summary API subset and the ``KubeletStatsSource`` protocol), ``points`` (decoding a
 summary into metric points), ``usage`` (a rate from two points), ``render`` (the PodMetrics /
-NodeMetrics JSON), ``storage`` (the last two scrapes, pure), ``pause`` (the wait between
+NodeMetrics JSON), ``storage`` (the last two scrapes, pure; its
+pairing of each new point with a stored one in ``pairing``), ``pause`` (the wait between
 ticks), ``scraper`` (``MetricsServer``: the loop on the injected clock, and the API server's
 ``MetricsProvider``), ``fake`` (deterministic kubelets for tests).
 """

@@ -15,6 +15,8 @@ metrics-server's in-memory storage (pkg/storage/{node,pod,storage}.go), rule for
   container whose two points do not make a rate (``usage.UsageError``) is left out of it.
   Timestamp and window are those of the earliest-sampled container (``render``).
 
+The pairing rules (the first three) are ``pairing``'s; the usage records ``pod_records``'s.
+
 ``pod_usage_of`` gives the values of ``pod_metrics_of``'s items without rendering them
 (``PodUsage`` records, built by ``pod_records`` straight from the points and kept per
 snapshot), for in-process readers.
@@ -40,6 +42,11 @@ from podscale.apiserver.metricsapis.pod_usage import (
     PodUsage,
 )
 from podscale.metrics.object_labels import ObjectLabels
+from podscale.metrics.server.pairing import (
+    FRESH_CONTAINER_MIN_AGE,
+    previous_of,
+    previous_pods,
+)
 from podscale.metrics.server.pod_records import Containers, record_from_points, record_of
 from podscale.metrics.server.points import MetricsBatch, MetricsPoint, PodKey
 from podscale.metrics.server.render import (
@@ -58,9 +65,6 @@ _UNKNOWN: Final = object()
 
 DEFAULT_RESOLUTION: Final = timedelta(seconds=15)
 """metrics-server's ``--metric-resolution`` default."""
-FRESH_CONTAINER_MIN_AGE: Final = timedelta(seconds=10)
-"""Younger containers give too short a window for the synthetic first point."""
-_NONE: Final[Containers] = {}  # a pod not stored (read only)
 
 
 class _Snapshot:
@@ -89,66 +93,6 @@ class _Snapshot:
         self.records: dict[PodKey, PodUsage | None] = {}
 
 
-def _previous_of(
-    new: MetricsPoint, last: MetricsPoint | None, prev: MetricsPoint | None
-) -> MetricsPoint | None:
-    """The point to pair with ``new``, given what was stored as last and previous."""
-    if last is None:
-        return None
-    if new.timestamp > last.timestamp:
-        return last
-    # The same sample again (or an older one): keep the older pair member if it still is.
-    # (Upstream would pair a container missing from ``prev`` with Go's zero point, a
-    # window of centuries; such a container simply has no previous point here.)
-    if prev is not None and prev.timestamp < new.timestamp:
-        return prev
-    return None
-
-
-def _previous_pods(
-    pods: Mapping[PodKey, Containers],
-    last: Mapping[PodKey, Containers],
-    prev: Mapping[PodKey, Containers],
-    resolution: timedelta,
-) -> dict[PodKey, Containers]:
-    """Each pod's ``MetricsStorage._previous_containers`` given what was stored as its last
-    and previous points, in the batch's order, the pods without any left out: ``store``'s
-    loop over every container of a scrape, the per-pod method inlined (the same tests in
-    the same order) and each point unpacked once rather than read field by field."""
-    chosen_of: dict[PodKey, Containers] = {}
-    fresh_min = FRESH_CONTAINER_MIN_AGE
-    for key, containers in pods.items():
-        stored_of = last.get(key, _NONE)
-        earlier_of: Containers | None = None  # ``prev``'s, read when first needed
-        chosen: dict[str, MetricsPoint] = {}
-        for name, point in containers.items():
-            start, timestamp, _, _ = point
-            if (
-                start is not None
-                and start < timestamp
-                and fresh_min <= timestamp - start < resolution
-            ):
-                chosen[name] = point._replace(timestamp=start, cumulative_cpu_used=0)
-                continue
-            stored = stored_of.get(name)
-            if stored is None:
-                continue  # new
-            stored_at = stored[1]
-            if start is not None and start >= stored_at:
-                continue  # restarted
-            if timestamp > stored_at:
-                chosen[name] = stored
-                continue
-            if earlier_of is None:
-                earlier_of = prev.get(key, _NONE)
-            earlier = earlier_of.get(name)
-            if earlier is not None and earlier[1] < timestamp:
-                chosen[name] = earlier
-        if chosen:
-            chosen_of[key] = chosen
-    return chosen_of
-
-
 class MetricsStorage:
     """Keeps two scrapes; ``resolution`` is the scrape period (for fresh containers)."""
 
@@ -169,16 +113,16 @@ class MetricsStorage:
         old = self._snapshot
         nodes_prev: dict[str, MetricsPoint] = {}
         for name, point in batch.nodes.items():
-            previous = _previous_of(point, old.nodes_last.get(name), old.nodes_prev.get(name))
+            previous = previous_of(point, old.nodes_last.get(name), old.nodes_prev.get(name))
             if previous is not None:
                 nodes_prev[name] = previous
-        pods_prev = _previous_pods(batch.pods, old.pods_last, old.pods_prev, self._resolution)
+        pods_prev = previous_pods(batch.pods, old.pods_last, old.pods_prev, self._resolution)
         self._snapshot = _Snapshot(dict(batch.nodes), nodes_prev, dict(batch.pods), pods_prev)
 
     def _previous_containers(
         self, containers: Containers, last: Containers, prev: Containers
     ) -> dict[str, MetricsPoint]:
-        # Hot (every container of every scrape): ``_is_fresh`` and ``_previous_of`` inlined,
+        # Hot (every container of every scrape): ``_is_fresh`` and ``previous_of`` inlined,
         # the same tests in the same order.
         chosen: dict[str, MetricsPoint] = {}
         resolution = self._resolution
@@ -327,22 +271,27 @@ class MetricsStorage:
     @staticmethod
     def _records_of(snapshot: _Snapshot, namespace: str, names: Iterable[str]) -> list[PodUsage]:
         """The served records of the pods ``names`` (in that order) the snapshot holds."""
-        scraped, known = snapshot.pods_last, snapshot.records
+        # Hot (every pod of every HPA at each scrape): one lookup of the pod's points, the
+        # snapshot's maps read once, and its rendered usages (rarely any) only if it has some.
+        scraped, known, prev_of = snapshot.pods_last, snapshot.records, snapshot.pods_prev
+        usages_of = snapshot.usages
         records: list[PodUsage] = []
+        append = records.append
         for name in names:
             key = (namespace, name)
-            if key not in scraped:
-                continue
             record = known.get(key, _UNKNOWN)
             if record is _UNKNOWN:
-                usages = snapshot.usages.get(key, _UNKNOWN)
+                last = scraped.get(key)
+                if last is None:
+                    continue
+                usages = usages_of.get(key, _UNKNOWN) if usages_of else _UNKNOWN
                 record = known[key] = (
-                    record_from_points(key, scraped[key], snapshot.pods_prev.get(key))
+                    record_from_points(key, last, prev_of.get(key))
                     if usages is _UNKNOWN
                     else record_of(key, usages)  # type: ignore[arg-type]
                 )
             if record is not None:
-                records.append(record)  # type: ignore[arg-type]
+                append(record)  # type: ignore[arg-type]
         return records
 
     def _selected(

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from podscale.metrics.server import FRESH_CONTAINER_MIN_AGE, MetricsStorage
+from podscale.metrics.server.pairing import previous_pods
 from podscale.metrics.server.points import MetricsPoint
-from podscale.metrics.server.storage import _previous_pods
 from podscale.metrics.server.usage import UsageError, compute_usage, go_seconds
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
@@ -158,5 +158,43 @@ def test_previous_pods_equal_each_pods_previous_containers(
         )
         if chosen:
             expected[key] = chosen
-    got = _previous_pods(keyed[0], keyed[1], keyed[2], RESOLUTION)
+    got = previous_pods(keyed[0], keyed[1], keyed[2], RESOLUTION)
     assert list(got.items()) == list(expected.items())
+
+
+def _pt(start: int | None, at: int, cpu: int = 1) -> MetricsPoint:
+    """A point started at second ``start`` (None: unknown) and sampled at second ``at``."""
+    return MetricsPoint(
+        None if start is None else T0 + timedelta(seconds=start), T0 + timedelta(seconds=at), cpu, 1
+    )
+
+
+_STORED = {"a": _pt(0, 15), "b": _pt(0, 15)}
+_EARLIER = {"a": _pt(0, 0), "b": _pt(0, 0)}
+
+
+@pytest.mark.parametrize(
+    ("batch", "reused"),
+    [
+        pytest.param({"a": _pt(0, 30, 2), "b": _pt(0, 30, 2)}, True, id="steady-state"),
+        pytest.param({"b": _pt(0, 30, 2), "a": _pt(0, 30, 2)}, True, id="other-order"),
+        pytest.param({"a": _pt(None, 30, 2), "b": _pt(0, 30, 2)}, True, id="no-start-time"),
+        pytest.param({"a": _pt(0, 30, 2), "b": _pt(20, 30, 2)}, False, id="one-restarted"),
+        pytest.param({"a": _pt(0, 30, 2), "b": _pt(18, 30, 2)}, False, id="one-fresh"),
+        pytest.param({"a": _pt(0, 30, 2), "c": _pt(0, 30, 2)}, False, id="one-new"),
+        pytest.param({"a": _pt(0, 30, 2)}, False, id="one-gone"),
+        pytest.param({"a": _pt(0, 30), "b": _pt(0, 30), "c": _pt(0, 30)}, False, id="one-more"),
+        pytest.param({"a": _pt(0, 15), "b": _pt(0, 15)}, False, id="same-sample-again"),
+        pytest.param({"a": _pt(0, 10), "b": _pt(0, 30)}, False, id="one-older"),
+    ],
+)
+def test_previous_pods_keep_the_stored_containers_only_when_all_pair_with_them(
+    batch: dict[str, MetricsPoint], reused: bool
+) -> None:
+    """The steady state keeps the stored mapping itself; anything else is chosen container
+    by container. Either way the pairs are what ``_previous_containers`` chooses."""
+    key = ("ns", "p")
+    got = previous_pods({key: batch}, {key: _STORED}, {key: _EARLIER}, RESOLUTION)
+    expected = MetricsStorage(RESOLUTION)._previous_containers(batch, _STORED, _EARLIER)
+    assert got.get(key, {}) == expected
+    assert (got.get(key) is _STORED) is reused
