@@ -87,6 +87,11 @@ class _PlainReader:
     ) -> tuple[PodFacts | None, int | None]:
         return pod_facts(pod), request_or_none(self, pod, container, resource)
 
+    def all_values(
+        self, pods: Sequence[Mapping[str, Any]], container: str, resource: str
+    ) -> list[tuple[PodFacts | None, int | None]]:
+        return [self.values(pod, container, resource) for pod in pods]
+
 
 def request_or_none(
     reader: PodReader, pod: Mapping[str, Any], container: str, resource: str
@@ -213,9 +218,7 @@ def scan_pods(
     ignored: dict[str, str] = {}
     requests: dict[str, int] = {}
     unlisted = len(metrics)  # samples of pods outside the listed set, once counted down
-    values_of = reader.values
-    for pod in pods:
-        facts, request = values_of(pod, container, resource)
+    for facts, request in reader.all_values(pods, container, resource):
         if facts is None or request is None:
             return None
         name = facts.name

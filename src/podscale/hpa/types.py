@@ -7,7 +7,7 @@ Everything here is plain data: the replica calculator (``calculator``), the norm
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from types import MappingProxyType
@@ -126,6 +126,12 @@ class PodReader(Protocol):
         """``facts(pod)`` and ``request(pod, container, resource)`` in one call (what
         ``pod_facts.scan_pods`` asks of every pod at every sync); the request None when
         it fails (the caller's general path then raises it)."""
+        ...
+
+    def all_values(
+        self, pods: Sequence[Mapping[str, Any]], container: str, resource: str
+    ) -> Sequence[tuple[PodFacts | None, int | None]]:
+        """``values`` of each of ``pods``, in their order (one call per sync)."""
         ...
 
 

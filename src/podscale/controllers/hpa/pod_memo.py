@@ -13,13 +13,19 @@ of the pod's content, so the memo keeps them by the object's identity and resour
   version is read afresh.
 
 A request that fails (``MetricError``) is not kept: it fails again when asked again.
-``values`` answers both for a pod with one lookup (the calculator's one-pass scan).
+``values`` answers both for a pod with one lookup; ``all_values`` answers it for a whole
+list of pods (the calculator's one-pass scan, at every sync), keeping the list of answers
+with the very objects and versions it was made of: while an HPA's pods are all the same
+objects at the same versions, that is one identity check and one version read per pod,
+not one lookup each (``tests/unit/controllers/hpa/test_pod_memo.py`` holds it equal to
+``values`` of each, including after a pod is replaced or edited).
 The memo is cleared whenever it holds ``limit`` entries (pods come and go all day).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import operator
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from podscale.hpa.pod_facts import pod_facts, request_or_none
@@ -43,7 +49,7 @@ def _version(pod: Mapping[str, Any]) -> Any:
 class PodMemo:
     """A ``PodReader`` remembering each pod object's values (see the module docstring)."""
 
-    __slots__ = ("_facts", "_limit", "_requests", "_values")
+    __slots__ = ("_facts", "_limit", "_lists", "_requests", "_values")
 
     def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
         self._limit = limit
@@ -54,9 +60,15 @@ class PodMemo:
         # id(pod) -> (pod, its resourceVersion, container, resource, ``values``' answer):
         # the last pair asked of each pod (an HPA asks one at every sync).
         self._values: dict[int, tuple[Mapping[str, Any], Any, str, str, _Values]] = {}
+        # (id(first pod), count, container, resource) -> (the pods, their resourceVersions,
+        # ``all_values``' answer): the last list asked with that first pod (one per HPA).
+        self._lists: dict[
+            tuple[int, int, str, str],
+            tuple[tuple[Mapping[str, Any], ...], list[Any], tuple[_Values, ...]],
+        ] = {}
 
     def __len__(self) -> int:
-        return len(self._facts) + len(self._requests) + len(self._values)
+        return len(self._facts) + len(self._requests) + len(self._values) + len(self._lists)
 
     def facts(self, pod: Mapping[str, Any]) -> PodFacts | None:
         meta = pod.get("metadata")  # _version, inlined for the usual dict: per pod per sync
@@ -103,3 +115,29 @@ class PodMemo:
                 self._values.clear()
             self._values[id(pod)] = (pod, version, container, resource, answer)
         return answer
+
+    def all_values(
+        self, pods: Sequence[Mapping[str, Any]], container: str, resource: str
+    ) -> tuple[_Values, ...]:
+        """``values`` of each of ``pods``: the list's answers kept while every pod is the
+        same object at the same resourceVersion (see the module docstring)."""
+        if not pods:
+            return ()
+        # Each pod's version, as ``values`` reads it (``_version`` for an unusual one).
+        versions = [
+            meta.get("resourceVersion")
+            if type(meta := pod.get("metadata")) is dict
+            else _version(pod)
+            for pod in pods
+        ]
+        key = (id(pods[0]), len(pods), container, resource)
+        kept = self._lists.get(key)
+        if kept is not None and all(map(operator.is_, kept[0], pods)) and kept[1] == versions:
+            return kept[2]
+        answers = tuple([self.values(pod, container, resource) for pod in pods])
+        if all(answer[1] is not None for answer in answers):  # failures are not kept
+            if len(self._lists) >= self._limit:
+                self._lists.clear()
+            # The objects themselves held: their ids are never reused while kept.
+            self._lists[key] = (tuple(pods), versions, answers)
+        return answers

@@ -18,10 +18,19 @@ selector with an exact-match requirement (``app=web``) is filed under that label
 only tried against pods carrying it; the others (``app!=x``, ``tier``) are tried always;
 ``Selector.nothing()`` matches nothing and is never tried. The answer is the same as trying
 every selector.
+
+``target_pods`` also keeps each HPA's last answer, with the very pod objects it was computed
+from and the namespace's ``generation`` (bumped by every selector change): the next sync's
+pods are mostly the same objects (a pod is replaced, never edited, when it changes: see
+``tests/integration/controllers/test_hpa_cache_untouched.py``), so while they all are and
+no selector changed the answer is the kept one, without reading every pod's labels again.
+``controlling`` is a pure function of the selectors and the pods' labels, so it is the
+same answer (``tests/unit/controllers/hpa/test_controlling_memo.py``).
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -51,9 +60,11 @@ class _Namespace:
         self.selectors: dict[str, Selector] = {}
         self.by_pair: dict[Pair, set[str]] = {}
         self.always: set[str] = set()  # no exact-match requirement: tried for every pod
+        self.generation = 0  # bumped by every put and drop: kept answers are then stale
 
     def put(self, key: str, selector: Selector) -> None:
         self.drop(key)
+        self.generation += 1
         self.selectors[key] = selector
         if selector.matches_nothing:
             return
@@ -64,6 +75,7 @@ class _Namespace:
             self.by_pair.setdefault(pair, set()).add(key)
 
     def drop(self, key: str) -> None:
+        self.generation += 1
         old = self.selectors.pop(key, None)
         if old is None or old.matches_nothing:
             return
@@ -83,6 +95,9 @@ class SelectorIndex:
 
     def __init__(self) -> None:
         self._namespaces: dict[str, _Namespace] = {}
+        # HPA key -> (its namespace's entry and generation, the pods, ``controlling``'s
+        # answer for them): ``target_pods``' last answer (see the module docstring).
+        self._kept: dict[str, tuple[_Namespace, int, tuple[JSON, ...], list[str]]] = {}
 
     def register(self, namespace: str, key: str) -> bool:
         """Add ``key`` selecting nothing unless present; True if it was new."""
@@ -102,6 +117,7 @@ class SelectorIndex:
         return True
 
     def remove(self, namespace: str, key: str) -> None:
+        self._kept.pop(key, None)
         entry = self._namespaces.get(namespace)
         if entry is None:
             return
@@ -122,7 +138,22 @@ class SelectorIndex:
             return [], []  # the engine reports InvalidSelector
         self.update(namespace, key, selector)
         found = pods.list(namespace, selector)
-        return found, self.controlling(namespace, found)
+        entry = self._namespaces.get(namespace)
+        if entry is None:
+            return found, []
+        kept = self._kept.get(key)
+        if (
+            kept is not None
+            and kept[0] is entry
+            and kept[1] == entry.generation
+            and len(kept[2]) == len(found)
+            and all(map(operator.is_, kept[2], found))
+        ):
+            return found, list(kept[3])
+        answer = self.controlling(namespace, found)
+        # A tuple of the objects themselves: held, their ids are never reused meanwhile.
+        self._kept[key] = (entry, entry.generation, tuple(found), answer)
+        return found, list(answer)
 
     def controlling(self, namespace: str, pods: Iterable[Mapping[str, Any]]) -> list[str]:
         """The keys, sorted, of every HPA in ``namespace`` selecting any of ``pods``."""

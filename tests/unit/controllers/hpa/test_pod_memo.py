@@ -140,3 +140,82 @@ def test_values_do_not_keep_a_failing_request() -> None:
     pod["metadata"]["resourceVersion"] = "2"
     pod["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "300m"}}
     assert memo.values(pod, "", "cpu") == (pod_facts(pod), 300)
+
+
+def _plain(pods: list[Any], container: str, resource: str) -> list[Any]:
+    """``values`` of each pod as the plain functions answer it."""
+    answers = []
+    for pod in pods:
+        try:
+            request: int | None = pod_request(pod, container, resource)
+        except MetricError:
+            request = None
+        answers.append((pod_facts(pod), request))
+    return answers
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "none",
+        "one-replaced",
+        "one-replaced-same-version",
+        "one-edited-new-version",
+        "one-added",
+        "one-dropped",
+        "reordered",
+        "another-container",
+        "another-resource",
+        "failing-request",
+    ],
+)
+def test_all_values_answer_values_of_each_and_follow_changes(change: str) -> None:
+    memo = PodMemo()
+    pods = [_pod(str(i)) for i in range(4)]
+    first = memo.all_values(pods, "", "cpu")
+    assert list(first) == _plain(pods, "", "cpu")
+    container, resource = "", "cpu"
+    pods = list(pods)  # another list of the same objects: still kept
+    if change == "one-replaced":
+        pods[2] = _pod("9", cpu="250m", phase="Pending")
+    elif change == "one-replaced-same-version":  # only its identity tells
+        pods[2] = _pod("2", cpu="250m", phase="Pending")
+    elif change == "one-edited-new-version":
+        pods[1]["metadata"]["resourceVersion"] = "8"
+        pods[1]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "250m"
+        pods[1]["status"]["phase"] = "Pending"
+    elif change == "one-added":
+        pods.append(_pod("5", cpu="300m"))
+    elif change == "one-dropped":
+        pods.pop()
+    elif change == "reordered":
+        pods[1], pods[3] = pods[3], pods[1]
+    elif change == "another-container":
+        container = "c"
+    elif change == "another-resource":
+        resource = "memory"  # missing: every request None, nothing kept
+    elif change == "failing-request":
+        pods[3] = _pod("7", cpu=None)
+    answers = memo.all_values(pods, container, resource)
+    assert list(answers) == _plain(pods, container, resource)
+    if change == "none":
+        assert answers is first  # kept: nothing looked up again
+    again = memo.all_values(pods, container, resource)
+    assert list(again) == _plain(pods, container, resource)
+
+
+def test_all_values_of_no_pods_and_of_unusual_metadata() -> None:
+    memo = PodMemo()
+    assert list(memo.all_values([], "", "cpu")) == []
+    pod = _pod("3")
+    pod["metadata"] = MappingProxyType(pod["metadata"])
+    for _ in range(2):
+        assert list(memo.all_values([pod], "", "cpu")) == _plain([pod], "", "cpu")
+
+
+def test_kept_lists_are_cleared_at_the_limit() -> None:
+    memo = PodMemo(limit=2)
+    for i in range(5):
+        pods = [_pod(str(i))]
+        assert list(memo.all_values(pods, "", "cpu")) == _plain(pods, "", "cpu")
+    assert len(memo) <= 4 * 2  # each of its four tables
