@@ -47,7 +47,7 @@ from podscale.metrics.server.summary import NodeSummary
 from podscale.runtime.simulated.cluster_api import NODE, POD
 from podscale.runtime.simulated.ledger_bindings import BoundPoints
 from podscale.runtime.simulated.nodes import SimulatedNodes
-from podscale.runtime.simulated.request_rates import request_rates
+from podscale.runtime.simulated.request_rates import RateRow, rate_rows, rates_of_rows
 from podscale.runtime.simulated.running_pod import PodKey
 from podscale.runtime.simulated.usage_accounting import UsageAccounting
 from podscale.runtime.simulated.usage_loads import IDLE_PROFILE, WORKLOAD_KINDS, WorkloadLoad
@@ -102,6 +102,8 @@ class SimulatedUsage(UsageAccounting):
         # ``_node_pods``: per node, the pod view's version and the node's views, bound.
         self._node_pods_at: dict[str, tuple[int, BoundPoints]] = {}
         self._stats_failure: str | None = None
+        # ``publish``: the assignment's members and their ``rate_rows``.
+        self._rate_rows: tuple[object, tuple[RateRow, ...]] | None = None
         self._pod_lister: Lister | None = None
 
     # -- wiring -----------------------------------------------------------------------
@@ -220,8 +222,12 @@ class SimulatedUsage(UsageAccounting):
         self.advance(now)
         assigned = self._just_assigned
         members = assigned.members if assigned is not None else self._assign()[0]
-        by_namespace = request_rates(
-            members, self._ledger.requests_by_pod, self._published, now, self.push is not None
+        # The members' rows, kept while the assignment's members are the same list.
+        kept = self._rate_rows
+        if kept is None or kept[0] is not members:
+            kept = self._rate_rows = (members, rate_rows(members))
+        by_namespace = rates_of_rows(
+            kept[1], self._ledger.requests_by_pod, self._published, now, self.push is not None
         )
         if self.push is not None:
             for namespace, values in by_namespace.items():
