@@ -52,6 +52,8 @@ Gauges = dict[str, int]
 _NO_COUNTERS: Final[Mapping[tuple[str, datetime], float]] = {}
 _NO_GAUGES: Final[Mapping[str, int]] = {}
 _PointCell = tuple[str, tuple[str, datetime], datetime]
+# A laid pod: its key, counter and gauge maps, its cells and its one cell when it has one.
+_PointPod = tuple[PodKey, Counters, Gauges, tuple[_PointCell, ...], _PointCell | None]
 _CreditCell = tuple[int, str, datetime, tuple[str, datetime], Counters, Gauges, str | None]
 
 
@@ -76,7 +78,7 @@ class BoundPoints:
 
     pods: tuple[RunningPod, ...]
     generation: int
-    laid: tuple[tuple[PodKey, Counters, Gauges, tuple[_PointCell, ...]], ...] | None
+    laid: tuple[_PointPod, ...] | None
 
 
 def _maps(
@@ -159,7 +161,7 @@ def bind_points(
     memory_of: dict[PodKey, Gauges],
 ) -> BoundPoints:
     """``pods`` bound to the ledger's maps ``cpu_of`` and ``memory_of`` (see above)."""
-    laid = []
+    laid: list[_PointPod] = []
     for pod in pods:
         plan = pod.counters
         if plan is None:
@@ -169,12 +171,14 @@ def bind_points(
         load = pod.load
         key = (load.namespace, load.name)
         counters, gauges = _maps(key, cpu_of, memory_of)
-        laid.append((key, counters, gauges, tuple([(n, c, c[1]) for n, c in plan])))
+        cells = tuple([(n, c, c[1]) for n, c in plan])
+        # A pod of one container (the usual case) also as that container's cell.
+        laid.append((key, counters, gauges, cells, cells[0] if len(cells) == 1 else None))
     return BoundPoints(pods, generation, tuple(laid))
 
 
 def points_bound(
-    laid: tuple[tuple[PodKey, Counters, Gauges, tuple[_PointCell, ...]], ...], now: datetime
+    laid: tuple[_PointPod, ...], now: datetime
 ) -> dict[PodKey, dict[str, MetricsPoint]]:
     """``UsageLedger.pods_points`` of the pods ``laid`` (a ``BoundPoints``'; each has a
     point)."""
@@ -182,7 +186,18 @@ def points_bound(
     # that Python-level call (one per container and scrape).
     new = tuple.__new__
     found: dict[PodKey, dict[str, MetricsPoint]] = {}
-    for key, counters, gauges, plan in laid:
+    for key, counters, gauges, plan, one in laid:
+        if one is not None:  # the loop below over one container, without the loop
+            name, counter, began = one
+            core_ns = int(counters.get(counter, 0.0) * _CORE_NANOS_PER_MILLI_SECOND)
+            memory = gauges.get(name, 0)
+            found[key] = {
+                name: new(
+                    MetricsPoint,
+                    (began, now, core_ns if core_ns > 0 else 1, memory if memory > 1 else 1),
+                )
+            }
+            continue
         points: dict[str, MetricsPoint] = {}
         for name, counter, began in plan:
             core_ns = int(counters.get(counter, 0.0) * _CORE_NANOS_PER_MILLI_SECOND)

@@ -37,11 +37,18 @@ def state(ledger: UsageLedger) -> dict[str, Any]:
     return {k: v for k, v in vars(ledger).items() if k != "_bound_credit"}
 
 
-def running(name: str, *, node: str = "node-1", at: int = -10, standby: bool = False) -> RunningPod:
-    load = PodLoad(name, (ContainerResources("web"), ContainerResources("side")), node=node)
+def running(
+    name: str,
+    *,
+    node: str = "node-1",
+    at: int = -10,
+    standby: bool = False,
+    containers: tuple[str, ...] = ("web", "side"),
+) -> RunningPod:
+    load = PodLoad(name, tuple(ContainerResources(c) for c in containers), node=node)
     labels = {POD_STATE_LABEL: "Standby"} if standby else {}
     started = {"web": T0 + timedelta(seconds=at), "side": T0}
-    return RunningPod(load, "u", labels, T0, started)
+    return RunningPod(load, "u", labels, T0, {c: started[c] for c in containers})
 
 
 @settings(max_examples=100, deadline=None)
@@ -93,7 +100,13 @@ def test_kept_points_read_as_pods_points(forget: str | None) -> None:
     """A binding made before any credit (the pods' maps made empty) and kept over credits
     reads as ``pods_points``; a whole forget drops maps the binding held, so it is made
     again (and the dropped pod reads as never credited)."""
-    pods = (running("a"), running("b", at=5), running("c", standby=True))
+    # Pods of two containers and of one (bound as that container's cell).
+    pods = (
+        running("a"),
+        running("b", at=5, containers=("web",)),
+        running("c", standby=True),
+        running("d", containers=("side",)),
+    )
     ledger = UsageLedger()
     bound = ledger.points_binding(pods)
     assert ledger.bound_points(bound, T0) == ledger.pods_points(pods, T0)
