@@ -37,9 +37,13 @@ many calls (``SimulatedUsage``, between pod events) keeps the plan and only draw
 ``draw_usage`` is ``draw_rows`` (the draws and caps, per container) then ``usages_of`` (the
 ``PodUsage``s); ``SimulatedUsage`` hands ``draw_rows``' answer to its ledger as it is.
 
+The values it reads and answers (``PodLoad``, ``LoadProfile``, ``PodUsage``, ...) are
+defined in ``usage_types`` and re-exported here.
+
 Pure: no clock, no I/O; randomness only from the passed generator.
 ``tests/unit/runtime/load/test_usage_reference.py`` holds ``compute_usage`` to a plain
-reference version of these rules (the hot loop here inlines its helpers).
+reference version of these rules (the hot loop here inlines its helpers, and for a
+``random.Random`` its ``gauss`` too: the same draws, leaving the generator in the same state).
 """
 
 from __future__ import annotations
@@ -51,6 +55,15 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from podscale.runtime.load.node_caps import NodeRows, apply_node_caps_grouped, node_rows
+from podscale.runtime.load.usage_types import (
+    ContainerCost,
+    ContainerResources,
+    ContainerUsage,
+    LoadProfile,
+    PodLoad,
+    PodUsage,
+    WorkloadDemand,
+)
 from podscale.runtime.simulated.resources import Resources
 
 __all__ = [
@@ -70,91 +83,6 @@ __all__ = [
     "spread_rate",
     "usages_of",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class ContainerResources:
-    """A container's requests and limits; a limit of None means unlimited."""
-
-    name: str
-    request: Resources = field(default_factory=Resources)
-    cpu_limit_milli: int | None = None
-    memory_limit: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PodLoad:
-    """A running pod as the load model sees it."""
-
-    name: str
-    containers: tuple[ContainerResources, ...]
-    namespace: str = "default"
-    node: str | None = None
-    ready: bool = True
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.namespace, self.name)
-
-
-@dataclass(frozen=True, slots=True)
-class ContainerCost:
-    """Baseline usage and cost per request/s of one container (CPU in millicores, memory
-    in bytes; per request/s means ``2`` millicores costs 2 ms of CPU per request)."""
-
-    baseline_milli_cpu: float = 0.0
-    baseline_memory: float = 0.0
-    milli_cpu_per_rps: float = 0.0
-    memory_per_rps: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class LoadProfile:
-    """What each container of a workload's pods costs, by container name; containers not
-    named cost ``default``."""
-
-    costs: Mapping[str, ContainerCost] = field(default_factory=dict)
-    default: ContainerCost = ContainerCost()
-    noise_stddev: float = 0.0
-
-    def cost_of(self, container: str) -> ContainerCost:
-        return self.costs.get(container, self.default)
-
-
-@dataclass(frozen=True, slots=True)
-class WorkloadDemand:
-    """One workload at one instant: its request rate and the pods behind it."""
-
-    rate: float
-    pods: Sequence[PodLoad]
-    profile: LoadProfile = LoadProfile()
-
-
-class ContainerUsage(NamedTuple):
-    """A container's usage. A NamedTuple rather than a frozen dataclass: every usage
-    advance builds one per container, and a tuple is built in a third of the time."""
-
-    name: str
-    milli_cpu: int
-    memory: int
-
-
-class PodUsage(NamedTuple):
-    """A pod's traffic share and its containers' usage (a NamedTuple, as ``ContainerUsage``)."""
-
-    namespace: str
-    name: str
-    node: str | None
-    request_rate: float
-    containers: tuple[ContainerUsage, ...]
-
-    @property
-    def milli_cpu(self) -> int:
-        return sum(c.milli_cpu for c in self.containers)
-
-    @property
-    def memory(self) -> int:
-        return sum(c.memory for c in self.containers)
 
 
 def spread_rate(rate: float, pods: Sequence[PodLoad]) -> dict[tuple[str, str], float]:
@@ -304,6 +232,15 @@ def draw_rows(
     shares = [rate / ready if ready else 0.0 for rate, ready in zip(rates, plan.ready, strict=True)]
     cpu_spread = 1.0 / math.sqrt(samples) if samples > 1.0 else 1.0
     gauss = rng.gauss
+    # ``rng.gauss(1.0, stddev)`` inlined too, for a ``random.Random`` itself (whose
+    # ``gauss`` this is): its steps on ``rng.random()`` in its order, its spare normal
+    # (``gauss_next``) carried in ``spare`` and handed back at the end. Two draws per
+    # container and advance; the call cost more than the draw.
+    inline = type(rng) is random.Random
+    uniform = rng.random
+    # ``gauss_next`` is Random's own attribute, which the stubs do not declare.
+    spare: float | None = rng.gauss_next if inline else None  # type: ignore[attr-defined]
+    log, sqrt, cos, sin, tau = math.log, math.sqrt, math.cos, math.sin, math.tau
     # One row per container, pods in order and each pod's containers in spec order (the
     # order of the noise draws), as parallel lists.
     cpu: list[float] = []
@@ -323,7 +260,18 @@ def draw_rows(
             # ``max(0.0, x)`` and ``min(demand, limit)`` spelled as the comparisons they make
             # (the same answer for every float, NaN and -0.0 included), without the calls.
             if cpu_stddev > 0:
-                noise = gauss(1.0, cpu_stddev)
+                if inline:
+                    z = spare
+                    if z is None:
+                        x2pi = uniform() * tau
+                        g2rad = sqrt(-2.0 * log(1.0 - uniform()))
+                        z = cos(x2pi) * g2rad
+                        spare = sin(x2pi) * g2rad
+                    else:
+                        spare = None
+                    noise = 1.0 + z * cpu_stddev
+                else:
+                    noise = gauss(1.0, cpu_stddev)
                 if not noise > 0.0:
                     noise = 0.0
             else:
@@ -331,7 +279,18 @@ def draw_rows(
             demand = (cpu_base + cpu_per_rps * share) * noise
             cpu.append(demand if cpu_limit is None or not cpu_limit < demand else cpu_limit)
             if stddev > 0:
-                noise = gauss(1.0, stddev)
+                if inline:
+                    z = spare
+                    if z is None:
+                        x2pi = uniform() * tau
+                        g2rad = sqrt(-2.0 * log(1.0 - uniform()))
+                        z = cos(x2pi) * g2rad
+                        spare = sin(x2pi) * g2rad
+                    else:
+                        spare = None
+                    noise = 1.0 + z * stddev
+                else:
+                    noise = gauss(1.0, stddev)
                 if not noise > 0.0:
                     noise = 0.0
             else:
@@ -340,6 +299,8 @@ def draw_rows(
             memory.append(
                 demand if memory_limit is None or not memory_limit < demand else memory_limit
             )
+    if inline:
+        rng.gauss_next = spare  # type: ignore[attr-defined]
     apply_node_caps_grouped(
         plan.node_rows, (cpu, memory), (plan.cpu_weight, plan.memory_weight), allocatable
     )

@@ -45,9 +45,10 @@ from podscale.metrics.push import PushMetricsProvider
 from podscale.metrics.server.points import MetricsBatch, MetricsPoint
 from podscale.metrics.server.summary import NodeSummary
 from podscale.runtime.simulated.cluster_api import NODE, POD
+from podscale.runtime.simulated.ledger_bindings import BoundPoints
 from podscale.runtime.simulated.nodes import SimulatedNodes
-from podscale.runtime.simulated.request_rates import request_rates
-from podscale.runtime.simulated.running_pod import PodKey, RunningPod
+from podscale.runtime.simulated.request_rates import RateRow, rate_rows, rates_of_rows
+from podscale.runtime.simulated.running_pod import PodKey
 from podscale.runtime.simulated.usage_accounting import UsageAccounting
 from podscale.runtime.simulated.usage_loads import IDLE_PROFILE, WORKLOAD_KINDS, WorkloadLoad
 from podscale.store.interface import Clock
@@ -98,9 +99,11 @@ class SimulatedUsage(UsageAccounting):
         self.push = push
         self.request_metric = request_metric
         self._publish_period = publish_period
-        # ``_node_pods``: per node, the pod view's version and the node's views.
-        self._node_pods_at: dict[str, tuple[int, tuple[RunningPod, ...]]] = {}
+        # ``_node_pods``: per node, the pod view's version and the node's views, bound.
+        self._node_pods_at: dict[str, tuple[int, BoundPoints]] = {}
         self._stats_failure: str | None = None
+        # ``publish``: the assignment's members and their ``rate_rows``.
+        self._rate_rows: tuple[object, tuple[RateRow, ...]] | None = None
         self._pod_lister: Lister | None = None
 
     # -- wiring -----------------------------------------------------------------------
@@ -159,21 +162,23 @@ class SimulatedUsage(UsageAccounting):
         now = self._answering(node_name)
         ledger = self._ledger
         pods: Mapping[PodKey, Mapping[str, MetricsPoint]]
-        pods = ledger.pods_points(self._node_pods(node_name), now)
+        pods = ledger.bound_points(self._node_pods(node_name), now)
         return MetricsBatch({node_name: ledger.node_point(node_name, now)}, pods)
 
-    def _node_pods(self, node_name: str) -> tuple[RunningPod, ...]:
-        """The views of the node's pods in key order, as ``summary`` reads them; kept per
-        node with the pod view's version, which every change of ``_pods`` and
-        ``_on_node`` bumps (every scrape reads every node; pods change far less often)."""
+    def _node_pods(self, node_name: str) -> BoundPoints:
+        """The views of the node's pods in key order, as ``summary`` reads them, bound to
+        the ledger (``UsageLedger.points_binding``); kept per node with the pod view's
+        version, which every change of ``_pods`` and ``_on_node`` bumps (every scrape reads
+        every node; pods change far less often)."""
         version = self._version
         cached = self._node_pods_at.get(node_name)
         if cached is not None and cached[0] == version:
             return cached[1]
         running = self._pods
         pods = tuple(running[key] for key in sorted(self._on_node.get(node_name, ())))
-        self._node_pods_at[node_name] = (version, pods)
-        return pods
+        bound = self._ledger.points_binding(pods)
+        self._node_pods_at[node_name] = (version, bound)
+        return bound
 
     def _answering(self, node_name: str) -> datetime:
         """Now, with usage accounted up to it, if the node's kubelet answers; else raise."""
@@ -217,8 +222,12 @@ class SimulatedUsage(UsageAccounting):
         self.advance(now)
         assigned = self._just_assigned
         members = assigned.members if assigned is not None else self._assign()[0]
-        by_namespace = request_rates(
-            members, self._ledger.requests_by_pod, self._published, now, self.push is not None
+        # The members' rows, kept while the assignment's members are the same list.
+        kept = self._rate_rows
+        if kept is None or kept[0] is not members:
+            kept = self._rate_rows = (members, rate_rows(members))
+        by_namespace = rates_of_rows(
+            kept[1], self._ledger.requests_by_pod, self._published, now, self.push is not None
         )
         if self.push is not None:
             for namespace, values in by_namespace.items():

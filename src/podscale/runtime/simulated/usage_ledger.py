@@ -24,11 +24,13 @@ No clock and no I/O: ``usage.SimulatedUsage`` decides the intervals and calls
 ``credit_laid`` (``credit`` of the usages ``draw_usage`` would build, read straight from
 the draw, ``podscale.runtime.load.usage.draw_rows``, through a ``credit_layout.CreditLayout``
 it keeps between pod changes; ``credit_drawn`` is the same with the layout made afresh).
+Both hot loops, crediting and reading every pod's points, run in ``ledger_bindings`` over
+bindings of the layout or the pod views to the ledger's per-pod maps, kept between calls
+(``points_binding`` and ``bound_points`` for a caller that keeps the pods it reads).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Final
@@ -43,6 +45,15 @@ from podscale.metrics.server.summary import (
 )
 from podscale.runtime.load import DrawnRows, PodUsage, UsagePlan
 from podscale.runtime.simulated.credit_layout import CreditLayout, credit_layout
+from podscale.runtime.simulated.ledger_bindings import (
+    BoundCredit,
+    BoundPoints,
+    bind_credit,
+    bind_points,
+    credit_bound,
+    points_bound,
+    points_walked,
+)
 from podscale.runtime.simulated.running_pod import PodKey, RunningPod
 
 __all__ = ["NODE_SYSTEM_MEMORY", "NODE_SYSTEM_MILLI_CPU", "UsageLedger"]
@@ -51,9 +62,6 @@ __all__ = ["NODE_SYSTEM_MEMORY", "NODE_SYSTEM_MILLI_CPU", "UsageLedger"]
 NODE_SYSTEM_MILLI_CPU: Final = 50
 NODE_SYSTEM_MEMORY: Final = 256 * 1024 * 1024
 _CORE_NANOS_PER_MILLI_SECOND: Final = 1_000_000  # 1 millicore for 1 s, in core-ns
-# What a pod with nothing credited yet reads from (never written).
-_NO_COUNTERS: Final[Mapping[tuple[str, datetime], float]] = {}
-_NO_GAUGES: Final[Mapping[str, int]] = {}
 
 
 def _seconds(delta: timedelta) -> float:
@@ -73,6 +81,10 @@ class UsageLedger:
         self._node_cpu: dict[str, float] = {}
         self._node_memory: dict[str, int] = {}
         self._node_started: dict[str, datetime] = {}
+        # Bumped whenever a pod's maps are dropped: the bindings (``ledger_bindings``) hold
+        # those maps, and one made before a drop is made again.
+        self._generation = 0
+        self._bound_credit: BoundCredit | None = None
 
     def credit(
         self,
@@ -148,32 +160,13 @@ class UsageLedger:
         pod, its containers' starts and counter keys, standby, node) read from the layout."""
         span = _seconds(end - start)
         node_cpu, node_memory = self._open_nodes(layout.nodes, start, span)
-        requests, cpu_of, memory_of = self._requests, self._cpu, self._memory
-        shares, cpu_rows, memory_rows = drawn
-        floor = math.floor
-        for key, workload, ready, standby, node, cells in layout.pods:
-            request_rate = shares[workload] if ready else 0.0
-            requests[key] = requests.get(key, 0.0) + request_rate * span
-            if not cells:
-                continue
-            counters = cpu_of.get(key)
-            if counters is None:
-                counters = cpu_of[key] = {}
-            gauges = memory_of.get(key)
-            if gauges is None:
-                gauges = memory_of[key] = {}
-            for row, name, began, counter in cells:
-                seconds = span if began <= start else _seconds(end - began)
-                if standby:
-                    milli_cpu = memory = 0
-                else:
-                    milli_cpu, memory = floor(cpu_rows[row]), floor(memory_rows[row])
-                used = milli_cpu * seconds  # the same product for the pod and its node
-                counters[counter] = counters.get(counter, 0.0) + used
-                gauges[name] = memory
-                if node is not None:
-                    node_cpu[node] += used
-                    node_memory[node] += memory
+        # The layout bound to this ledger's per-pod maps, kept while the layout is the same
+        # and no pod's maps were dropped (``ledger_bindings``).
+        bound = self._bound_credit
+        if bound is None or bound.layout is not layout or bound.generation != self._generation:
+            bound = bind_credit(layout, self._generation, self._cpu, self._memory)
+            self._bound_credit = bound
+        credit_bound(bound, drawn, self._requests, node_cpu, node_memory, start, end, span)
         self._close_nodes(node_cpu, node_memory)
 
     def _open_nodes(
@@ -209,6 +202,7 @@ class UsageLedger:
         """Drop the pod's counters (all of them, or those of containers that ``keep`` no
         longer runs under the same start time)."""
         if keep is None:
+            self._generation += 1
             self._cpu.pop(key, None)
             self._memory.pop(key, None)
             self._requests.pop(key, None)
@@ -258,51 +252,28 @@ class UsageLedger:
         self, pods: Iterable[RunningPod], now: datetime
     ) -> dict[PodKey, dict[str, MetricsPoint]]:
         """``pod_points`` of each pod, by key, leaving out the pods without a point: one
-        call per node and scrape (a scrape reads every pod), lookups hoisted."""
-        cpu_of, memory_of, no_counters = self._cpu, self._memory, _NO_COUNTERS
-        # A MetricsPoint built by ``tuple.__new__``, as its generated ``__new__`` does,
-        # without that Python-level call (one per container and scrape).
-        new = tuple.__new__
-        found: dict[PodKey, dict[str, MetricsPoint]] = {}
-        for pod in pods:
-            load = pod.load
-            key = (load.namespace, load.name)
-            counters = cpu_of.get(key) or no_counters
-            gauges = memory_of.get(key) or _NO_GAUGES
-            points: dict[str, MetricsPoint] = {}
-            plan = pod.counters
-            if plan is not None:
-                # The loop below, over the containers as the pod's view named them once.
-                for name, counter in plan:
-                    core_ns = int(counters.get(counter, 0.0) * _CORE_NANOS_PER_MILLI_SECOND)
-                    memory = gauges.get(name, 0)
-                    points[name] = new(
-                        MetricsPoint,
-                        (
-                            counter[1],
-                            now,
-                            core_ns if core_ns > 0 else 1,
-                            memory if memory > 1 else 1,
-                        ),
-                    )
-                if points:
-                    found[key] = points
-                continue
-            started = pod.started
-            for container in load.containers:
-                name = container.name
-                if name in points:
-                    continue
-                began = started[name]
-                core_ns = int(counters.get((name, began), 0.0) * _CORE_NANOS_PER_MILLI_SECOND)
-                memory = gauges.get(name, 0)
-                points[name] = new(
-                    MetricsPoint,
-                    (began, now, core_ns if core_ns > 0 else 1, memory if memory > 1 else 1),
-                )
-            if points:
-                found[key] = points
-        return found
+        call per node and scrape (a scrape reads every pod; ``ledger_bindings.points_walked``)."""
+        return points_walked(pods, self._cpu, self._memory, now)
+
+    def points_binding(
+        self, pods: tuple[RunningPod, ...], bound: BoundPoints | None = None
+    ) -> BoundPoints:
+        """``bound`` when it is ``pods`` bound to this ledger's maps and still good, else
+        ``pods`` bound afresh (``ledger_bindings.bind_points``): a caller that reads the
+        same pods at every scrape keeps the answer and passes it back."""
+        if bound is not None and bound.pods is pods and bound.generation == self._generation:
+            return bound
+        return bind_points(pods, self._generation, self._cpu, self._memory)
+
+    def bound_points(
+        self, bound: BoundPoints, now: datetime
+    ) -> dict[PodKey, dict[str, MetricsPoint]]:
+        """``pods_points(bound.pods, now)`` through the binding ``points_binding`` answered
+        (made again here if a pod's maps were dropped since)."""
+        bound = self.points_binding(bound.pods, bound)
+        if bound.laid is None:
+            return self.pods_points(bound.pods, now)
+        return points_bound(bound.laid, now)
 
     def node_point(self, name: str, now: datetime) -> MetricsPoint:
         """``node_stats(name, now)`` as the metrics server decodes it (always usable)."""

@@ -228,3 +228,39 @@ def test_one_plan_drawn_at_many_rates_equals_computing_each_afresh(
         got = draw_usage(plan, [d.rate for d in current], allocatable, kept_rng, samples=samples)
         assert got == compute_usage(current, allocatable, fresh_rng, samples=samples)
     assert kept_rng.getstate() == fresh_rng.getstate()
+
+
+class _OwnGauss(random.Random):
+    """A generator whose ``gauss`` is its own: ``draw_rows`` calls it rather than inline
+    ``random.Random.gauss``."""
+
+    def gauss(self, mu: float = 0.0, sigma: float = 1.0) -> float:
+        return super().gauss(mu, sigma) * 0.5 + 0.5 * mu
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    workloads=_workloads(),
+    allocatable=_allocatable,
+    seed=st.integers(0, 2**32),
+    spare=st.booleans(),
+    own=st.booleans(),
+)
+def test_the_inlined_gauss_draws_as_the_generator_does(
+    workloads: list[WorkloadDemand],
+    allocatable: dict[str, Resources],
+    seed: int,
+    spare: bool,
+    own: bool,
+) -> None:
+    """``draw_rows`` inlines ``random.Random.gauss``: the same usage and generator state as
+    the reference's calls, with a spare normal pending on entry (an odd number of draws
+    before) or not, and a generator with a ``gauss`` of its own is called instead."""
+    kind = _OwnGauss if own else random.Random
+    fast_rng, reference_rng = kind(seed), kind(seed)
+    if spare:
+        fast_rng.gauss()
+        reference_rng.gauss()
+    got = compute_usage(workloads, allocatable, fast_rng, samples=15.0)
+    assert got == reference_usage(workloads, allocatable, reference_rng, 15.0)
+    assert fast_rng.getstate() == reference_rng.getstate()

@@ -29,6 +29,7 @@ from podscale.runtime.load import (
 from podscale.runtime.load.usage import UsagePlan, plan_usage
 from podscale.runtime.simulated import KubeletUnreachable, NodeSpec, SimulatedUsage
 from podscale.runtime.simulated.credit_layout import CreditLayout, credit_layout
+from podscale.runtime.simulated.request_rates import rate_rows
 from podscale.runtime.simulated.resources import Resources, node_allocatable
 from podscale.runtime.simulated.usage import IDLE_PROFILE
 from podscale.runtime.simulated.usage_loads import assign_pods
@@ -460,6 +461,11 @@ def test_published_rates_are_each_pods_own_window_and_rate() -> None:
             usage.publish()
             got = {name: value for _, _, values in recorder.calls for name, value in values.items()}
             seen.append((got, expected))
+            # The rows publish kept (per assignment) are the members' own, after a relabel
+            # (a new assignment) too.
+            kept = usage._rate_rows
+            assert kept is not None
+            assert kept[1] == rate_rows(members)
         return seen
 
     seen = with_plane(body)
