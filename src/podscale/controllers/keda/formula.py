@@ -94,7 +94,6 @@ def _join(a: str, b: str) -> str:
     return ANY
 
 
-_ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "**", "^"})
 _FLOAT_FUNCTIONS = frozenset({"ceil", "floor", "round"})
 
 

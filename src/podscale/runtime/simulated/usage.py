@@ -95,7 +95,6 @@ class SimulatedUsage(UsageAccounting):
         if step <= timedelta(0) or publish_period <= timedelta(0):
             raise ValueError("step and publish_period must be positive")
         super().__init__(api, clock, nodes, rng=rng, step=step)
-        self._api = api
         self.push = push
         self.request_metric = request_metric
         self._publish_period = publish_period
