@@ -238,7 +238,7 @@ async def read_snapshot(
     ``facts`` (kept likewise) a pod's readiness and CPU request are read again only when
     its resourceVersion moved (``scenario.pod_facts``), and with ``kept`` the pods and Events
     are listed and a workload read again only once their resource was written
-    (``pod_index.KeptReads``)."""
+    (``pod_index.KeptReads``), and a workload's pods found again only in a new LIST."""
     now = plane.clock.now()
     if facts is not None:
         facts.begin()
@@ -258,7 +258,9 @@ async def read_snapshot(
         key = ("list", kind.group, kind.version, kind.plural, namespace)
         return await kept.read(key, revision, lambda: list_all(kind, namespace))
 
-    pods_index = PodIndex(lambda namespace: list_kept(POD, namespace))
+    pods_index = PodIndex(
+        lambda namespace: list_kept(POD, namespace), None if kept is None else kept.selections
+    )
     workloads = [await _workload(plane, target, now, pods_index, facts, kept) for target in targets]
     hpas = await list_all(HPA)
     # The same Events as the last snapshot's are none new to ``cursor``.
