@@ -63,8 +63,9 @@ class PodIndex:
         self._by_label: dict[tuple[str, str, str], list[JSON]] = {}
 
     async def select(self, namespace: str, selector: Selector) -> list[JSON]:
-        """The pods of ``namespace`` that ``selector`` matches, in listing order (a fresh
-        list: a kept answer is copied)."""
+        """The pods of ``namespace`` that ``selector`` matches, in listing order. With
+        ``kept`` the answer may be a kept list, the same object as before: callers do not
+        mutate it (``PodFacts.ready`` keeps its answer by that identity)."""
         if self._kept is None:
             return await self._select(namespace, selector)
         pods = self._listed.get(namespace)
@@ -74,7 +75,7 @@ class PodIndex:
         found = answers.get(selector)
         if found is None:
             found = answers[selector] = await self._select(namespace, selector)
-        return list(found)
+        return found
 
     async def _select(self, namespace: str, selector: Selector) -> list[JSON]:
         pods = await self._namespace(namespace)

@@ -163,11 +163,12 @@ async def _workload(
     pods: list[JSON] = []
     if selector is not None and not selector.empty():
         pods = await pods_index.select(target.namespace, selector)
-    ready: list[tuple[JSON, int]] = []
-    for pod in pods:
-        is_ready, request = pod_facts(pod) if facts is None else facts.of(pod)
-        if is_ready:
-            ready.append((pod, request))
+    if facts is None:
+        ready = [
+            (pod, request) for pod in pods for is_ready, request in [pod_facts(pod)] if is_ready
+        ]
+    else:
+        ready = facts.ready(pods)
     offered = (
         plane.usage.offered_rate(target.kind, target.namespace, target.name, now)
         if plane.cluster is not None
