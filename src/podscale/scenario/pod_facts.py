@@ -11,6 +11,10 @@ a resourceVersion is computed every time. ``ScenarioRun`` keeps one for its snap
 Only the pods of the last two snapshots are kept: ``begin`` (called once per snapshot)
 retires what the snapshot before the previous one read, so pods that are gone do not pile
 up over a long run.
+
+``ready`` answers for a whole list of pods, kept while it is the same list object (a kept
+selection, ``pod_index.KeptSelections``: the same pod objects, so the same answers), for the
+same two snapshots.
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ __all__ = ["PodFacts", "cpu_request", "pod_facts"]
 JSON = dict[str, Any]
 # (namespace, name) -> (resourceVersion, ready, CPU request in millicores)
 _Facts = dict[tuple[str, str], tuple[str, bool, int]]
+# id(pods) -> (pods, its ready pods with their CPU requests); the list is held, so its id
+# is not reused while kept.
+_Ready = dict[int, tuple[list[JSON], list[tuple[JSON, int]]]]
 
 
 def cpu_request(pod: JSON) -> int:
@@ -50,10 +57,28 @@ class PodFacts:
     def __init__(self) -> None:
         self._current: _Facts = {}
         self._previous: _Facts = {}
+        self._ready: _Ready = {}
+        self._ready_previous: _Ready = {}
 
     def begin(self) -> None:
         """A new snapshot starts: forget what neither it nor the last one read."""
         self._previous, self._current = self._current, {}
+        self._ready_previous, self._ready = self._ready, {}
+
+    def ready(self, pods: list[JSON]) -> list[tuple[JSON, int]]:
+        """The ready ones of ``pods`` (in order) with their CPU requests, as ``of`` tells;
+        the same answer again for the same list object (callers do not mutate either)."""
+        key = id(pods)
+        known = self._ready.get(key) or self._ready_previous.get(key)
+        if known is None or known[0] is not pods:
+            found = []
+            for pod in pods:
+                is_ready, request = self.of(pod)
+                if is_ready:
+                    found.append((pod, request))
+            known = (pods, found)
+        self._ready[key] = known
+        return known[1]
 
     def of(self, pod: JSON) -> tuple[bool, int]:
         metadata = pod.get("metadata") or {}

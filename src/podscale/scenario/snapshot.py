@@ -163,11 +163,12 @@ async def _workload(
     pods: list[JSON] = []
     if selector is not None and not selector.empty():
         pods = await pods_index.select(target.namespace, selector)
-    ready: list[tuple[JSON, int]] = []
-    for pod in pods:
-        is_ready, request = pod_facts(pod) if facts is None else facts.of(pod)
-        if is_ready:
-            ready.append((pod, request))
+    if facts is None:
+        ready = [
+            (pod, request) for pod in pods for is_ready, request in [pod_facts(pod)] if is_ready
+        ]
+    else:
+        ready = facts.ready(pods)
     offered = (
         plane.usage.offered_rate(target.kind, target.namespace, target.name, now)
         if plane.cluster is not None
@@ -238,7 +239,7 @@ async def read_snapshot(
     ``facts`` (kept likewise) a pod's readiness and CPU request are read again only when
     its resourceVersion moved (``scenario.pod_facts``), and with ``kept`` the pods and Events
     are listed and a workload read again only once their resource was written
-    (``pod_index.KeptReads``)."""
+    (``pod_index.KeptReads``), and a workload's pods found again only in a new LIST."""
     now = plane.clock.now()
     if facts is not None:
         facts.begin()
@@ -258,7 +259,9 @@ async def read_snapshot(
         key = ("list", kind.group, kind.version, kind.plural, namespace)
         return await kept.read(key, revision, lambda: list_all(kind, namespace))
 
-    pods_index = PodIndex(lambda namespace: list_kept(POD, namespace))
+    pods_index = PodIndex(
+        lambda namespace: list_kept(POD, namespace), None if kept is None else kept.selections
+    )
     workloads = [await _workload(plane, target, now, pods_index, facts, kept) for target in targets]
     hpas = await list_all(HPA)
     # The same Events as the last snapshot's are none new to ``cursor``.

@@ -81,3 +81,40 @@ def test_cpu_request_sums_the_containers() -> None:
     obj["spec"]["containers"][1]["resources"] = {"requests": {"cpu": "1"}}
     assert cpu_request(obj) == 1250
     assert cpu_request({"spec": {}}) == 0
+
+
+def _fresh_ready(pods: list[JSON]) -> list[tuple[JSON, int]]:
+    return [(p, request) for p in pods for ready, request in [pod_facts(p)] if ready]
+
+
+@given(st.dictionaries(st.integers(1, 6), contents, min_size=6), snapshots, st.data())
+def test_kept_ready_lists_equal_fresh_ones(
+    content: dict[int, tuple[bool, str | None, bool]],
+    reads: list[list[tuple[str, int]]],
+    data: st.DataObject,
+) -> None:
+    facts = PodFacts()
+    kept: list[JSON] = []
+    for snapshot in reads:
+        facts.begin()
+        # The same list object again (a kept selection), or a new one.
+        if not kept or not data.draw(st.booleans()):
+            kept = []
+            for name, version in snapshot:
+                ready, cpu, deleting = content[version]
+                kept.append(pod(name, f"{name}{version}", ready, cpu, deleting=deleting))
+        assert facts.ready(kept) == _fresh_ready(kept)
+
+
+@pytest.mark.parametrize("same_list", [True, False], ids=["same-list-kept", "new-list-read"])
+def test_a_ready_list_is_kept_only_for_the_same_list(same_list: bool) -> None:
+    facts = PodFacts()
+    first = [pod("a", "1", True, "100m"), pod("b", "1", False, "100m")]
+    facts.begin()
+    answer = facts.ready(first)
+    second = first if same_list else [pod("a", "2", False, "100m"), pod("b", "2", True, "1")]
+    for _ in range(2):  # kept through the next snapshot, and the one after it
+        facts.begin()
+        again = facts.ready(second)
+        assert again == _fresh_ready(second)
+        assert (again is answer) is same_list

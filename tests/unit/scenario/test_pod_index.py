@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from podscale.api.selectors import parse_selector
-from podscale.scenario.pod_index import PodIndex
+from podscale.scenario.pod_index import KeptSelections, PodIndex
 
 JSON = dict[str, Any]
 
@@ -86,3 +86,42 @@ def test_the_index_finds_what_filtering_every_pod_finds(
     selector = parse_selector(text)
     found = asyncio.run(_index({"ns": pods}, []).select("ns", selector))
     assert found == [pod for pod in pods if selector.matches(pod["metadata"]["labels"])]
+
+
+def _kept_index(pods: dict[str, list[JSON]], kept: KeptSelections) -> PodIndex:
+    async def list_pods(namespace: str) -> list[JSON]:
+        return pods.get(namespace, [])
+
+    return PodIndex(list_pods, kept)
+
+
+@pytest.mark.parametrize(
+    "new_list",
+    [False, True],
+    ids=["same-list-kept", "new-list-recomputed"],
+)
+def test_kept_selections_answer_as_the_general_path(new_list: bool) -> None:
+    kept = KeptSelections()
+    selector = parse_selector("app=web")
+    first = asyncio.run(_kept_index(PODS, kept).select("default", selector))
+    # The next snapshot: the same LIST object (nothing written), or a new one where a pod
+    # lost its label (a write).
+    pods = dict(PODS)
+    if new_list:
+        pods["default"] = [_pod("web-1", {"app": "api"}), *PODS["default"][1:]]
+    second = asyncio.run(_kept_index(pods, kept).select("default", selector))
+    expected = asyncio.run(_index(pods, []).select("default", selector))
+    assert second == expected
+    assert (second is first) is not new_list
+
+
+@given(st.lists(_LABELS, max_size=12), st.lists(_SELECTORS, max_size=6))
+def test_kept_selections_find_what_filtering_finds(
+    labels: list[dict[str, str]], texts: list[str]
+) -> None:
+    pods = {"ns": [_pod(f"p{i}", dict(value)) for i, value in enumerate(labels)]}
+    kept = KeptSelections()
+    for text in texts * 2:
+        selector = parse_selector(text)
+        found = asyncio.run(_kept_index(pods, kept).select("ns", selector))
+        assert found == [p for p in pods["ns"] if selector.matches(p["metadata"]["labels"])]

@@ -108,17 +108,20 @@ def _target(obj: Mapping[str, Any]) -> Target | None:
     return Target(namespace, kind, name, str(ref.get("apiVersion") or ""))
 
 
-def _same_workload(a: Target, b: Target) -> bool:
-    return (a.namespace, a.kind, a.name) == (b.namespace, b.kind, b.name)
-
-
 def targets_of(autoscalers: Iterable[Mapping[str, Any]]) -> list[Target]:
     """The distinct targets the autoscalers name (in the order first seen); an object
     without a kind or name in its reference names none."""
     found: list[Target] = []
+    # The workloads already named (the apiVersion aside): one set lookup per autoscaler
+    # rather than a comparison with every target found so far.
+    seen: set[tuple[str, str, str]] = set()
     for obj in autoscalers:
         target = _target(obj)
-        if target is not None and not any(_same_workload(target, t) for t in found):
+        if target is None:
+            continue
+        workload = (target.namespace, target.kind, target.name)
+        if workload not in seen:
+            seen.add(workload)
             found.append(target)
     return found
 

@@ -308,3 +308,36 @@ def test_an_int_kept_is_not_answered_for_its_bool_or_float() -> None:
     assert _number(1) == 1.0
     assert _number(True) is None  # a bool is no quantity, though True == 1
     assert _number(1.0) == 1.0
+
+
+def _pairwise_targets(autoscalers: list[JSON]) -> list[Target]:
+    """The first-seen distinct targets by comparing with every one found (the reference)."""
+    found: list[Target] = []
+    for obj in autoscalers:
+        [target] = targets_of([obj]) or [None]
+        if target is not None and not any(
+            (target.namespace, target.kind, target.name) == (t.namespace, t.kind, t.name)
+            for t in found
+        ):
+            found.append(target)
+    return found
+
+
+_REFS = st.tuples(
+    st.sampled_from(["default", "prod"]),
+    st.sampled_from(["Deployment", "StatefulSet", ""]),
+    st.sampled_from(["web", "api", ""]),
+    st.sampled_from(["apps/v1", "apps/v1beta1", ""]),
+)
+
+
+@given(st.lists(_REFS, max_size=12))
+def test_targets_of_keeps_the_first_of_each_workload(refs: list[tuple[str, ...]]) -> None:
+    autoscalers = [
+        {
+            "metadata": {"name": f"a{i}", "namespace": namespace},
+            "spec": {"scaleTargetRef": {"apiVersion": version, "kind": kind, "name": name}},
+        }
+        for i, (namespace, kind, name, version) in enumerate(refs)
+    ]
+    assert targets_of(autoscalers) == _pairwise_targets(autoscalers)
