@@ -42,8 +42,7 @@ defined in ``usage_types`` and re-exported here.
 
 Pure: no clock, no I/O; randomness only from the passed generator.
 ``tests/unit/runtime/load/test_usage_reference.py`` holds ``compute_usage`` to a plain
-reference version of these rules (the hot loop here inlines its helpers, and for a
-``random.Random`` its ``gauss`` too: the same draws, leaving the generator in the same state).
+reference version of these rules (the hot loop here inlines its helpers).
 """
 
 from __future__ import annotations
@@ -232,15 +231,6 @@ def draw_rows(
     shares = [rate / ready if ready else 0.0 for rate, ready in zip(rates, plan.ready, strict=True)]
     cpu_spread = 1.0 / math.sqrt(samples) if samples > 1.0 else 1.0
     gauss = rng.gauss
-    # ``rng.gauss(1.0, stddev)`` inlined too, for a ``random.Random`` itself (whose
-    # ``gauss`` this is): its steps on ``rng.random()`` in its order, its spare normal
-    # (``gauss_next``) carried in ``spare`` and handed back at the end. Two draws per
-    # container and advance; the call cost more than the draw.
-    inline = type(rng) is random.Random
-    uniform = rng.random
-    # ``gauss_next`` is Random's own attribute, which the stubs do not declare.
-    spare: float | None = rng.gauss_next if inline else None  # type: ignore[attr-defined]
-    log, sqrt, cos, sin, tau = math.log, math.sqrt, math.cos, math.sin, math.tau
     # One row per container, pods in order and each pod's containers in spec order (the
     # order of the noise draws), as parallel lists.
     cpu: list[float] = []
@@ -260,18 +250,7 @@ def draw_rows(
             # ``max(0.0, x)`` and ``min(demand, limit)`` spelled as the comparisons they make
             # (the same answer for every float, NaN and -0.0 included), without the calls.
             if cpu_stddev > 0:
-                if inline:
-                    z = spare
-                    if z is None:
-                        x2pi = uniform() * tau
-                        g2rad = sqrt(-2.0 * log(1.0 - uniform()))
-                        z = cos(x2pi) * g2rad
-                        spare = sin(x2pi) * g2rad
-                    else:
-                        spare = None
-                    noise = 1.0 + z * cpu_stddev
-                else:
-                    noise = gauss(1.0, cpu_stddev)
+                noise = gauss(1.0, cpu_stddev)
                 if not noise > 0.0:
                     noise = 0.0
             else:
@@ -279,18 +258,7 @@ def draw_rows(
             demand = (cpu_base + cpu_per_rps * share) * noise
             cpu.append(demand if cpu_limit is None or not cpu_limit < demand else cpu_limit)
             if stddev > 0:
-                if inline:
-                    z = spare
-                    if z is None:
-                        x2pi = uniform() * tau
-                        g2rad = sqrt(-2.0 * log(1.0 - uniform()))
-                        z = cos(x2pi) * g2rad
-                        spare = sin(x2pi) * g2rad
-                    else:
-                        spare = None
-                    noise = 1.0 + z * stddev
-                else:
-                    noise = gauss(1.0, stddev)
+                noise = gauss(1.0, stddev)
                 if not noise > 0.0:
                     noise = 0.0
             else:
@@ -299,8 +267,6 @@ def draw_rows(
             memory.append(
                 demand if memory_limit is None or not memory_limit < demand else memory_limit
             )
-    if inline:
-        rng.gauss_next = spare  # type: ignore[attr-defined]
     apply_node_caps_grouped(
         plan.node_rows, (cpu, memory), (plan.cpu_weight, plan.memory_weight), allocatable
     )

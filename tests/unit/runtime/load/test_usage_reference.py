@@ -231,8 +231,7 @@ def test_one_plan_drawn_at_many_rates_equals_computing_each_afresh(
 
 
 class _OwnGauss(random.Random):
-    """A generator whose ``gauss`` is its own: ``draw_rows`` calls it rather than inline
-    ``random.Random.gauss``."""
+    """A generator whose ``gauss`` is its own: ``draw_rows`` draws through it."""
 
     def gauss(self, mu: float = 0.0, sigma: float = 1.0) -> float:
         return super().gauss(mu, sigma) * 0.5 + 0.5 * mu
@@ -246,16 +245,16 @@ class _OwnGauss(random.Random):
     spare=st.booleans(),
     own=st.booleans(),
 )
-def test_the_inlined_gauss_draws_as_the_generator_does(
+def test_the_draws_are_the_generators_own_in_the_reference_order(
     workloads: list[WorkloadDemand],
     allocatable: dict[str, Resources],
     seed: int,
     spare: bool,
     own: bool,
 ) -> None:
-    """``draw_rows`` inlines ``random.Random.gauss``: the same usage and generator state as
-    the reference's calls, with a spare normal pending on entry (an odd number of draws
-    before) or not, and a generator with a ``gauss`` of its own is called instead."""
+    """``draw_rows`` leaves the same usage and generator state as the reference's calls,
+    with a spare normal pending on entry (an odd number of draws before) or not, and with a
+    generator whose ``gauss`` is its own."""
     kind = _OwnGauss if own else random.Random
     fast_rng, reference_rng = kind(seed), kind(seed)
     if spare:
