@@ -41,7 +41,7 @@ from podscale.api.conversion_to_v2 import (
     convert_metric_status_to_v2,
     decode_internal_rules,
 )
-from podscale.api.defaults import DEFAULT_CPU_UTILIZATION
+from podscale.api.defaults_hpa import DEFAULT_CPU_UTILIZATION
 
 __all__ = [
     "BEHAVIOR_ANNOTATION",

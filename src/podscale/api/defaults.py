@@ -1,10 +1,12 @@
 """Upstream defaulting for every kind in the registry, on plain JSON dicts.
 
 The API server calls ``apply_defaults`` after decoding and before validation, exactly where
-upstream's generated defaulters run (pkg/apis/*/v*/defaults.go). The HPA engine calls
-``default_scale_up_rules`` / ``default_scale_down_rules`` on *undefaulted* behavior, the way the
-controller calls ``GenerateHPAScaleUpRules``. Neighbours: ``podscale.api.kinds`` names the kinds
-dispatched on, ``podscale.api.conversion`` converts HPAs between versions (it never defaults).
+upstream's generated defaulters run (pkg/apis/*/v*/defaults.go). This module defaults pods,
+pod templates, the apps/v1 workloads, nodes and namespaces itself and dispatches the other
+kinds to its neighbours: ``defaults_hpa`` (HorizontalPodAutoscalers, and the behavior rules
+the HPA engine fills in), ``defaults_core`` (Service, Secret), ``defaults_crd``.
+``podscale.api.kinds`` names the kinds dispatched on, ``podscale.api.conversion`` converts
+HPAs between versions (it never defaults).
 
 Contract: a default only fills a field that is absent or null, so defaulting is idempotent and
 never touches unknown fields. Things upstream sets in the registry *strategy* rather than in
@@ -18,20 +20,16 @@ from typing import Any, Final
 
 from podscale.api.defaults_core import default_secret, default_service
 from podscale.api.defaults_crd import default_crd
+from podscale.api.defaults_hpa import default_hpa_v1, default_hpa_v2
 from podscale.api.json_copy import copy_json
 
 __all__ = [
-    "DEFAULT_CPU_UTILIZATION",
     "apply_defaults",
     "apply_defaults_in_place",
     "default_pod_spec",
-    "default_scale_down_rules",
-    "default_scale_up_rules",
     "image_pull_policy_for",
 ]
 
-# autoscaling.DefaultCPUUtilization: shared by v2 defaulting and v1 -> v2 conversion.
-DEFAULT_CPU_UTILIZATION: Final = 80
 # Volume sources and downward-API files are world-readable unless told otherwise (0644).
 _DEFAULT_FILE_MODE: Final = 0o644
 
@@ -56,87 +54,6 @@ def _items(obj: JSON, key: str) -> list[JSON]:
     """The dict entries of the list at ``key``; malformed entries are left for validation."""
     value = obj.get(key)
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
-
-
-# --- HorizontalPodAutoscaler -------------------------------------------------------------------
-
-
-def _scale_up_policies() -> list[JSON]:
-    # Upstream's order: the Pods policy (4 pods) first, then Percent (100%), both per 15s.
-    return [
-        {"type": "Pods", "value": 4, "periodSeconds": 15},
-        {"type": "Percent", "value": 100, "periodSeconds": 15},
-    ]
-
-
-def _scale_down_policies() -> list[JSON]:
-    return [{"type": "Percent", "value": 100, "periodSeconds": 15}]
-
-
-def _fill_rules(rules: JSON | None, defaults: JSON) -> JSON:
-    """Copy each non-null field of ``rules`` over ``defaults``; keep unknown fields of ``rules``.
-
-    An explicit empty ``policies: []`` is kept (Go decodes it to a non-nil slice), so validation
-    can reject it rather than defaulting silently replacing it.
-    """
-    if rules is None:
-        return defaults
-    merged = dict(defaults)
-    merged.update((key, value) for key, value in rules.items() if value is not None)
-    return merged
-
-
-def default_scale_up_rules(rules: JSON | None) -> JSON:
-    """Fully populated scale-up rules: window 0, selectPolicy Max, Pods 4 / Percent 100 per 15s.
-
-    Returns a new dict; ``rules`` is not modified and its nested values are shared, not copied.
-    ``tolerance`` is never defaulted (the controller's --horizontal-pod-autoscaler-tolerance
-    applies when it is unset).
-    """
-    defaults = {"stabilizationWindowSeconds": 0, "selectPolicy": "Max"}
-    defaults["policies"] = _scale_up_policies()
-    return _fill_rules(rules, defaults)
-
-
-def default_scale_down_rules(rules: JSON | None) -> JSON:
-    """Fully populated scale-down rules, except ``stabilizationWindowSeconds`` which stays unset.
-
-    The window is left to the controller's --horizontal-pod-autoscaler-downscale-stabilization
-    flag (300s by default), which defaulting cannot know.
-    """
-    defaults: JSON = {"selectPolicy": "Max", "policies": _scale_down_policies()}
-    return _fill_rules(rules, defaults)
-
-
-def _default_hpa_v2(obj: JSON) -> None:
-    spec = _child(obj, "spec")
-    if spec.get("minReplicas") is None:
-        spec["minReplicas"] = 1
-    if not spec.get("metrics"):
-        spec["metrics"] = [
-            {
-                "type": "Resource",
-                "resource": {
-                    "name": "cpu",
-                    "target": {
-                        "type": "Utilization",
-                        "averageUtilization": DEFAULT_CPU_UTILIZATION,
-                    },
-                },
-            }
-        ]
-    behavior = spec.get("behavior")
-    # A nil behavior stays nil: the controller then applies the same defaults itself.
-    if isinstance(behavior, dict):
-        behavior["scaleUp"] = default_scale_up_rules(behavior.get("scaleUp"))
-        behavior["scaleDown"] = default_scale_down_rules(behavior.get("scaleDown"))
-
-
-def _default_hpa_v1(obj: JSON) -> None:
-    # v1 only defaults minReplicas; the implicit 80% CPU target is applied by conversion to v2.
-    spec = _child(obj, "spec")
-    if spec.get("minReplicas") is None:
-        spec["minReplicas"] = 1
 
 
 # --- Pods and pod templates --------------------------------------------------------------------
@@ -347,8 +264,8 @@ def _default_namespace(obj: JSON) -> None:
 
 
 _DEFAULTERS: Final[dict[tuple[str, str], Callable[[JSON], None]]] = {
-    ("autoscaling/v2", "HorizontalPodAutoscaler"): _default_hpa_v2,
-    ("autoscaling/v1", "HorizontalPodAutoscaler"): _default_hpa_v1,
+    ("autoscaling/v2", "HorizontalPodAutoscaler"): default_hpa_v2,
+    ("autoscaling/v1", "HorizontalPodAutoscaler"): default_hpa_v1,
     ("apps/v1", "ReplicaSet"): _default_replica_set,
     ("apps/v1", "Deployment"): _default_deployment,
     ("apps/v1", "StatefulSet"): _default_stateful_set,

@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any, Final
 
 import podscale.hpa.conditions as c
-from podscale.api.defaults import default_scale_down_rules, default_scale_up_rules
+from podscale.api.defaults_hpa import default_scale_down_rules, default_scale_up_rules
 from podscale.hpa.combine import combine_metrics
 from podscale.hpa.normalize_step import normalize_desired_replicas
 from podscale.hpa.policies import record_scale_event, seed_history

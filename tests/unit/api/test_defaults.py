@@ -9,12 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podscale.api.defaults import (
-    apply_defaults,
-    default_scale_down_rules,
-    default_scale_up_rules,
-    image_pull_policy_for,
-)
+from podscale.api.defaults import apply_defaults, image_pull_policy_for
+from podscale.api.defaults_hpa import default_scale_down_rules, default_scale_up_rules
 
 SCALE_UP_POLICIES = [
     {"type": "Pods", "value": 4, "periodSeconds": 15},

@@ -41,7 +41,7 @@ from typing import Any, Final
 
 import orjson
 
-from podscale.api.defaults import default_scale_down_rules, default_scale_up_rules
+from podscale.api.defaults_hpa import default_scale_down_rules, default_scale_up_rules
 from podscale.api.timestamps import format_micro_time, parse_time
 from podscale.hpa.decide import Decision
 from podscale.hpa.policies import longest_policy_period
