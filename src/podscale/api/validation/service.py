@@ -11,13 +11,13 @@ policies; and on update, cluster IPs and IP families that may not change once se
 Allocation failures (an address taken or outside the service range, a node port taken) are not
 validation: ``podscale.apiserver.registry.service_allocation`` reports them with upstream's texts.
 Objects arrive defaulted (``podscale.api.defaults_core``) and with clusterIP and clusterIPs in step
-(``podscale.api.service_fields``). Dispatched from ``podscale.api.validation``.
+(``podscale.api.service_fields``). The cluster IP and IP family rules are in ``service_ips``.
+Dispatched from ``podscale.api.validation``.
 """
 
 from __future__ import annotations
 
-import ipaddress
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Final
 
 from podscale.api.field_errors import (
@@ -33,6 +33,15 @@ from podscale.api.names import is_dns1123_label, is_dns1123_subdomain, is_qualif
 from podscale.api.validation.names import validate_dns1035_label_name, validate_labels
 from podscale.api.validation.objectmeta import validate_object_meta, validate_object_meta_update
 from podscale.api.validation.pod_containers import _validate_port_name as port_name_problems
+from podscale.api.validation.service_ips import (
+    IP_MESSAGE,
+    SPEC,
+    changed_ips,
+    cluster_ip_errors,
+    is_headless,
+    is_ip,
+    listed,
+)
 
 __all__ = ["validate_service", "validate_service_update"]
 
@@ -41,35 +50,9 @@ JSON = Mapping[str, Any]
 SERVICE_TYPES: Final = ("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
 _PROTOCOLS: Final = ("SCTP", "TCP", "UDP")
 _AFFINITIES: Final = ("ClientIP", "None")
-_FAMILIES: Final = ("IPv4", "IPv6")
-_POLICIES: Final = ("PreferDualStack", "RequireDualStack", "SingleStack")
 _TRAFFIC_POLICIES: Final = ("Cluster", "Local")
 _MAX_AFFINITY_SECONDS: Final = 86400
 _KUBELET_PORT: Final = 10250
-_IP_MESSAGE: Final = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
-SPEC: Final = FieldPath("spec")
-
-
-def _list(spec: JSON, key: str) -> Sequence[Any]:
-    value = spec.get(key)
-    return value if isinstance(value, list) else []
-
-
-def is_headless(spec: JSON) -> bool:
-    """Upstream's ``isHeadlessService``: ``clusterIPs`` is exactly ``["None"]``."""
-    return _list(spec, "clusterIPs") == ["None"]
-
-
-def _is_ip(text: Any) -> bool:
-    try:
-        ipaddress.ip_address(str(text))
-    except ValueError:
-        return False
-    return True
-
-
-def _is_ipv6(text: str) -> bool:
-    return _is_ip(text) and ":" in text
 
 
 def _port_errors(
@@ -108,7 +91,7 @@ def _port_errors(
 
 
 def _ports_errors(spec: JSON, service_type: str) -> list[FieldError]:
-    ports = [p for p in _list(spec, "ports") if isinstance(p, dict)]
+    ports = [p for p in listed(spec, "ports") if isinstance(p, dict)]
     path = SPEC.child("ports")
     errors: list[FieldError] = []
     if not ports and not is_headless(spec) and service_type != "ExternalName":
@@ -185,69 +168,6 @@ def _affinity_errors(spec: JSON) -> list[FieldError]:
     return []
 
 
-def _cluster_ip_errors(spec: JSON) -> list[FieldError]:
-    """Upstream ``ValidateServiceClusterIPsRelatedFields`` (ExternalName excluded)."""
-    path = SPEC.child("clusterIPs")
-    cluster_ip = str(spec.get("clusterIP") or "")
-    cluster_ips = [str(ip) for ip in _list(spec, "clusterIPs")]
-    families = _list(spec, "ipFamilies")
-    errors: list[FieldError] = []
-    if cluster_ip:
-        if not cluster_ips:
-            errors.append(required(path))
-        elif cluster_ips[0] != cluster_ip:
-            errors.append(invalid(path, cluster_ips, "first value must match `clusterIP`"))
-    elif cluster_ips:
-        errors.append(invalid(path, cluster_ips, "must be empty when `clusterIP` is not specified"))
-    seen: set[str] = set()
-    for i, family in enumerate(families):
-        if family not in _FAMILIES:
-            errors.append(not_supported(SPEC.child("ipFamilies").index(i), family, _FAMILIES))
-        if family in seen:
-            errors.append(duplicate(SPEC.child("ipFamilies").index(i), family))
-        seen.add(str(family))
-    policy = spec.get("ipFamilyPolicy")
-    if policy is not None and policy not in _POLICIES:
-        errors.append(not_supported(SPEC.child("ipFamilyPolicy"), policy, _POLICIES))
-    bad_ips = False
-    for i, ip in enumerate(cluster_ips):
-        if i == 0 and ip == "None":
-            if len(cluster_ips) > 1:
-                bad_ips = True
-                errors.append(invalid(path, cluster_ips, "'None' must be the first and only value"))
-            continue
-        if not _is_ip(ip):
-            bad_ips = True
-            errors.append(invalid(path.index(i), ip, _IP_MESSAGE))
-    if len(cluster_ips) > 2:
-        errors.append(invalid(path, cluster_ips, "may only hold up to 2 values"))
-    if bad_ips:
-        return errors
-    if len(cluster_ips) == 2 and _is_ipv6(cluster_ips[0]) == _is_ipv6(cluster_ips[1]):
-        errors.append(
-            invalid(path, cluster_ips, "may specify no more than one IP for each IP family")
-        )
-    if not is_headless(spec):
-        for i, (ip, family) in enumerate(zip(cluster_ips, families, strict=False)):
-            if family == "IPv4" and _is_ipv6(ip):
-                errors.append(
-                    invalid(
-                        path.index(i),
-                        ip,
-                        f"expected an IPv4 value as indicated by `ipFamilies[{i}]`",
-                    )
-                )
-            if family == "IPv6" and not _is_ipv6(ip):
-                errors.append(
-                    invalid(
-                        path.index(i),
-                        ip,
-                        f"expected an IPv6 value as indicated by `ipFamilies[{i}]`",
-                    )
-                )
-    return errors
-
-
 def _type_errors(spec: JSON, service_type: str) -> list[FieldError]:
     path = SPEC.child("type")
     if not service_type:
@@ -265,7 +185,7 @@ def _type_errors(spec: JSON, service_type: str) -> list[FieldError]:
         )
     if service_type == "ExternalName":
         for key in ("clusterIPs", "ipFamilies"):
-            if _list(spec, key):
+            if listed(spec, key):
                 errors.append(
                     forbidden(SPEC.child(key), "may not be set for ExternalName services")
                 )
@@ -282,7 +202,7 @@ def _type_errors(spec: JSON, service_type: str) -> list[FieldError]:
             for m in (is_dns1123_subdomain(name) if name else [])
         )
     else:
-        errors.extend(_cluster_ip_errors(spec))
+        errors.extend(cluster_ip_errors(spec))
     return errors
 
 
@@ -298,7 +218,7 @@ def _traffic_errors(spec: JSON, service_type: str) -> list[FieldError]:
     external = spec.get("externalTrafficPolicy")
     path = SPEC.child("externalTrafficPolicy")
     accessible = service_type in ("NodePort", "LoadBalancer") or (
-        service_type == "ClusterIP" and bool(_list(spec, "externalIPs"))
+        service_type == "ClusterIP" and bool(listed(spec, "externalIPs"))
     )
     if not accessible and external:
         errors.append(invalid(path, external, "may only be set for externally-accessible services"))
@@ -333,37 +253,15 @@ def validate_service(obj: JSON) -> list[FieldError]:
     if selector is not None:
         errors.extend(validate_labels(selector, SPEC.child("selector")))
     errors.extend(_affinity_errors(spec))
-    for i, ip in enumerate(_list(spec, "externalIPs")):
-        if not _is_ip(ip):
-            errors.append(invalid(SPEC.child("externalIPs").index(i), ip, _IP_MESSAGE))
+    for i, ip in enumerate(listed(spec, "externalIPs")):
+        if not is_ip(ip):
+            errors.append(invalid(SPEC.child("externalIPs").index(i), ip, IP_MESSAGE))
     errors.extend(_traffic_errors(spec, service_type))
-    return errors
-
-
-def _changed_ips(new: JSON, old: JSON) -> list[FieldError]:
-    """Upstream's upgrade/downgrade rules for clusterIPs and ipFamilies, single-stack subset."""
-    if "ExternalName" in (new.get("type"), old.get("type")):
-        return []
-    if is_headless(new) and is_headless(old):
-        return []
-    new_ips, old_ips = list(_list(new, "clusterIPs")), list(_list(old, "clusterIPs"))
-    path = SPEC.child("clusterIPs").index(0)
-    errors: list[FieldError] = []
-    if old_ips and not new_ips:
-        errors.append(invalid(path, new_ips, "primary clusterIP can not be unset"))
-    elif old_ips and new_ips and old_ips[0] != new_ips[0]:
-        errors.append(invalid(path, new_ips, "may not change once set"))
-    if is_headless(new) == is_headless(old) and not is_headless(new):
-        new_families, old_families = _list(new, "ipFamilies"), _list(old, "ipFamilies")
-        if old_families and new_families and old_families[0] != new_families[0]:
-            errors.append(
-                invalid(SPEC.child("ipFamilies").index(0), new_families, "may not change once set")
-            )
     return errors
 
 
 def validate_service_update(new: JSON, old: JSON) -> list[FieldError]:
     errors = validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})
-    errors.extend(_changed_ips(new.get("spec") or {}, old.get("spec") or {}))
+    errors.extend(changed_ips(new.get("spec") or {}, old.get("spec") or {}))
     errors.extend(validate_service(new))
     return errors
