@@ -15,7 +15,7 @@ from typing import Any
 
 from podscale.apiserver.openapi.dsl import REF_PREFIX, ref_target
 from podscale.apiserver.openapi.schemas import all_schemas, schema_for_kind
-from podscale.apiserver.openapi.schemas_apiextensions import ALTERNATIVES, PROPS
+from podscale.apiserver.openapi.schemas_jsonschema import ALTERNATIVES, PROPS
 
 __all__ = ["unknown_fields"]
 

@@ -5,7 +5,7 @@ its memo of clean values; this module holds the walk itself: ``TypeMismatch`` (w
 decoder would refuse, worded as it words it), ``_check`` (the first mismatch of a value
 under a schema node, depth first in the object's order), and the kept per-node facts it
 reads (``_node``: references resolved, the Go type names, the JSON kind a node takes).
-Schemas come from ``schemas``; the either-or types of ``schemas_apiextensions`` and the
+Schemas come from ``schemas``; the either-or types of ``schemas_jsonschema`` and the
 quantity and int-or-string types of ``schemas_meta`` are checked as Go decodes them.
 """
 
@@ -17,7 +17,7 @@ from typing import Any, Final, NamedTuple, TypeGuard
 
 from podscale.apiserver.openapi.dsl import ref_target
 from podscale.apiserver.openapi.schemas import all_schemas
-from podscale.apiserver.openapi.schemas_apiextensions import ALTERNATIVES, PROPS
+from podscale.apiserver.openapi.schemas_jsonschema import ALTERNATIVES, PROPS
 from podscale.apiserver.openapi.schemas_meta import INT_OR_STRING, QUANTITY
 
 __all__ = ["TypeMismatch"]
