@@ -7,10 +7,10 @@ Crane (gocrane/crane, ``pkg/prediction/dsp``) predicts a periodic series in four
    hour Crane adds), drop everything before a gap longer than an hour, fill shorter gaps by
    linear interpolation, keep a whole number of hours, and replace extreme outliers (above the
    99.9th or below the 0.1th percentile) by the previous sample;
-2. period detection (``find_period``): the periodogram of 100 random permutations sets a power
-   threshold (their 99th largest maximum); the frequencies of the real series above it are
-   candidate periods, verified on the circular autocorrelation function (a peak, found by
-   linear regression on each side) and the highest peak wins. Only a day or a week counts:
+2. period detection (``dsp_period.find_period``): the periodogram of 100 random permutations
+   sets a power threshold (their 99th largest maximum); the frequencies of the real series
+   above it are candidate periods, verified on the circular autocorrelation function (a peak,
+   found by linear regression on each side) and the highest peak wins. Only a day or a week counts:
    the weekly test runs on the last whole weeks when two or more are held, then the daily one;
 3. estimation: every configured estimator (``MaxValueEstimator``, ``FftEstimator``) predicts
    the last period from the ones before it, and the least error wins (Crane's MAPE that
@@ -30,6 +30,7 @@ from datetime import timedelta
 
 import numpy as np
 
+from podscale.forecast.dsp_period import find_period
 from podscale.forecast.types import Array, Forecast, ForecastError, HistoryTooShort, Series
 
 __all__ = [
@@ -51,10 +52,6 @@ __all__ = [
 DAY = timedelta(days=1)
 WEEK = timedelta(days=7)
 _HOUR_SECONDS = 3600.0
-# Crane verifies a candidate period on the autocorrelation function within this many seconds
-# on each side of it.
-_PEAK_SEARCH_SECONDS = 4 * _HOUR_SECONDS
-_PERMUTATIONS = 100
 # Crane floors an FFT estimate at this value before its margin.
 _FFT_MIN_VALUE = 0.01
 
@@ -203,52 +200,6 @@ def _remove_outliers(values: Array) -> Array:
     outlier[0] = False
     source = np.maximum.accumulate(np.where(outlier, 0, index))
     return np.asarray(values[source], dtype=np.float64)
-
-
-def find_period(samples: Array, interval: timedelta, rng: np.random.Generator) -> int | None:
-    """The fundamental period of ``samples`` in samples, or None when no candidate passes."""
-    count = len(samples)
-    if count < 4 or np.ptp(samples) == 0:
-        return None
-    shuffled = rng.permuted(np.tile(samples, (_PERMUTATIONS, 1)), axis=1)
-    noise = np.abs(np.fft.rfft(shuffled, axis=1))[:, 1 : count // 2].max(axis=1)
-    threshold = np.sort(noise)[_PERMUTATIONS - 2]  # the 99th of 100
-    power = np.abs(np.fft.rfft(samples))
-    hints: list[int] = []
-    for k in range(2, count // 2):
-        if power[k] > threshold and (not hints or hints[-1] > count // k):
-            hints.append(count // k)
-    acf = _circular_autocorrelation(samples)
-    reach = int(_PEAK_SEARCH_SECONDS / interval.total_seconds())
-    best, best_value = None, 0.0
-    for hint in hints:
-        if _is_peak(acf, hint, min(reach, hint // 2)) and best_value < acf[hint]:
-            best, best_value = hint, float(acf[hint])
-    return best
-
-
-def _circular_autocorrelation(samples: Array) -> Array:
-    standard = (samples - samples.mean()) / samples.std()
-    return np.asarray(
-        np.fft.irfft(np.abs(np.fft.rfft(standard)) ** 2, n=len(samples)) / len(samples)
-    )
-
-
-def _is_peak(values: Array, at: int, reach: int) -> bool:
-    """Rising on the left of ``at`` and falling on its right, by least-squares slopes."""
-    if at < 1 or at > len(values) - 1:
-        return False
-    left = values[max(0, at - reach) : at + 1]
-    right = values[at : min(len(values) - 1, at + reach) + 1]
-    return _slope(left) > 0 and _slope(right) < 0
-
-
-def _slope(points: Array) -> float:
-    if len(points) < 2:
-        return math.nan
-    x = np.arange(len(points), dtype=np.float64)
-    x -= x.mean()
-    return float(np.dot(x, points - points.mean()) / np.dot(x, x))
 
 
 def prediction_error(actual: Array, predicted: Array) -> float:
