@@ -32,12 +32,12 @@ from podscale.controllers.keda.formula_eval import (
     Value,
     type_of,
 )
+from podscale.controllers.keda.formula_lex import FormulaError
 from podscale.controllers.keda.formula_parse import (
     Array,
     Binary,
     Call,
     Conditional,
-    FormulaError,
     Literal,
     Name,
     Node,

@@ -16,12 +16,12 @@ import math
 from collections.abc import Callable, Mapping
 from typing import TypeAlias
 
+from podscale.controllers.keda.formula_lex import FormulaError
 from podscale.controllers.keda.formula_parse import (
     Array,
     Binary,
     Call,
     Conditional,
-    FormulaError,
     Literal,
     Name,
     Node,
