@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from podscale.cli.describe import describe_workload
+from podscale.cli.describe_workload import describe_workload
 from podscale.cli.resources_core import CommandError
 from podscale.cli.resources_load import LoadFlags, spec_from_flags
 from podscale.runtime.load.annotation import LOAD_ANNOTATION, parse_load_spec
