@@ -1,10 +1,10 @@
 """The resource commands: ``get``, ``describe``, ``create -f``, ``apply -f``, ``delete``,
 ``scale``, ``autoscale`` and ``load``, against any Kubernetes-compatible server in a kubeconfig.
 
-Argument parsing only: each command builds a ``Target`` (``--kubeconfig``, ``--context``,
-``-n``), opens an ``HttpApi`` and awaits one core (``resources_get``, ``describe``,
-``resources_write``, ``apply``, ``resources_load``), then prints its ``Report`` (stdout
-lines, stderr lines, exit 1 on errors), as kubectl does. ``podscale.cli.main`` loads this
+Argument parsing only: each command hands one core (``resources_get``, ``describe``,
+``resources_write``, ``apply``, ``resources_load``) to ``resources_run.execute``, which
+builds the ``Target`` (``--kubeconfig``, ``--context``, ``-n``), opens an ``HttpApi``,
+awaits the core and prints its ``Report`` as kubectl does. ``podscale.cli.main`` loads this
 module when one of them runs; each command imports its core when it runs, so ``get`` does
 not import the apply machinery nor ``describe`` the writers. ``TYPE NAME`` and ``TYPE/NAME``
 are both accepted.
@@ -12,24 +12,27 @@ are both accepted.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
-from urllib.parse import urlsplit
+from typing import Any
 
 import click
-import httpx
 
-from podscale.cli.resources_core import CommandError, Report, Target, target_from_kubeconfig
+from podscale.cli.resources_core import CommandError, Report, Target
+from podscale.cli.resources_run import (
+    Core,
+    connection_options,
+    execute,
+    execute_on_one,
+    split_type,
+)
 
 # delete's --cascade choices; the module imports only what every command here needs.
 from podscale.cli.resources_write import CASCADE_POLICIES
 from podscale.client.http import HttpApi
-from podscale.client.throttle import KUBECTL_DISCOVERY_LIMITS
 
 __all__ = [
     "apply_command",
@@ -42,92 +45,10 @@ __all__ = [
     "scale_command",
 ]
 
-F = TypeVar("F", bound=Callable[..., Any])
-Core = Callable[[HttpApi, Target], Awaitable[Report]]
-
-
-def _connection_options(func: F) -> F:
-    """``--kubeconfig``, ``--context`` and ``-n/--namespace``, as kubectl spells them."""
-    func = click.option(
-        "-n", "--namespace", default=None, help="Namespace [default: the context's, else default]."
-    )(func)
-    func = click.option("--context", default=None, help="Kubeconfig context to use.")(func)
-    return click.option(
-        "--kubeconfig",
-        default=None,
-        help="Kubeconfig file [default: $KUBECONFIG, else ~/.kube/config].",
-    )(func)
-
-
-async def _run_core(target: Target, core: Core) -> Report:
-    # As kubectl: rest.Config's default 5 qps / burst 10 for the requests, and the 50/300
-    # kubectl gives its discovery client for the discovery reads.
-    async with HttpApi(target.connection, discovery_limits=KUBECTL_DISCOVERY_LIMITS) as api:
-        return await core(api, target)
-
-
-def _execute(
-    kubeconfig: str | None, context: str | None, namespace: str | None, core: Core
-) -> None:
-    """Run ``core`` and print its report like kubectl; exit 1 on any error."""
-    try:
-        target = target_from_kubeconfig(kubeconfig, context, namespace)
-        report = asyncio.run(_run_core(target, core))
-    except CommandError as err:
-        click.echo(str(err), err=True)
-        sys.exit(1)
-    except httpx.ConnectError:
-        server = urlsplit(target.connection.server).netloc
-        click.echo(
-            f"The connection to the server {server} was refused - "
-            "did you specify the right host or port?",
-            err=True,
-        )
-        sys.exit(1)
-    except (httpx.HTTPError, OSError) as err:  # timeouts, TLS, DNS
-        click.echo(f"error: {err}", err=True)
-        sys.exit(1)
-    for line in report.out:
-        click.echo(line)
-    for line in report.notes + report.errors:
-        click.echo(line, err=True)
-    if report.failed:
-        sys.exit(1)
-
-
-def _split_type(args: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
-    """``TYPE NAME...`` or ``TYPE/NAME``: the resource type and the names."""
-    if not args:
-        raise click.UsageError("You must specify the type of resource")
-    first, rest = args[0], args[1:]
-    if "/" in first:
-        resource, _, name = first.partition("/")
-        return resource, (name, *rest)
-    return first, rest
-
-
-def _single(args: tuple[str, ...]) -> tuple[str, str]:
-    resource, names = _split_type(args)
-    if len(names) != 1:
-        raise click.UsageError("expected TYPE NAME (or TYPE/NAME)")
-    return resource, names[0]
-
-
-def _execute_on_one(
-    args: tuple[str, ...],
-    kubeconfig: str | None,
-    context: str | None,
-    namespace: str | None,
-    core: Callable[[HttpApi, Target, str, str], Awaitable[Report]],
-) -> None:
-    """``_execute`` of ``core`` on the one object ``args`` names (TYPE NAME or TYPE/NAME)."""
-    resource, name = _single(args)
-    _execute(kubeconfig, context, namespace, lambda api, t: core(api, t, resource, name))
-
 
 @click.command("get")
 @click.argument("args", nargs=-1, required=True)
-@_connection_options
+@connection_options
 @click.option("-A", "--all-namespaces", is_flag=True, help="List across all namespaces.")
 @click.option("-l", "--selector", default="", help="Label selector, e.g. app=web.")
 @click.option("-o", "--output", type=click.Choice(["wide", "yaml", "json", "name"]), default=None)
@@ -149,25 +70,25 @@ def get_command(
     """Display one or many resources (TYPE [NAME...])."""
     from podscale.cli.resources_get import GetRequest, get_objects
 
-    resource, names = _split_type(args)
+    resource, names = split_type(args)
     request = GetRequest(
         resource, names, all_namespaces, selector, output or "", show_managed_fields
     )
-    _execute(kubeconfig, context, namespace, lambda api, t: get_objects(api, t, request))
+    execute(kubeconfig, context, namespace, lambda api, t: get_objects(api, t, request))
 
 
 @click.command("describe")
 @click.argument("args", nargs=-1, required=True)
-@_connection_options
+@connection_options
 def describe_command(
     args: tuple[str, ...], kubeconfig: str | None, context: str | None, namespace: str | None
 ) -> None:
     """Show details of hpa, rs, deploy or sts objects (TYPE NAME...)."""
     from podscale.cli.describe import describe_objects
 
-    resource, names = _split_type(args)
+    resource, names = split_type(args)
     now = datetime.now(UTC)
-    _execute(
+    execute(
         kubeconfig,
         context,
         namespace,
@@ -206,13 +127,13 @@ def _manifests_command(name: str, doc: str, load_core: Callable[[], ManifestsCor
 
     @click.command(name, help=doc)
     @_FILE
-    @_connection_options
+    @connection_options
     def command(
         filename: Path | None, kubeconfig: str | None, context: str | None, namespace: str | None
     ) -> None:
         core = load_core()
         manifests = _manifests_or_fail(filename)
-        _execute(kubeconfig, context, namespace, lambda api, t: core(api, t, manifests))
+        execute(kubeconfig, context, namespace, lambda api, t: core(api, t, manifests))
 
     return command
 
@@ -238,7 +159,7 @@ apply_command = _manifests_command(
 @click.command("delete")
 @click.argument("args", nargs=-1)
 @_FILE
-@_connection_options
+@connection_options
 @click.option(
     "--cascade",
     type=click.Choice(sorted(CASCADE_POLICIES)),
@@ -259,9 +180,9 @@ def delete_command(
         manifests = _manifests_or_fail(filename)
         core: Core = functools.partial(_delete_file, manifests=manifests, cascade=cascade)
     else:
-        resource, names = _split_type(args)
+        resource, names = split_type(args)
         core = functools.partial(_delete_named, resource=resource, names=names, cascade=cascade)
-    _execute(kubeconfig, context, namespace, core)
+    execute(kubeconfig, context, namespace, core)
 
 
 async def _delete_file(api: HttpApi, target: Target, *, manifests: Any, cascade: str) -> Report:
@@ -280,7 +201,7 @@ async def _delete_named(
 
 @click.command("scale")
 @click.argument("args", nargs=-1, required=True)
-@_connection_options
+@connection_options
 @click.option("--replicas", type=int, required=True, help="The new desired number of replicas.")
 @click.option(
     "--current-replicas",
@@ -300,12 +221,12 @@ def scale_command(
     from podscale.cli.resources_write import scale_object
 
     write = functools.partial(scale_object, replicas=replicas, current_replicas=current_replicas)
-    _execute_on_one(args, kubeconfig, context, namespace, write)
+    execute_on_one(args, kubeconfig, context, namespace, write)
 
 
 @click.command("load")
 @click.argument("args", nargs=-1, required=True)
-@_connection_options
+@connection_options
 @click.option("--rate", type=float, default=None, help="A constant load, in requests/s.")
 @click.option("--step", "steps", multiple=True, help="AT=RATE, e.g. 0s=10 --step 5m=80.")
 @click.option("--ramp", default=None, help="FROM,TO,OVER: e.g. 10,80,5m.")
@@ -330,12 +251,12 @@ def load_command(
     from podscale.cli.resources_load import LoadFlags, set_load
 
     write = functools.partial(set_load, flags=LoadFlags(**flags))
-    _execute_on_one(args, kubeconfig, context, namespace, write)
+    execute_on_one(args, kubeconfig, context, namespace, write)
 
 
 @click.command("autoscale")
 @click.argument("args", nargs=-1, required=True)
-@_connection_options
+@connection_options
 @click.option("--max", "max_replicas", type=int, required=True, help="Upper replica limit.")
 @click.option("--min", "min_replicas", type=int, default=None, help="Lower replica limit.")
 @click.option("--cpu-percent", type=int, default=None, help="Target average CPU utilization.")
@@ -360,4 +281,4 @@ def autoscale_command(
         cpu_percent=cpu_percent,
         hpa_name=hpa_name,
     )
-    _execute_on_one(args, kubeconfig, context, namespace, write)
+    execute_on_one(args, kubeconfig, context, namespace, write)
