@@ -26,6 +26,12 @@ Contract:
   returns, and a new provider over it serves what was pushed until ``ttl`` after the push
   time: values survive a restart; ones that expired meanwhile are dropped on load.
 
+``refresh_pod_metrics`` is ``set_pod_metrics`` with values computed only when someone reads,
+while it overwrites the same pods' unexpired entries and there is no journal (what the
+simulated kubelets publish every period, mostly never read): every read and write first
+stores the pending values as of their write (``PushSeries._settle``), so no answer, expiry
+or journal record differs from ``set_pod_metrics``'.
+
 The stored series, their expiry and purge, the journal and the push extension's writers
 (``write_custom_samples``, ``write_external_samples``) are its base's,
 ``push_series.PushSeries``; the entries and the parsing of values are ``push_values``'s. This
@@ -34,11 +40,11 @@ module adds the in-process setters and the reads of the two provider protocols.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from podscale.api import Quantity, Selector
+from podscale.api import Selector
 from podscale.apiserver.metricsapis.providers import (
     CustomMetricInfo,
     CustomScope,
@@ -58,6 +64,13 @@ from podscale.apiserver.metricsapis.samples import (
 )
 from podscale.metrics.object_labels import ObjectLabels
 from podscale.metrics.push_journal import CustomKey, ExternalKey, PushJournal
+from podscale.metrics.push_pods import (
+    PodRefresh,
+    PodSamples,
+    PodValues,
+    pod_samples,
+    write_pod_entries,
+)
 from podscale.metrics.push_series import PushSeries
 from podscale.metrics.push_values import PushEntry, QuantityLike, combined, quantity_of
 from podscale.store.interface import Clock
@@ -120,63 +133,60 @@ class PushMetricsProvider(PushSeries):
         """``set_custom_metric`` for a pod (what a Pods metric of an HPA reads)."""
         self.set_custom_metric("pods", namespace, pod, metric, value, **options)
 
-    def set_pod_metrics(
-        self, namespace: str, metric: str, values: Mapping[str, tuple[QuantityLike, int | None]]
-    ) -> None:
+    def set_pod_metrics(self, namespace: str, metric: str, values: PodValues) -> None:
         """``set_pod_metric`` for many pods of ``namespace`` at once (pod name -> value and
         window seconds), as one write: one lock, one expiry check, one journal write."""
-        api_version, kind = described_kind("pods")
         now = self._clock.now()
-        # Hot (the simulated kubelets push every pod each publish): a value is parsed once
-        # per call however many pods share it (``quantity_of`` is a pure function of a str);
-        # the namespace, key parts and expiry are the same for every pod.
-        parsed: dict[str, Quantity] = {}
-        samples: list[tuple[str, Quantity, int | None]] = []
-        # By name: the names are the keys (unique), so sorting them alone gives the order
-        # sorting the items would, without comparing tuples.
-        for pod in sorted(values):
-            value, window = values[pod]
-            if isinstance(value, str):
-                quantity = parsed.get(value)
-                if quantity is None:
-                    quantity = parsed[value] = quantity_of(value)
-            else:
-                quantity = quantity_of(value)
-            samples.append((pod, quantity, window))
-        sample_namespace = namespace or None
+        samples = pod_samples(values)  # a bad value raises before anything is written
         with self._lock:
-            removed: list[CustomKey | ExternalKey] = list(self._purge())
-            written: list[tuple[CustomKey | ExternalKey, PushEntry]] = []
-            # Only the journal reads what was written (``_record_changes``).
-            journaled = self._journal is not None
-            expires = self._expiry(now)
-            custom = self._custom
-            # The sample and entry NamedTuples built by ``tuple.__new__``, as their generated
-            # ``__new__`` does, without that Python-level call (two per pod and publish).
-            new = tuple.__new__
-            for pod, quantity, window in samples:
-                sample: CustomSample = new(
-                    CustomSample,
-                    (
-                        "pods",
-                        sample_namespace,
-                        pod,
-                        metric,
-                        quantity,
-                        (),
-                        now,
-                        window,
-                        kind,
-                        api_version,
-                    ),
-                )
-                key: CustomKey = ("pods", namespace, pod, metric, ())
-                custom[key] = entry = new(PushEntry, (sample, now, expires))
-                if journaled:
-                    written.append((key, entry))
-            if samples:
-                self._note_expiry(expires)  # every entry expires at ``expires``
-            self._record_changes(written, removed)
+            self._write_pods(namespace, metric, samples, now)
+            self._refreshing.pop((namespace, metric), None)
+
+    def refresh_pod_metrics(
+        self,
+        namespace: str,
+        metric: str,
+        names: tuple[str, ...],
+        values: Callable[[], PodValues],
+    ) -> None:
+        """``set_pod_metrics(namespace, metric, values())`` where ``names`` are the sorted
+        keys of ``values()``, which must be valid values (``ValueError`` otherwise, maybe
+        at a later read). When the last write of ``metric`` in ``namespace`` was of the
+        same pods, none of its entries has expired, and there is no journal, ``values``
+        is called only when someone reads (``_settle``): this write would have overwritten
+        each entry in place, and its purge of expired series is the next read's or
+        write's (every one purges first, and what has expired by now has by then)."""
+        now = self._clock.now()
+        group = (namespace, metric)
+        with self._lock:
+            kept = self._refreshing.get(group)
+            if (
+                kept is not None
+                and kept.names == names
+                and (kept.expires is None or now < kept.expires)
+                and self._journal is None
+            ):
+                expires = self._expiry(now)
+                self._refreshing[group] = PodRefresh(names, expires, (values, now))
+                if names:
+                    self._note_expiry(expires)  # as ``_write_pods`` would
+                return
+            samples = pod_samples(values())
+            self._write_pods(namespace, metric, samples, now)
+            written = tuple([pod for pod, _, _ in samples])
+            self._refreshing[group] = PodRefresh(written, self._expiry(now))
+
+    def _write_pods(self, namespace: str, metric: str, samples: PodSamples, now: datetime) -> None:
+        """Write the pods' samples of ``metric`` at ``now`` (the caller holds the lock)."""
+        removed: list[CustomKey | ExternalKey] = list(self._purge())
+        # Only the journal reads what was written (``_record_changes``).
+        written: list[tuple[CustomKey | ExternalKey, PushEntry]] = []
+        expires = self._expiry(now)
+        journaled = written if self._journal is not None else None
+        write_pod_entries(self._custom, namespace, metric, samples, now, expires, journaled)
+        if samples:
+            self._note_expiry(expires)  # every entry expires at ``expires``
+        self._record_changes(written, removed)
 
     def set_external_metric(
         self,

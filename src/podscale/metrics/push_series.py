@@ -6,9 +6,11 @@ group-resource, namespace, object, metric and labels) and per external series (n
 metric, labels), under one lock. ``write_custom_samples`` and ``write_external_samples``
 are the push extension's writers (``podscale.apiserver.metricsapis.push``); values expire
 ``ttl`` after they were written, and expired ones are purged (``_purge``) at the next read
-or write once the earliest expiry has passed. With a ``journal`` (``push_journal``), every
-write is recorded there before it returns (``_record_changes``), and a new provider over
-it loads what was pushed (``_restore``), dropping what expired meanwhile.
+or write once the earliest expiry has passed; before that, a purge stores the pod
+writes ``refresh_pod_metrics`` left pending (``_settle``). With a ``journal``
+(``push_journal``), every write is recorded there before it returns (``_record_changes``),
+and a new provider over it loads what was pushed (``_restore``), dropping what expired
+meanwhile.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from podscale.metrics.push_journal import (
     encode_record,
     journal_key,
 )
+from podscale.metrics.push_pods import PodRefresh, pod_samples, write_pod_entries
 from podscale.metrics.push_values import PushEntry, expired, quantity_of
 from podscale.store.interface import Clock
 
@@ -49,6 +52,9 @@ class PushSeries:
         # not scan every series for expired ones (the simulated kubelets write one series
         # per pod each publish: a scan per write made a publish quadratic in pods).
         self._purge_after: datetime | None = None
+        # Per namespace and metric, the last ``set_pod_metrics``-like write of its pods, not
+        # stored yet while ``pending`` (``PushMetricsProvider.refresh_pod_metrics``).
+        self._refreshing: dict[tuple[str, str], PodRefresh] = {}
         if journal is not None:
             self._restore(journal)
 
@@ -82,6 +88,7 @@ class PushSeries:
             keys += [journal_key(k) for k in self._external]
             self._custom.clear()
             self._external.clear()
+            self._refreshing.clear()
             if self._journal is not None:
                 self._journal.apply([], keys)
 
@@ -124,6 +131,7 @@ class PushSeries:
             quantity_of(s.value)
         with self._lock:
             removed: list[CustomKey | ExternalKey] = list(self._purge())
+            self._refreshing.clear()  # it may replace or delete any pod's series
             if replace:
                 for key in [k for k in self._custom if self._in_scope(k, scope, namespace)]:
                     del self._custom[key]
@@ -167,6 +175,7 @@ class PushSeries:
 
         Reads purge too but do not write the journal: a stale row there is dropped by the
         next write or on load, never served."""
+        self._settle()  # the pending pod writes first, as made before this
         now = self._clock.now()
         if self._purge_after is None or now < self._purge_after:
             return []
@@ -184,6 +193,20 @@ class PushSeries:
         ]
         self._purge_after = min(expiries, default=None)
         return removed
+
+    def _settle(self) -> None:
+        """Store the pending pod writes (``PushMetricsProvider.refresh_pod_metrics``): each
+        overwrites, in place, the entries of the write before it, as when it was made (the
+        caller holds the lock; every read and write purges, so settles, first)."""
+        for group, kept in self._refreshing.items():
+            if kept.pending is None:
+                continue
+            values, at = kept.pending
+            samples = pod_samples(values())
+            if tuple([pod for pod, _, _ in samples]) != kept.names:
+                raise ValueError(f"pod values of {group} are not of the pods they named")
+            write_pod_entries(self._custom, *group, samples, at, kept.expires, None)
+            self._refreshing[group] = kept._replace(pending=None)
 
     def _live_custom(self, info: CustomMetricInfo, namespace: str | None) -> list[CustomSample]:
         wanted = (info.group_resource, namespace or "")

@@ -1,13 +1,15 @@
 """Each ready loaded pod's request rate since its last publish, as custom-metric values.
 
 ``runtime.simulated.usage.SimulatedUsage.publish`` calls ``request_rates`` (as
-``rates_of_rows``) every publish period with the pods each load serves (``assign_pods``'
-members), the ledger's cumulative requests served per pod (``UsageLedger.requests_by_pod``)
-and the map of each pod's last publish; it writes the answer into a
-``metrics.push.PushMetricsProvider``. A rate is the requests served between two publishes
-over the seconds between them, as Prometheus' ``rate()`` would give it, in milli-units; a
-pod's first publish only starts its window. What it reads of each member pod (``rate_rows``)
-changes only with the assignment, which the caller keeps it with.
+``rates_of_rows``, through ``rate_marks.publish_rates``, which defers it to when the rates
+are read while the members stay the same) every publish period with the pods each load
+serves (``assign_pods``' members), the ledger's cumulative requests served per pod
+(``UsageLedger.requests_by_pod``) and the map of each pod's last publish; the answer goes
+into a ``metrics.push.PushMetricsProvider``. A rate is the requests served between two
+publishes over the seconds between them, as Prometheus' ``rate()`` would give it, in
+milli-units; a pod's first publish only starts its window. What it reads of each member
+pod (``rate_rows``) changes only with the assignment, which the caller keeps it with (in a
+``rate_marks.RateTable``).
 """
 
 from __future__ import annotations

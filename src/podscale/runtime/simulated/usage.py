@@ -19,7 +19,7 @@ workload informers (never polling the store) and implements:
 * per-pod request rates as a Pods custom metric (default ``http_requests_per_second``),
   written into a ``PushMetricsProvider`` every ``publish_period`` by ``run``, averaged over
   the period as Prometheus' ``rate()`` would, for the ready pods of workloads with a load
-  (``request_rates``).
+  (``request_rates``), computed only when read (``rate_marks``).
 
 What these faces read comes from its base, ``usage_accounting.UsageAccounting``: the pod
 view (kept current by the pod informer's events, which ``bind`` hands it), the loads
@@ -47,7 +47,7 @@ from podscale.metrics.server.summary import NodeSummary
 from podscale.runtime.simulated.cluster_api import NODE, POD
 from podscale.runtime.simulated.ledger_bindings import BoundPoints
 from podscale.runtime.simulated.nodes import SimulatedNodes
-from podscale.runtime.simulated.request_rates import RateRow, rate_rows, rates_of_rows
+from podscale.runtime.simulated.rate_marks import RateTable, publish_rates, rate_table
 from podscale.runtime.simulated.running_pod import PodKey
 from podscale.runtime.simulated.usage_accounting import UsageAccounting
 from podscale.runtime.simulated.usage_loads import IDLE_PROFILE, WORKLOAD_KINDS, WorkloadLoad
@@ -101,8 +101,8 @@ class SimulatedUsage(UsageAccounting):
         # ``_node_pods``: per node, the pod view's version and the node's views, bound.
         self._node_pods_at: dict[str, tuple[int, BoundPoints]] = {}
         self._stats_failure: str | None = None
-        # ``publish``: the assignment's members and their ``rate_rows``.
-        self._rate_rows: tuple[object, tuple[RateRow, ...]] | None = None
+        # ``publish``: the assignment's members and their ``rate_table``.
+        self._rate_rows: tuple[object, RateTable] | None = None
         self._pod_lister: Lister | None = None
 
     # -- wiring -----------------------------------------------------------------------
@@ -221,13 +221,15 @@ class SimulatedUsage(UsageAccounting):
         self.advance(now)
         assigned = self._just_assigned
         members = assigned.members if assigned is not None else self._assign()[0]
-        # The members' rows, kept while the assignment's members are the same list.
+        # The members' table, kept while the assignment's members are the same list.
         kept = self._rate_rows
         if kept is None or kept[0] is not members:
-            kept = self._rate_rows = (members, rate_rows(members))
-        by_namespace = rates_of_rows(
-            kept[1], self._ledger.requests_by_pod, self._published, now, self.push is not None
+            kept = self._rate_rows = (members, rate_table(members))
+        pushing = self.push is not None
+        self._last_publish, rates = publish_rates(
+            kept[1], self._ledger.requests_by_pod, self._published, self._last_publish, now, pushing
         )
         if self.push is not None:
-            for namespace, values in by_namespace.items():
-                self.push.set_pod_metrics(namespace, self.request_metric, values)
+            # Computed only if read (``rate_marks``): in a fleet scaling on CPU, never.
+            for namespace, names, values in rates:
+                self.push.refresh_pod_metrics(namespace, self.request_metric, names, values)

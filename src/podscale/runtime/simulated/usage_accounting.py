@@ -48,6 +48,7 @@ from podscale.runtime.simulated.cluster_api import node_name_of
 from podscale.runtime.simulated.load_selectors import LoadSelectors, may_be_custom
 from podscale.runtime.simulated.node_allocatables import NodeAllocatables
 from podscale.runtime.simulated.nodes import SimulatedNodes
+from podscale.runtime.simulated.rate_marks import LastPublish, forget_mark
 from podscale.runtime.simulated.resources import Resources
 from podscale.runtime.simulated.running_pod import PodKey, RunningPod, running_pod
 from podscale.runtime.simulated.usage_ledger import UsageLedger
@@ -97,8 +98,11 @@ class UsageAccounting:
         # ``_plans.assigned`` as ``advance`` read it, for ``publish`` (which clears it first).
         self._just_assigned: Assignment | None = None
         self._allocatables = NodeAllocatables(nodes)
-        # Each pod's last publish of ``SimulatedUsage.publish``, forgotten with the pod.
+        # Each pod's last publish of ``SimulatedUsage.publish``, forgotten with the pod: in
+        # ``_published``, or, for the pods of the last publish, in ``_last_publish``
+        # (``rate_marks``: ``mark_of`` reads both).
         self._published: dict[PodKey, tuple[datetime, float]] = {}
+        self._last_publish: LastPublish | None = None
         # Each load's selector: built-in workloads from their informers, custom targets
         # through their Scale, kept current.
         self._selectors = LoadSelectors(api, clock, lambda: self.advance(self._clock.now()))
@@ -135,7 +139,8 @@ class UsageAccounting:
         self._version += 1
         self._on_node.get(str(gone.load.node), set()).discard(key)
         self._ledger.forget(key)
-        self._published.pop(key, None)
+        forget_mark(self._published, self._last_publish, key)
+        self._last_publish = None
 
     # -- loads --------------------------------------------------------------------------
 

@@ -29,7 +29,7 @@ from podscale.runtime.load import (
 from podscale.runtime.load.usage import UsagePlan, plan_usage
 from podscale.runtime.simulated import KubeletUnreachable, NodeSpec, SimulatedUsage
 from podscale.runtime.simulated.credit_layout import CreditLayout, credit_layout
-from podscale.runtime.simulated.request_rates import rate_rows
+from podscale.runtime.simulated.rate_marks import mark_of, rate_table
 from podscale.runtime.simulated.resources import Resources, node_allocatable
 from podscale.runtime.simulated.usage import IDLE_PROFILE
 from podscale.runtime.simulated.usage_loads import assign_pods
@@ -413,15 +413,22 @@ def test_the_usage_plan_is_kept_until_the_assignment_changes() -> None:
 
 
 class RecordingPush:
-    """Stands for the ``PushMetricsProvider``: keeps each ``set_pod_metrics`` call."""
+    """Stands for the ``PushMetricsProvider``: keeps each ``refresh_pod_metrics`` call, its
+    values read at once (and their names checked)."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, str, dict[str, tuple[str, int | None]]]] = []
 
-    def set_pod_metrics(
-        self, namespace: str, metric: str, values: dict[str, tuple[str, int | None]]
+    def refresh_pod_metrics(
+        self,
+        namespace: str,
+        metric: str,
+        names: tuple[str, ...],
+        values: Callable[[], dict[str, tuple[str, int | None]]],
     ) -> None:
-        self.calls.append((namespace, metric, dict(values)))
+        read = values()
+        assert names == tuple(sorted(read))
+        self.calls.append((namespace, metric, dict(read)))
 
 
 def test_published_rates_are_each_pods_own_window_and_rate() -> None:
@@ -452,7 +459,8 @@ def test_published_rates_are_each_pods_own_window_and_rate() -> None:
             expected: dict[str, Any] = {}
             for pod_load in members[0][1]:
                 key = (pod_load.namespace, pod_load.name)
-                since, before = usage._published.get(key, (None, 0.0))
+                mark = mark_of(usage._published, usage._last_publish, key)
+                since, before = mark if mark is not None else (None, 0.0)
                 if pod_load.ready and since is not None:
                     seconds = (now - since).total_seconds()
                     rate = (usage._ledger.requests_served(key) - before) / max(seconds, 1e-9)
@@ -461,11 +469,11 @@ def test_published_rates_are_each_pods_own_window_and_rate() -> None:
             usage.publish()
             got = {name: value for _, _, values in recorder.calls for name, value in values.items()}
             seen.append((got, expected))
-            # The rows publish kept (per assignment) are the members' own, after a relabel
+            # The table publish kept (per assignment) is the members' own, after a relabel
             # (a new assignment) too.
             kept = usage._rate_rows
             assert kept is not None
-            assert kept[1] == rate_rows(members)
+            assert kept[1] == rate_table(members)
         return seen
 
     seen = with_plane(body)
