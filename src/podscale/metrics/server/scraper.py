@@ -40,7 +40,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -103,7 +103,7 @@ class PodSelection(Protocol):
     """Names of the pods of ``namespace`` whose labels ``selector`` matches (an index, e.g.
     an informer's, so that a selection costs the size of its answer)."""
 
-    def select_pods(self, namespace: str, selector: Selector) -> list[str]: ...
+    def select_pods(self, namespace: str, selector: Selector) -> Sequence[str]: ...
 
 
 def _has_exact_requirement(selector: Selector) -> bool:

@@ -15,7 +15,7 @@ workload informers (never polling the store) and implements:
   reach the kubelets; the metrics server then serves no pod metrics.
 * ``PodSelection`` of ``podscale.metrics.server``: ``select_pods`` answers a label selector
   from the pod informer's label index, so the metrics server serves one HPA's pods without
-  reading the whole namespace.
+  reading the whole namespace (the names kept until the next pod event, ``pod_names``).
 * per-pod request rates as a Pods custom metric (default ``http_requests_per_second``),
   written into a ``PushMetricsProvider`` every ``publish_period`` by ``run``, averaged over
   the period as Prometheus' ``rate()`` would, for the ready pods of workloads with a load
@@ -37,7 +37,6 @@ from typing import Final
 
 from podscale.api.kinds import KindInfo
 from podscale.api.selectors import Selector
-from podscale.client.cache import Lister
 from podscale.client.informer import EventHandler
 from podscale.client.workqueue import WorkQueue
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
@@ -47,6 +46,7 @@ from podscale.metrics.server.summary import NodeSummary
 from podscale.runtime.simulated.cluster_api import NODE, POD
 from podscale.runtime.simulated.ledger_bindings import BoundPoints
 from podscale.runtime.simulated.nodes import SimulatedNodes
+from podscale.runtime.simulated.pod_names import NameSelection
 from podscale.runtime.simulated.rate_marks import RateTable, publish_rates, rate_table
 from podscale.runtime.simulated.running_pod import PodKey
 from podscale.runtime.simulated.usage_accounting import UsageAccounting
@@ -103,7 +103,7 @@ class SimulatedUsage(UsageAccounting):
         self._stats_failure: str | None = None
         # ``publish``: the assignment's members and their ``rate_table``.
         self._rate_rows: tuple[object, RateTable] | None = None
-        self._pod_lister: Lister | None = None
+        self._pod_names: NameSelection | None = None
 
     # -- wiring -----------------------------------------------------------------------
 
@@ -112,7 +112,7 @@ class SimulatedUsage(UsageAccounting):
         pods.add_handler(
             EventHandler(self._on_pod, lambda _old, new: self._on_pod(new), self._gone)
         )
-        self._pod_lister = pods.lister
+        self._pod_names = NameSelection(pods.lister)
         self._allocatables.bind(informers.informer_for(NODE).lister)
         self._selectors.bind(informers)
 
@@ -121,15 +121,13 @@ class SimulatedUsage(UsageAccounting):
 
     # -- KubeletStatsSource and PodSelection ----------------------------------------------
 
-    def select_pods(self, namespace: str, selector: Selector) -> list[str]:
+    def select_pods(self, namespace: str, selector: Selector) -> tuple[str, ...]:
         """Names of the pods in ``namespace`` (per the informer) ``selector`` matches."""
-        if self._pod_lister is None:
-            return []
-        # The name read inline: one per selected pod, on every HPA and usage-history read.
-        return [
-            str((pod.get("metadata") or {}).get("name") or "")
-            for pod in self._pod_lister.list(namespace, selector)
-        ]
+        if self._pod_names is None:
+            return ()
+        # Asked on every HPA sync and usage-history read, mostly between two pod events:
+        # kept while the pod informer's cache has not changed (``pod_names``).
+        return self._pod_names.select(namespace, selector)
 
     async def nodes(self) -> list[str]:
         """The registered simulated nodes (metrics-server lists nodes from the API)."""
