@@ -58,6 +58,22 @@ def previous_pods(
     fresh_min = FRESH_CONTAINER_MIN_AGE
     for key, containers in pods.items():
         stored_of = last.get(key, _NONE)
+        # A pod of one container (the usual case) scraped again: the steady state's tests
+        # below on that container, without the loop.
+        if len(containers) == 1 and len(stored_of) == 1:
+            [name] = containers
+            start, timestamp, _, _ = containers[name]
+            if not (
+                start is not None
+                and start < timestamp
+                and fresh_min <= timestamp - start < resolution
+            ):
+                stored = stored_of.get(name)
+                if stored is not None:
+                    stored_at = stored[1]
+                    if not ((start is not None and start >= stored_at) or timestamp <= stored_at):
+                        chosen_of[key] = stored_of
+                        continue
         # The steady state (a pod scraped again, nothing restarted): every container pairs
         # with its stored point, so what is chosen equals the stored containers, and that
         # (immutable) mapping itself is kept rather than a copy per pod and scrape (the

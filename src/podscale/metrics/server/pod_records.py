@@ -3,16 +3,19 @@
 ``record_of`` builds it from the container usages ``storage.MetricsStorage`` computed (or
 rendered) for a pod; ``record_from_points`` from the pod's last and previous scrape points
 directly, in one loop, giving the same record (the HPA's metrics read and the usage history
-read every pod so once per scrape). A record carries the pod's summed CPU and memory in
-milli-units, which ``controllers.hpa.metrics_values`` reads instead of summing containers
-again. Timestamp and window are those of the earliest-sampled container (the first on a
-tie), as ``render`` serves them. Pure functions; ``record_from_points`` remembers the
-window of the last two time objects it paired (the pods of one scrape share them).
+read every pod so once per scrape), and without the loop for a pod of one container (the
+usual case: ``_record_of_one``). ``records_from_points`` is ``pod_usage_of``'s read of a
+reader's pods: each pod's record, kept in the snapshot's map on first read. A record
+carries the pod's summed CPU and memory in milli-units, which
+``controllers.hpa.metrics_values`` reads instead of summing containers again. Timestamp
+and window are those of the earliest-sampled container (the first on a tie), as ``render``
+serves them. Pure functions; ``record_from_points`` remembers the window of the last two
+time objects it paired (the pods of one scrape share them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Final
 
@@ -26,12 +29,14 @@ from podscale.metrics.server.points import MetricsPoint, PodKey
 from podscale.metrics.server.render import earliest_usage
 from podscale.metrics.server.usage import Usage
 
-__all__ = ["Containers", "record_from_points", "record_of"]
+__all__ = ["Containers", "record_from_points", "record_of", "records_from_points"]
 
 # A pod's points of one scrape, by container name.
 Containers = Mapping[str, MetricsPoint]
 
 _new = tuple.__new__
+# A record not computed yet (None is a computed "not served").
+_UNKNOWN: Final = object()
 _ZERO: Final = timedelta(0)
 # The largest values whose milli form needs no int64 saturation: nanocores whose rounded-up
 # thousandths, and units whose thousands, are at most 2**63 - 1.
@@ -71,6 +76,8 @@ def record_from_points(key: PodKey, last: Containers, prev: Containers | None) -
     if prev is None:
         return None
     global _LAST_WINDOW
+    if len(last) == 1:
+        return _record_of_one(key, last, prev)
     containers: list[ContainerUsage] = []
     earliest: datetime | None = None
     earliest_window = _ZERO
@@ -126,3 +133,81 @@ def record_from_points(key: PodKey, last: Containers, prev: Containers | None) -
         PodUsage,
         (key[0], key[1], earliest, earliest_window, tuple(containers), cpu_total, memory_total),
     )
+
+
+def _record_of_one(key: PodKey, last: Containers, prev: Containers) -> PodUsage | None:
+    """``record_from_points`` of a pod of one container (the usual case): the same steps
+    on that container, without the loop, the list and the running sums."""
+    global _LAST_WINDOW
+    ((container, point),) = last.items()
+    previous = prev.get(container)
+    if previous is None:
+        return None
+    start, timestamp, used, memory = point
+    prev_start, before, used_before, _ = previous
+    # The pairs ``compute_usage`` refuses give a record without containers, as the loop's.
+    if (prev_start is not None and (start is None or start < prev_start)) or used < used_before:
+        return _new(PodUsage, (key[0], key[1], None, _ZERO, (), 0, 0))
+    known = _LAST_WINDOW
+    if known[0] is timestamp and known[1] is before:
+        window, seconds = known[2], known[3]
+    else:
+        window = timestamp - before
+        seconds = (
+            float(window.days * 86_400 + window.seconds) + float(window.microseconds * 1000) / 1e9
+        )
+        _LAST_WINDOW = (timestamp, before, window, seconds)
+    if window <= _ZERO:
+        return _new(PodUsage, (key[0], key[1], None, _ZERO, (), 0, 0))
+    cpu = int(float(used - used_before) / seconds)
+    return _new(
+        PodUsage,
+        (
+            key[0],
+            key[1],
+            timestamp,
+            window,
+            (_new(ContainerUsage, (container, cpu, memory)),),
+            -(-cpu // 1_000_000) if 0 <= cpu <= _MAX_NANOS else nano_to_milli(cpu),
+            memory * 1000 if 0 <= memory <= _MAX_UNITS else units_to_milli(memory),
+        ),
+    )
+
+
+def records_from_points(
+    namespace: str,
+    names: Iterable[str],
+    last_of: Mapping[PodKey, Containers],
+    prev_of: Mapping[PodKey, Containers],
+    known: dict[PodKey, PodUsage | None],
+    usages_of: Mapping[PodKey, Sequence[tuple[str, Usage]] | None],
+) -> list[PodUsage]:
+    """The served records of the pods ``names`` of ``namespace`` (in that order) that
+    ``last_of`` holds: each ``known``'s, or else computed and kept in ``known``, by
+    ``record_of`` from the pod's usages in ``usages_of`` if it has some there (rarely: a
+    reader rendered it first), else by ``record_from_points`` from its last and previous
+    points. One loop for a reader's pods (the HPA reads every pod so at each scrape), with
+    no call per pod of one container but ``_record_of_one``."""
+    records: list[PodUsage] = []
+    append = records.append
+    for name in names:
+        key = (namespace, name)
+        record = known.get(key, _UNKNOWN)
+        if record is _UNKNOWN:
+            last = last_of.get(key)
+            if last is None:
+                continue
+            if usages_of and key in usages_of:
+                record = known[key] = record_of(key, usages_of[key])
+            else:
+                prev = prev_of.get(key)
+                record = known[key] = (
+                    None
+                    if prev is None
+                    else _record_of_one(key, last, prev)
+                    if len(last) == 1
+                    else record_from_points(key, last, prev)
+                )
+        if record is not None:
+            append(record)  # type: ignore[arg-type]
+    return records

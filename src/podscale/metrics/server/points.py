@@ -85,19 +85,25 @@ def decode_summary(summary: NodeSummary) -> MetricsBatch:
 
 def merge_batches(batches: Iterable[MetricsBatch]) -> MetricsBatch:
     """One batch of many; a node or pod reported twice keeps its first report."""
+    batches = tuple(batches)
     nodes: dict[str, MetricsPoint] = {}
     pods: dict[PodKey, Mapping[str, MetricsPoint]] = {}
+    # Each node reports its own pods (the usual case): every batch is added whole, in its
+    # order, which is what the first-stands loop gives when no name repeats. A repeat shows
+    # as a merged size short of the sum of the sizes (an update replaced an entry): the
+    # merge is then made again, name by name. (No test of each name against those before:
+    # that hashes every pod key once more per scrape.)
     for batch in batches:
-        # A batch sharing no name with those before (each node reports its own pods: the
-        # usual case) is added whole, in its order: what the first-stands loop gives then.
-        if nodes.keys().isdisjoint(batch.nodes):
-            nodes.update(batch.nodes)
-        else:
-            for name, point in batch.nodes.items():
-                nodes.setdefault(name, point)
-        if pods.keys().isdisjoint(batch.pods):
-            pods.update(batch.pods)
-        else:
-            for key, containers in batch.pods.items():
-                pods.setdefault(key, containers)
+        nodes.update(batch.nodes)
+        pods.update(batch.pods)
+    if len(nodes) == sum([len(batch.nodes) for batch in batches]) and len(pods) == sum(
+        [len(batch.pods) for batch in batches]
+    ):
+        return MetricsBatch(nodes, pods)
+    nodes, pods = {}, {}
+    for batch in batches:
+        for name, point in batch.nodes.items():
+            nodes.setdefault(name, point)
+        for key, containers in batch.pods.items():
+            pods.setdefault(key, containers)
     return MetricsBatch(nodes, pods)

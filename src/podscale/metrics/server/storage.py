@@ -47,7 +47,10 @@ from podscale.metrics.server.pairing import (
     previous_of,
     previous_pods,
 )
-from podscale.metrics.server.pod_records import Containers, record_from_points, record_of
+from podscale.metrics.server.pod_records import (
+    Containers,
+    records_from_points,
+)
 from podscale.metrics.server.points import MetricsBatch, MetricsPoint, PodKey
 from podscale.metrics.server.render import (
     render_node_metrics,
@@ -59,9 +62,6 @@ from podscale.metrics.server.usage import Usage, UsageError, compute_usage
 __all__ = ["DEFAULT_RESOLUTION", "FRESH_CONTAINER_MIN_AGE", "MetricsStorage"]
 
 JSON = dict[str, Any]
-
-# A record not computed yet (None is a computed "not served").
-_UNKNOWN: Final = object()
 
 DEFAULT_RESOLUTION: Final = timedelta(seconds=15)
 """metrics-server's ``--metric-resolution`` default."""
@@ -271,28 +271,14 @@ class MetricsStorage:
     @staticmethod
     def _records_of(snapshot: _Snapshot, namespace: str, names: Iterable[str]) -> list[PodUsage]:
         """The served records of the pods ``names`` (in that order) the snapshot holds."""
-        # Hot (every pod of every HPA at each scrape): one lookup of the pod's points, the
-        # snapshot's maps read once, and its rendered usages (rarely any) only if it has some.
-        scraped, known, prev_of = snapshot.pods_last, snapshot.records, snapshot.pods_prev
-        usages_of = snapshot.usages
-        records: list[PodUsage] = []
-        append = records.append
-        for name in names:
-            key = (namespace, name)
-            record = known.get(key, _UNKNOWN)
-            if record is _UNKNOWN:
-                last = scraped.get(key)
-                if last is None:
-                    continue
-                usages = usages_of.get(key, _UNKNOWN) if usages_of else _UNKNOWN
-                record = known[key] = (
-                    record_from_points(key, last, prev_of.get(key))
-                    if usages is _UNKNOWN
-                    else record_of(key, usages)  # type: ignore[arg-type]
-                )
-            if record is not None:
-                append(record)  # type: ignore[arg-type]
-        return records
+        return records_from_points(
+            namespace,
+            names,
+            snapshot.pods_last,
+            snapshot.pods_prev,
+            snapshot.records,
+            snapshot.usages,
+        )
 
     def _selected(
         self,

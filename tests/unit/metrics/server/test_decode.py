@@ -141,8 +141,9 @@ _NAMES = st.sampled_from(["a", "b", "c"])
 def test_merging_equals_the_first_stands_loop_in_order(
     raw: list[tuple[list[tuple[str, int]], list[tuple[str, str, int]]]],
 ) -> None:
-    """Disjoint batches are added whole, overlapping ones name by name: either way the
-    merge holds what the first-stands loop holds, in the same order."""
+    """Batches are added whole, and merged again name by name when a name repeats (the
+    merged sizes fall short): either way the merge holds what the first-stands loop holds,
+    in the same order."""
     batches = [
         MetricsBatch(
             {name: MetricsPoint(STARTED, CPU_AT, cpu, 1) for name, cpu in nodes},

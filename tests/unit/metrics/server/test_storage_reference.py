@@ -198,3 +198,33 @@ def test_previous_pods_keep_the_stored_containers_only_when_all_pair_with_them(
     expected = MetricsStorage(RESOLUTION)._previous_containers(batch, _STORED, _EARLIER)
     assert got.get(key, {}) == expected
     assert (got.get(key) is _STORED) is reused
+
+
+_STORED_ONE = {"a": _pt(0, 15)}
+_EARLIER_ONE = {"a": _pt(0, 0)}
+
+
+@pytest.mark.parametrize(
+    ("batch", "reused"),
+    [
+        pytest.param({"a": _pt(0, 30, 2)}, True, id="steady-state"),
+        pytest.param({"a": _pt(None, 30, 2)}, True, id="no-start-time"),
+        pytest.param({"a": _pt(20, 30, 2)}, False, id="restarted"),
+        pytest.param({"a": _pt(18, 30, 2)}, False, id="fresh"),
+        pytest.param({"a": _pt(15, 30, 2)}, False, id="started-at-the-stored-point"),
+        pytest.param({"b": _pt(0, 30, 2)}, False, id="another-name"),
+        pytest.param({"a": _pt(0, 15)}, False, id="same-sample-again"),
+        pytest.param({"a": _pt(0, 10)}, False, id="older"),
+        pytest.param({"a": _pt(0, 30), "b": _pt(0, 30)}, False, id="one-more"),
+    ],
+)
+def test_previous_pods_of_one_container_as_each_pods_previous_containers(
+    batch: dict[str, MetricsPoint], reused: bool
+) -> None:
+    """A pod of one container stored before (the fast path without the loop) pairs as
+    ``_previous_containers`` chooses; the stored mapping itself only in the steady state."""
+    key = ("ns", "p")
+    got = previous_pods({key: batch}, {key: _STORED_ONE}, {key: _EARLIER_ONE}, RESOLUTION)
+    expected = MetricsStorage(RESOLUTION)._previous_containers(batch, _STORED_ONE, _EARLIER_ONE)
+    assert got.get(key, {}) == expected
+    assert (got.get(key) is _STORED_ONE) is reused
