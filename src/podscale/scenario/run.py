@@ -37,6 +37,7 @@ from podscale.api.kinds import kind_for
 from podscale.api.selector_model import Selector
 from podscale.api.selectors import selector_from_label_selector
 from podscale.apiserver.operations.shared_list import SharedItems
+from podscale.apiserver.resources import storage_resource
 from podscale.controllers.hpa.scale_target import resolve_target
 from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime.clocks import VirtualClock
@@ -49,12 +50,14 @@ from podscale.runtime.simulated.usage_loads import built_in_workload
 from podscale.runtime.virtual_time import DEFAULT_START
 from podscale.scenario.custom_kinds import DefinedKind, defined_kinds, is_definition
 from podscale.scenario.definitions_wait import wait_established
+from podscale.scenario.event_feed import EventFeed
 from podscale.scenario.external_schedule import ExternalMetricFeed
 from podscale.scenario.history_prefill import history_points, prefill
 from podscale.scenario.pod_facts import PodFacts
 from podscale.scenario.pod_index import KeptReads
 from podscale.scenario.protocols import EventLike, ScenarioLike
 from podscale.scenario.snapshot import (
+    EVENT,
     POD,
     EventCursor,
     ScenarioSnapshot,
@@ -124,6 +127,8 @@ class ScenarioRun:
         # The pods and Events LISTs and the workloads' GETs, read again only once their
         # resource was written.
         self._kept = KeptReads()
+        # The Events written since the last snapshot (the only ones it can find new).
+        self._events = EventFeed(plane.store, storage_resource(EVENT), EVENT)
         self._external = ExternalMetricFeed(scenario.external_metrics)
 
     @property
@@ -236,6 +241,10 @@ class ScenarioRun:
         pods: list[JSON] = [p for p in listed.get("items") or [] if is_running(p)]
         return sorted(str(p["metadata"]["name"]) for p in pods)
 
+    def stop_reading(self) -> None:
+        """No more snapshots: stop watching the Events (the next snapshot lists them)."""
+        self._events.close()
+
     async def snapshot(self) -> ScenarioSnapshot:
         return await read_snapshot(
             self.plane,
@@ -245,6 +254,7 @@ class ScenarioRun:
             self._shared,
             self._facts,
             self._kept,
+            self._events,
         )
 
 
@@ -285,6 +295,7 @@ async def play(
             if on_tick is not None:
                 on_tick(snapshot)
             due += tick
+    run.stop_reading()
     return snapshots
 
 

@@ -35,6 +35,7 @@ from podscale.controllers.runtime_api import ControllerApi
 from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime.simulated.scale_follower import scale_selector
 from podscale.runtime.simulated.usage_loads import built_in_workload
+from podscale.scenario.event_feed import EventFeed
 from podscale.scenario.hpa_metrics import read_metrics, targets_cell
 from podscale.scenario.pod_facts import PodFacts, pod_facts
 from podscale.scenario.pod_index import KeptReads, PodIndex
@@ -230,6 +231,7 @@ async def read_snapshot(
     shared: SharedItems | None = None,
     facts: PodFacts | None = None,
     kept: KeptReads | None = None,
+    feed: EventFeed | None = None,
 ) -> ScenarioSnapshot:
     """The workloads of ``targets``, every HPA, and the Events ``cursor`` has not seen.
 
@@ -239,7 +241,9 @@ async def read_snapshot(
     ``facts`` (kept likewise) a pod's readiness and CPU request are read again only when
     its resourceVersion moved (``scenario.pod_facts``), and with ``kept`` the pods and Events
     are listed and a workload read again only once their resource was written
-    (``pod_index.KeptReads``), and a workload's pods found again only in a new LIST."""
+    (``pod_index.KeptReads``), and a workload's pods found again only in a new LIST. With
+    ``feed`` (kept likewise) only the Events written since the previous snapshot are read,
+    the only ones ``cursor`` can find new (``scenario.event_feed``)."""
     now = plane.clock.now()
     if facts is not None:
         facts.begin()
@@ -264,8 +268,13 @@ async def read_snapshot(
     )
     workloads = [await _workload(plane, target, now, pods_index, facts, kept) for target in targets]
     hpas = await list_all(HPA)
-    # The same Events as the last snapshot's are none new to ``cursor``.
-    events = await list_kept(EVENT)
+    if feed is None:
+        # The same Events as the last snapshot's are none new to ``cursor``.
+        events = await list_kept(EVENT)
+    elif shared is None:
+        events = await feed.changed(lambda: plane.api.list(EVENT))
+    else:
+        events = await feed.changed(lambda: plane.api.list_shared(EVENT, None, shared))
     return ScenarioSnapshot(
         offset=offset,
         workloads=tuple(workloads),

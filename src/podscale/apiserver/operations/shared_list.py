@@ -21,7 +21,7 @@ from podscale.api.kinds import KindInfo
 from podscale.apiserver.resources import to_served
 from podscale.store.decode_memo import DecodeMemo
 
-__all__ = ["SharedItems", "served_item"]
+__all__ = ["SharedItems", "served_item", "served_object"]
 
 JSON = dict[str, Any]
 Scope = tuple[str, str, str, str | None]
@@ -29,7 +29,12 @@ Scope = tuple[str, str, str, str | None]
 
 def served_item(data: bytes, info: KindInfo) -> JSON:
     """A stored object's bytes as a list of ``info`` serves the item."""
-    item = to_served(orjson.loads(data), info)
+    return served_object(orjson.loads(data), info)
+
+
+def served_object(stored: JSON, info: KindInfo) -> JSON:
+    """A stored object (decoded, then owned by the caller) as a list of ``info`` serves it."""
+    item = to_served(stored, info)
     item.setdefault("apiVersion", info.api_version)
     item.setdefault("kind", info.kind)
     return item

@@ -9,13 +9,15 @@ every reader that lists them (snapshots, ``kubectl get events``) pays for the wh
 its observation times (``lastTimestamp``, ``eventTime``, ``series.lastObservedTime``), which
 the recorders set on each write. ``expire_events`` is the shell ``podscale.plane`` runs next
 to the API server: every ``period`` on the injected clock it deletes what has expired,
-straight from the store, as the lease expiry does (no admission, no finalizers).
+straight from the store, as the lease expiry does (no admission, no finalizers), found in a
+heap of last writes a watch of the Events keeps current (``_Expiries``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any, Final
@@ -24,7 +26,7 @@ import orjson
 
 from podscale.api.timestamps import parse_time_or_none
 from podscale.store.decode_memo import DecodeMemo
-from podscale.store.interface import Clock, NotFoundError, Store
+from podscale.store.interface import Clock, NotFoundError, Store, Watch
 
 __all__ = ["DEFAULT_EVENT_TTL", "EVENTS", "expire_events", "expired_events", "last_written"]
 
@@ -33,6 +35,8 @@ DEFAULT_EVENT_TTL: Final = timedelta(hours=1)
 # Core and events.k8s.io Events share this storage, as upstream's do.
 EVENTS: Final = "events"
 _PERIOD: Final = timedelta(minutes=1)
+# What one ``take_ready`` hands over; a pass drains the watch until nothing is left.
+_BATCH: Final = 1024
 JSON = dict[str, Any]
 
 
@@ -70,25 +74,93 @@ def _expired(
 
 
 def _stored_written(data: bytes) -> JSON:
-    """An Event's key and last write from its stored bytes (what the expiry memo keeps)."""
-    key, at = _written(orjson.loads(data))
-    return {"key": key, "written": at}
+    """An Event's key, revision and last write from its stored bytes (what the relist's
+    memo keeps)."""
+    event = orjson.loads(data)
+    key, at = _written(event)
+    return {"key": key, "revision": _revision(event), "written": at}
+
+
+def _revision(event: Mapping[str, Any]) -> int:
+    return int((event.get("metadata") or {}).get("resourceVersion") or 0)
+
+
+class _Expiries:
+    """Each stored Event's revision and last write, and a heap of (last write, revision,
+    key) over them, kept current by a watch of the Events from a LIST's revision.
+
+    An Event expires at a fixed time after its last write, so a pass needs only the heap's
+    entries at or before the cutoff instead of every stored Event: an entry whose revision
+    is no longer its Event's (rewritten or deleted since) is dropped as it comes up. The
+    watch is read without waiting at each pass (``take_ready``: it holds every write
+    committed so far), so the state is the one a LIST would give at that instant. When the
+    watch cannot tell (the first pass, a watch ended because too many Events were written
+    in between, or a store whose watches do not say they ended) the Events are listed again,
+    through a ``DecodeMemo`` (only the Events written since the last LIST are decoded)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._watch: Watch | None = None
+        self._memo: DecodeMemo[JSON] = DecodeMemo(_stored_written)
+        self._current: dict[tuple[str, str], int] = {}
+        self._heap: list[tuple[datetime, int, tuple[str, str]]] = []
+
+    def expired(self, cutoff: datetime) -> list[tuple[str, str]]:
+        """The keys, in the LIST's order, of the Events last written at or before
+        ``cutoff``; they leave the heap (a deletion refused stays for the watch to tell)."""
+        self._follow()
+        current, heap = self._current, self._heap
+        due: list[tuple[str, str]] = []
+        while heap and heap[0][0] <= cutoff:
+            _, revision, key = heapq.heappop(heap)
+            if current.get(key) == revision:
+                due.append(key)
+        due.sort()
+        return due
+
+    def _follow(self) -> None:
+        watch = self._watch
+        if watch is not None and getattr(watch, "closed", True) is False:
+            current, heap = self._current, self._heap
+            while ready := watch.take_ready(_BATCH):
+                for event in ready:
+                    key, at = _written(event.object)
+                    if event.type == "DELETED":
+                        current.pop(key, None)
+                        continue
+                    current[key] = event.revision
+                    if at is not None:
+                        heapq.heappush(heap, (at, event.revision, key))
+            return
+        self.close()
+        listed = self._store.list(EVENTS, decode=self._memo)
+        self._memo.turn()
+        self._current = {item["key"]: item["revision"] for item in listed.items}
+        self._heap = [
+            (item["written"], item["revision"], item["key"])
+            for item in listed.items
+            if item["written"] is not None
+        ]
+        heapq.heapify(self._heap)
+        self._watch = self._store.watch(EVENTS, None, since=listed.revision)
+
+    def close(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
+            self._watch = None
 
 
 async def expire_events(
     store: Store, clock: Clock, ttl: timedelta = DEFAULT_EVENT_TTL, *, period: timedelta = _PERIOD
 ) -> None:
-    """Delete expired Events every ``period`` until cancelled.
-
-    Each pass lists every Event, but through a ``DecodeMemo`` of each one's key and last
-    write: only the Events written since the previous pass are decoded (any write, an
-    update moving ``lastTimestamp`` included, stores new bytes), in the list's order."""
-    memo: DecodeMemo[JSON] = DecodeMemo(_stored_written)
-    while True:
-        await asyncio.sleep(period.total_seconds())
-        listed = store.list(EVENTS, decode=memo).items
-        memo.turn()
-        written = [(item["key"], item["written"]) for item in listed]
-        for namespace, name in _expired(written, clock.now(), ttl):
-            with contextlib.suppress(NotFoundError):  # deleted meanwhile
-                store.delete(EVENTS, namespace, name)
+    """Delete expired Events every ``period`` until cancelled, in the order a LIST of the
+    Events gives them (``_Expiries`` finds them without listing every pass)."""
+    expiries = _Expiries(store)
+    try:
+        while True:
+            await asyncio.sleep(period.total_seconds())
+            for namespace, name in expiries.expired(clock.now() - ttl):
+                with contextlib.suppress(NotFoundError):  # deleted meanwhile
+                    store.delete(EVENTS, namespace, name)
+    finally:
+        expiries.close()

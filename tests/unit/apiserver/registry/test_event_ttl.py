@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from podscale.apiserver.registry.event_ttl import (
+    DEFAULT_EVENT_TTL,
     EVENTS,
+    _Expiries,
     expire_events,
     expired_events,
     last_written,
 )
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual
+from podscale.store.interface import NotFoundError
 from podscale.store.memory import MemoryStore
+from podscale.testing import FakeClock
 
 JSON = dict[str, Any]
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -96,3 +103,50 @@ def test_an_update_moving_the_last_timestamp_renews_an_event_already_seen() -> N
         return seen
 
     assert run_virtual(scenario(), start=T0) == [["once", "repeated"], ["repeated"], []]
+
+
+_names = st.sampled_from(["a", "b", "c"])
+_steps = st.lists(
+    st.one_of(
+        st.tuples(st.just("write"), st.sampled_from(["x", "y"]), _names, st.integers(0, 90)),
+        st.tuples(st.just("delete"), st.sampled_from(["x", "y"]), _names),
+        st.tuples(st.just("pass"), st.integers(0, 40)),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(steps=_steps, buffer=st.sampled_from([2, 10_000]))
+def test_the_heap_finds_what_a_whole_list_finds(steps: list[tuple[Any, ...]], buffer: int) -> None:
+    """Every pass, ``_Expiries`` names the same Events in the same order as
+    ``expired_events`` over a LIST: through creates, updates moving the last write either
+    way or not at all, deletions, re-creations and watches ended by too many writes."""
+
+    async def scenario() -> None:
+        store = MemoryStore(FakeClock(T0), watch_buffer=buffer)
+        expiries = _Expiries(store)
+        now = T0
+        for step in [*steps, ("pass", 0)]:
+            if step[0] == "write":
+                _, namespace, name, minutes = step
+                event = {**_event(name, lastTimestamp=_at(minutes))}
+                event["metadata"]["namespace"] = namespace
+                try:
+                    stored = store.get(EVENTS, namespace, name)
+                except NotFoundError:
+                    store.create(EVENTS, event)
+                else:
+                    store.update(EVENTS, {**stored, "lastTimestamp": _at(minutes)})
+            elif step[0] == "delete":
+                with contextlib.suppress(NotFoundError):
+                    store.delete(EVENTS, step[1], step[2])
+            else:
+                now += timedelta(minutes=step[1])
+                expected = expired_events(store.list(EVENTS).items, now)
+                assert expiries.expired(now - DEFAULT_EVENT_TTL) == expected
+                for namespace, name in expected:
+                    store.delete(EVENTS, namespace, name)
+        expiries.close()
+
+    run_virtual(scenario(), start=T0)
