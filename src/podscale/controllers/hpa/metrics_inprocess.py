@@ -36,6 +36,7 @@ from podscale.controllers.hpa.metrics_values import (
     object_value,
     pod_custom_values,
     pod_resource_values,
+    pod_usage_total,
     pod_usage_values,
 )
 from podscale.hpa.types import MetricsUnavailable, PodMetric
@@ -235,18 +236,10 @@ class InProcessMetricsClient:
         waits between the reads it replaces, so they saw the same usage; a provider that is
         not a ``PodUsageReader`` is asked once per resource, as ``resource_metric`` asks."""
         answers: dict[str, tuple[dict[str, PodMetric], datetime] | MetricsUnavailable] = {}
-        provider = self._state.metrics_provider
-        reader = None if provider is None else _usage_reader(provider)
-        records = None
-        if reader is not None:
-            try:
-                wanted = _selector(selector)
-                try:
-                    records = reader.pod_usage_selected(namespace, wanted)
-                except Exception as err:
-                    raise fetch_failed(RESOURCE_API, _failure_text(err)) from None
-            except MetricsUnavailable as err:
-                return dict.fromkeys(resources, err)
+        try:
+            records = self._records(namespace, selector)
+        except MetricsUnavailable as err:
+            return dict.fromkeys(resources, err)
         for resource in resources:
             try:
                 if records is None:
@@ -260,3 +253,43 @@ class InProcessMetricsClient:
             except MetricsUnavailable as err:
                 answers[resource] = err
         return answers
+
+    def _records(self, namespace: str, selector: str) -> list[PodUsage] | None:
+        """One read of the selected pods' usage records (None: the provider is no
+        ``PodUsageReader`` or declined), or the ``MetricsUnavailable`` it fails with."""
+        provider = self._state.metrics_provider
+        reader = None if provider is None else _usage_reader(provider)
+        if reader is None:
+            return None
+        wanted = _selector(selector)
+        try:
+            return reader.pod_usage_selected(namespace, wanted)
+        except Exception as err:
+            raise fetch_failed(RESOURCE_API, _failure_text(err)) from None
+
+    async def resource_totals(
+        self, resources: Sequence[str], namespace: str, selector: str
+    ) -> dict[str, int | MetricsUnavailable]:
+        """Each of ``resources``' ``resource_metrics`` answer (no container) summed over
+        its pods, or its error: the usage history's sums. Over usage records, a memory
+        total comes from the records' own sums (``pod_usage_total``) without one sample
+        per pod made to be dropped; CPU is summed over the values ``_usage_values`` keeps,
+        which an HPA reading the same pods from the same scrape takes as they are."""
+        try:
+            records = self._records(namespace, selector)
+        except MetricsUnavailable as err:
+            return dict.fromkeys(resources, err)
+        totals: dict[str, int | MetricsUnavailable] = {}
+        for resource in resources:
+            try:
+                if records is not None and resource == "memory":
+                    totals[resource] = pod_usage_total(records, resource)
+                    continue
+                if records is None:
+                    answer = await self.resource_metric(resource, namespace, selector, None)
+                else:
+                    answer = self._usage_values(records, namespace, selector, resource, None)
+                totals[resource] = sum(sample.value for sample in answer[0].values())
+            except MetricsUnavailable as err:
+                totals[resource] = err
+        return totals

@@ -52,6 +52,7 @@ __all__ = [
     "object_value",
     "pod_custom_values",
     "pod_resource_values",
+    "pod_usage_total",
     "pod_usage_values",
     "units_to_milli",
 ]
@@ -186,6 +187,29 @@ def pod_usage_values(
             if record.containers:
                 samples[record.name] = PodMetric(total, stamp, window)
     return samples, _served_time(records[0].timestamp)
+
+
+def pod_usage_total(records: Sequence[PodUsage], resource: str) -> int:
+    """The sum of ``pod_usage_values(records, resource, None)``'s values for cpu or memory
+    (its error when there are no records), from each record's own sum (or its containers'),
+    without the per-pod samples: what a reader wanting only the total (the usage history,
+    every minute) would build and drop. A name keeps its last record, as the samples do."""
+    if not records:
+        raise _empty(RESOURCE_API)
+    cpu = resource == "cpu"
+    totals: dict[str, int] = {}
+    for record in records:
+        containers = record.containers
+        if not containers:
+            continue
+        total = record.cpu_milli if cpu else record.memory_milli
+        if total is None:
+            if cpu:
+                total = sum(nano_to_milli(entry.cpu_nanocores) for entry in containers)
+            else:
+                total = sum(units_to_milli(entry.memory_bytes) for entry in containers)
+        totals[record.name] = total
+    return sum(totals.values())
 
 
 def _sum_containers(records: Sequence[PodUsage], cpu: bool, samples: dict[str, PodMetric]) -> None:

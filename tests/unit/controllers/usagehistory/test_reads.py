@@ -42,6 +42,15 @@ RECORDS = [
     record("web-1", ("c", 310_500_000, 70 * 1024**2), ("side", 1, 1)),
 ]
 
+# As ``MetricsStorage`` serves them: each record with its pod's sums; a pod without
+# containers (no sample), and a name read twice (the later record counts).
+SUMMED = [
+    RECORDS[0]._replace(cpu_milli=205, memory_milli=72 * 1024**2 * 1000),
+    PodUsage("ns", "empty", None, timedelta(0), ()),
+    RECORDS[1]._replace(cpu_milli=312, memory_milli=70 * 1024**2 * 1000 + 1000),
+    RECORDS[0]._replace(containers=RECORDS[0].containers[:1]),
+]
+
 
 class Reader:
     """A ``PodUsageReader`` answering ``answer`` (an exception is raised), counting reads."""
@@ -98,6 +107,7 @@ def outcome(answer: object) -> object:
 
 CASES = [
     (lambda: Reader(RECORDS), "app=web", None),
+    (lambda: Reader(SUMMED), "app=web", None),
     (lambda: Reader(RECORDS), "app=web", "side"),
     (lambda: Reader(RECORDS), "app=web", "missing"),
     (lambda: Reader([]), "app=web", None),
@@ -108,6 +118,7 @@ CASES = [
 ]
 IDS = [
     "records",
+    "summed-records",
     "a-container",
     "a-missing-container",
     "empty",
