@@ -2,7 +2,8 @@
 
 ``read_snapshot`` reads it from an ``EmbeddedControlPlane`` the way an onlooker with kubectl
 would: through the API (workloads, pods, HPAs, Events) and the metrics server's PodMetrics
-(``kubectl top``), never from the controllers' memory. The values it returns and the
+(``kubectl top``), never from the controllers' memory; the Events, after a first LIST, as
+``kubectl get events -w`` follows them (``scenario.event_feed``). The values it returns and the
 ``EventCursor`` that keeps each snapshot to new Events are in ``scenario.snapshot_values``
 (re-exported here). ``podscale.scenario.run`` takes a snapshot every tick; the demo driver
 (``podscale demo``) renders them.

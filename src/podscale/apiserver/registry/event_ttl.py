@@ -107,7 +107,8 @@ class _Expiries:
 
     def expired(self, cutoff: datetime) -> list[tuple[str, str]]:
         """The keys, in the LIST's order, of the Events last written at or before
-        ``cutoff``; they leave the heap (a deletion refused stays for the watch to tell)."""
+        ``cutoff``; they leave the heap (one its finalizers keep stored comes back through
+        the watch with its new revision, and is named again at the next pass)."""
         self._follow()
         current, heap = self._current, self._heap
         due: list[tuple[str, str]] = []
@@ -159,6 +160,7 @@ async def expire_events(
     try:
         while True:
             await asyncio.sleep(period.total_seconds())
+            # ``now - written >= ttl`` exactly (datetime arithmetic is in whole microseconds).
             for namespace, name in expiries.expired(clock.now() - ttl):
                 with contextlib.suppress(NotFoundError):  # deleted meanwhile
                     store.delete(EVENTS, namespace, name)
