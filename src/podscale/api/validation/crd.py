@@ -1,14 +1,14 @@
 """Validation of apiextensions.k8s.io/v1 CustomResourceDefinitions, as upstream's CRD strategy.
 
 Create, update and status update, dispatched from ``podscale.api.validation.validate``:
-metadata (the name must be ``<spec.names.plural>.<spec.group>``), the group, scope, names,
-versions (unique, exactly one storage version, a schema for each), conversion
-(``crd_conversion``), the accepted
-names in status and ``status.storedVersions``; the API-approval annotation of protected
-groups; and on update the fields that never change (group, plural; scope and kind once the
-CRD is Established). ``crd_versions`` checks each version's schema, subresources and printer
-columns (through ``crd_schema`` and ``crd_structural``). podscale does not call conversion
-webhooks, so a Webhook strategy is refused with an error saying so. Pure.
+metadata (the name must be ``<spec.names.plural>.<spec.group>``), the spec (``crd_spec``:
+group, scope, names, versions, conversion), the accepted names in status and
+``status.storedVersions``; the API-approval annotation of protected groups; and on update
+the fields that never change (group, plural; scope and kind once the CRD is Established).
+``crd_spec`` hands each version's schema, subresources and printer columns to
+``crd_versions`` (through ``crd_schema`` and ``crd_structural``) and ``spec.conversion`` to
+``crd_conversion``. podscale does not call conversion webhooks, so a Webhook strategy is
+refused with an error saying so. Pure.
 """
 
 from __future__ import annotations
@@ -17,21 +17,14 @@ from collections.abc import Mapping
 from typing import Any, Final
 from urllib.parse import urlparse
 
-from podscale.api.field_errors import (
-    FieldError,
-    FieldPath,
-    invalid,
-    not_supported,
-    required,
+from podscale.api.field_errors import FieldError, FieldPath, invalid, required
+from podscale.api.names import NameValidator, validate_dns1123_subdomain_name
+from podscale.api.validation.crd_spec import (
+    SPEC,
+    schema_presence,
+    validate_names,
+    validate_spec,
 )
-from podscale.api.names import (
-    NameValidator,
-    is_dns1035_label,
-    is_dns1123_subdomain,
-    validate_dns1123_subdomain_name,
-)
-from podscale.api.validation.crd_conversion import validate_conversion
-from podscale.api.validation.crd_versions import validate_versions
 from podscale.api.validation.objectmeta import (
     validate_immutable_field,
     validate_object_meta,
@@ -42,8 +35,6 @@ __all__ = ["validate_crd", "validate_crd_status_update", "validate_crd_update"]
 
 JSON = Mapping[str, Any]
 
-SPEC: Final = FieldPath("spec")
-_SCOPES: Final = ("Cluster", "Namespaced")
 _APPROVAL: Final = "api-approved.kubernetes.io"
 _APPROVAL_DOC: Final = "see https://github.com/kubernetes/enhancements/pull/1111"
 
@@ -67,121 +58,6 @@ def _spec(obj: JSON) -> JSON:
 def _versions(spec: JSON) -> list[JSON]:
     versions = spec.get("versions")
     return [_mapping(v) for v in versions] if isinstance(versions, list) else []
-
-
-def validate_names(names: JSON, path: FieldPath) -> list[FieldError]:
-    """The shared rules of ``spec.names`` and ``status.acceptedNames`` (set names only)."""
-    errors: list[FieldError] = []
-    for key in ("plural", "singular"):
-        value = _text(names.get(key))
-        if value and (msgs := is_dns1035_label(value)):
-            errors.append(invalid(path.child(key), value, ",".join(msgs)))
-    for key in ("kind", "listKind"):
-        value = _text(names.get(key))
-        if value and (msgs := is_dns1035_label(value.lower())):
-            detail = "may have mixed case, but should otherwise match: " + ",".join(msgs)
-            errors.append(invalid(path.child(key), value, detail))
-    for index, short in enumerate(_list(names.get("shortNames"))):
-        if msgs := is_dns1035_label(_text(short)):
-            errors.append(invalid(path.child("shortNames").index(index), short, ",".join(msgs)))
-    kind = _text(names.get("kind"))
-    if kind and kind == names.get("listKind"):
-        errors.append(
-            invalid(path.child("listKind"), kind, "kind and listKind may not be the same")
-        )
-    for index, category in enumerate(_list(names.get("categories"))):
-        if msgs := is_dns1035_label(_text(category)):
-            errors.append(invalid(path.child("categories").index(index), category, ",".join(msgs)))
-    return errors
-
-
-def _has_schema(version: JSON) -> bool:
-    return isinstance(_mapping(version.get("schema")).get("openAPIV3Schema"), Mapping)
-
-
-def _schema_presence(spec: JSON, *, require_schema: bool) -> list[FieldError]:
-    versions = _versions(spec)
-    schemas = [v.get("schema") for v in versions]
-    if versions and all(s == schemas[0] for s in schemas) and _has_schema(versions[0]):
-        return []  # the shared (top-level) schema
-    errors: list[FieldError] = []
-    for index, version in enumerate(versions):
-        path = SPEC.child("versions").index(index).child("schema", "openAPIV3Schema")
-        if require_schema and not _has_schema(version):
-            errors.append(required(path, "schemas are required"))
-        elif not require_schema and version.get("served") is True and not _has_schema(version):
-            errors.append(required(path, "because otherwise all fields are pruned"))
-    return errors
-
-
-def _has_defaults(schema: Any) -> bool:
-    if isinstance(schema, Mapping):
-        return ("default" in schema and schema["default"] is not None) or any(
-            _has_defaults(value)
-            for key, value in schema.items()
-            if key not in ("default", "enum", "example")
-        )
-    if isinstance(schema, list):
-        return any(_has_defaults(value) for value in schema)
-    return False
-
-
-def _validate_group_and_scope(spec: JSON) -> list[FieldError]:
-    errors: list[FieldError] = []
-    group = _text(spec.get("group"))
-    if not group:
-        errors.append(required(SPEC.child("group")))
-    elif msgs := is_dns1123_subdomain(group):
-        errors.append(invalid(SPEC.child("group"), group, ",".join(msgs)))
-    elif "." not in group:
-        errors.append(
-            invalid(SPEC.child("group"), group, "should be a domain with at least one dot")
-        )
-    scope = _text(spec.get("scope"))
-    if not scope:
-        errors.append(required(SPEC.child("scope")))
-    elif scope not in _SCOPES:
-        errors.append(not_supported(SPEC.child("scope"), scope, _SCOPES))
-    return errors
-
-
-def _validate_spec(spec: JSON, *, require_schema: bool) -> list[FieldError]:
-    errors = _validate_group_and_scope(spec)
-    errors.extend(_schema_presence(spec, require_schema=require_schema))
-    preserve = spec.get("preserveUnknownFields") is True
-    if preserve and _has_defaults([v.get("schema") for v in _versions(spec)]):
-        errors.append(
-            invalid(
-                SPEC.child("preserveUnknownFields"),
-                True,
-                "must be false in order to use defaults in the schema",
-            )
-        )
-    per_version, shared = validate_versions(spec, SPEC)
-    errors.extend(per_version)
-    versions = _versions(spec)
-    raw_versions = _list(spec.get("versions"))
-    names = [v.get("name") for v in versions]
-    if len(set(map(str, names))) != len(names):
-        errors.append(
-            invalid(SPEC.child("versions"), raw_versions, "must contain unique version names")
-        )
-    if sum(1 for v in versions if v.get("storage") is True) != 1:
-        errors.append(
-            invalid(
-                SPEC.child("versions"),
-                raw_versions,
-                "must have exactly one version marked as storage version",
-            )
-        )
-    names_spec = _mapping(spec.get("names"))
-    for key in ("plural", "singular", "kind", "listKind"):
-        if not _text(names_spec.get(key)):
-            errors.append(required(SPEC.child("names", key)))
-    errors.extend(validate_names(names_spec, SPEC.child("names")))
-    errors.extend(shared)
-    errors.extend(validate_conversion(spec, preserve))
-    return errors
 
 
 def _validate_status(obj: JSON) -> list[FieldError]:
@@ -291,7 +167,7 @@ def validate_crd(obj: JSON) -> list[FieldError]:
     errors = validate_object_meta(
         _mapping(obj.get("metadata")), namespaced=False, name_validator=_name_validator(obj)
     )
-    errors.extend(_validate_spec(_spec(obj), require_schema=True))
+    errors.extend(validate_spec(_spec(obj), require_schema=True))
     errors.extend(_validate_status(obj))
     errors.extend(_validate_stored_versions(obj))
     errors.extend(_validate_approval(obj, None))
@@ -314,8 +190,8 @@ def validate_crd_update(new: JSON, old: JSON) -> list[FieldError]:
         _mapping(new.get("metadata")), _mapping(old.get("metadata"))
     )
     old_spec, spec = _spec(old), _spec(new)
-    old_has_schemas = not _schema_presence(old_spec, require_schema=True)
-    errors.extend(_validate_spec(spec, require_schema=old_has_schemas))
+    old_has_schemas = not schema_presence(old_spec, require_schema=True)
+    errors.extend(validate_spec(spec, require_schema=old_has_schemas))
     names, old_names = _mapping(spec.get("names")), _mapping(old_spec.get("names"))
     if _established(old):
         # Stored objects and their URLs depend on these once the CRD serves.

@@ -5,7 +5,7 @@ exactly one of url or service and ConversionReviewVersions naming v1 or v1beta1;
 neither), reported at the internal type's paths (``spec.conversion.webhookClientConfig``,
 ``spec.conversion.conversionReviewVersions``) as upstream validates after converting v1. Then,
 since podscale has no conversion-webhook client (``crd`` explains why), a Webhook strategy
-gets one more error saying so. Called by ``crd``. Pure.
+gets one more error saying so. Called by ``crd_spec``. Pure.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ the top level, so errors in it are reported at ``spec.validation.openAPIV3Schema
 (``spec.subresources...``, ``spec.additionalPrinterColumns[i]...``) rather than under
 ``spec.versions[i]``. ``validate_versions`` reproduces that and checks each part:
 ``crd_schema`` the schemas, this module the subresources, columns and deprecation warnings.
-``crd`` calls it for the rest of the spec. Pure.
+``crd_spec`` calls it for the rest of the spec. Pure.
 """
 
 from __future__ import annotations
