@@ -1,6 +1,6 @@
 """How the controller manager's controllers read metrics: the cluster's APIs, and its own.
 
-``podscale.controllermanager.run`` gives the HPA controllers ``ClusterMetricsClient``:
+``podscale.controllermanager.build`` gives the HPA controllers ``ClusterMetricsClient``:
 every read goes over REST to the API server (``RestMetricsClient``) except an external
 metric read whose label selector has a requirement on a key the process's own
 ``ExternalMetricsRouter`` routes (KEDA's ``scaledobject.keda.sh/name``: the HPAs KEDA's
