@@ -4,15 +4,15 @@ It is ``controllers.hpa.controller.HorizontalPodAutoscalerController`` (queueing
 period, reading ``/scale`` and the target's pods, prefetching metrics, writing ``/scale``)
 on the PHPA kind, with three parts of its own:
 
-- ``_decide``: before the HPA engine decides, the prediction of this sync: the active
-  schedule window (``schedules.active_bounds``), the lead time (measured from the target's
-  pods, ``decisions.lead_time``, unless ``leadTime`` is set), and for each forecastable
-  metric (``decisions.forecast_metrics``) the model fitted on its workload series in the
-  history store (refit on ``refreshInterval`` only, ``models.SeriesModels``) read over
-  ``[now, now + lead]`` and corrected by the last 30 minutes (``forecasting.peak_demand``).
-  The HPA engine then takes the larger of its own proposal and the forecast's, inside the
-  window's bounds (``podscale.hpa.predictive``). In ``Preview`` mode the decision is kept
-  but never applied: ``/scale`` is not written.
+- ``_decide``: before the HPA engine decides, the prediction of this sync
+  (``predict.predict``): the active schedule window (``schedules.active_bounds``), the lead
+  time (measured from the target's pods, ``decisions.lead_time``, unless ``leadTime`` is
+  set), and for each forecastable metric (``decisions.forecast_metrics``) the model fitted
+  on its workload series in the history store (refit on ``refreshInterval`` only,
+  ``models.SeriesModels``) read over ``[now, now + lead]`` and corrected by the last 30
+  minutes (``forecasting.peak_demand``). The HPA engine then takes the larger of its own
+  proposal and the forecast's, inside the window's bounds (``podscale.hpa.predictive``). In
+  ``Preview`` mode the decision is kept but never applied: ``/scale`` is not written.
 - ``_publish``: events under the component ``predictive-horizontal-pod-autoscaler``, and
   the HPA status plus ``prediction`` and the ``PredictionReady`` condition, written through
   the PHPA's status subresource when changed.
@@ -35,7 +35,6 @@ Registered in ``controllers.registry``.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -52,17 +51,7 @@ from podscale.controllers.hpa.controller import (
 from podscale.controllers.hpa.metrics_client import MetricsClient
 from podscale.controllers.hpa.prefetch import QueryRecorder, RecordedMetrics
 from podscale.controllers.hpa.writes import write_status
-from podscale.controllers.phpa.decisions import (
-    CONDITION,
-    REASON_NOT_FORECASTABLE,
-    REASON_UNAVAILABLE,
-    forecast_metrics,
-    lead_time,
-    limit_scale_down,
-    prediction_condition,
-    proactive_replicas,
-    startup_durations,
-)
+from podscale.controllers.phpa.decisions import CONDITION, prediction_condition
 from podscale.controllers.phpa.forecasting import (
     Correct,
     Fit,
@@ -71,26 +60,20 @@ from podscale.controllers.phpa.forecasting import (
 )
 from podscale.controllers.phpa.kind import COMPONENT, CRD_NAME, PHPA
 from podscale.controllers.phpa.models import SeriesModels
+from podscale.controllers.phpa.predict import predict
 from podscale.controllers.phpa.prediction import (
-    Model,
     Prediction,
     invalid_decision,
     model_document,
     previewed_decision,
     status_block,
 )
-from podscale.controllers.phpa.schedules import active_bounds
-from podscale.controllers.phpa.types import (
-    AUTO,
-    PhpaSpec,
-    PhpaSpecError,
-    parse_phpa,
-)
+from podscale.controllers.phpa.types import PhpaSpec, PhpaSpecError, parse_phpa
 from podscale.controllers.phpa.validation import message, validate_phpa
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
 from podscale.controllers.webapp.definition_gate import GatedListWatcher, established
-from podscale.history import HistoryStore, SeriesKey
+from podscale.history import HistoryStore
 from podscale.hpa import Config, Decision, History, decide
 from podscale.hpa.predictive import Predictive
 from podscale.store.interface import Clock
@@ -204,7 +187,18 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
             return invalid_decision(plain, hpa, refused, now)
         prediction = self._predictions.get(key)
         if prediction is None or prediction.at != now:
-            prediction = self._predict(key, hpa, spec, pods, current, now)
+            prediction = predict(
+                self._fits,
+                self._startups.setdefault(key, {}),
+                key,
+                hpa,
+                spec,
+                pods,
+                current,
+                now,
+                sync_period=self._sync_period,
+                resolution=self._resolution,
+            )
             self._predictions[key] = prediction
         window = prediction.window
         decision = decide(
@@ -226,59 +220,6 @@ class PredictiveHorizontalPodAutoscalerController(HorizontalPodAutoscalerControl
         if prediction.spec.preview and decision.rescale:
             decision = previewed_decision(decision, hpa)
         return decision
-
-    def _predict(
-        self, key: str, obj: JSON, spec: PhpaSpec, pods: list[JSON], current: int, now: datetime
-    ) -> Prediction:
-        settings = spec.prediction
-        seen = self._startups.setdefault(key, {})
-        # Pods come and go: their measured starts are remembered (the latest 40 by creation;
-        # ``lead_time`` reads the 20 most recent), so a scale-down does not forget them.
-        for pod in pods:
-            measured = startup_durations([pod])
-            if measured:
-                seen[str((pod.get("metadata") or {}).get("name") or "")] = measured[0]
-        for stale in sorted(seen, key=lambda name: seen[name][0])[:-40]:
-            del seen[stale]
-        lead = (
-            settings.lead_time
-            if settings is not None and settings.lead_time != AUTO
-            else lead_time(list(seen.values()), self._sync_period, self._resolution)
-        )
-        base = Prediction(now, spec, active_bounds(spec.schedules, now), lead)
-        if settings is None:
-            return base
-        targets = forecast_metrics(spec.metrics, settings.metrics, pods)
-        if not targets:
-            message = "no metric of spec.metrics can be forecast as a workload total"
-            return dataclasses.replace(base, reason=REASON_NOT_FORECASTABLE, message=message)
-        if self._fits is None:
-            message = "the controller has no history store"
-            return dataclasses.replace(base, reason=REASON_UNAVAILABLE, message=message)
-        namespace = str((obj.get("metadata") or {}).get("namespace") or "")
-        replicas: list[int] = []
-        first: tuple[Model, float | None] | None = None
-        for target in targets:
-            series_key = SeriesKey(namespace, spec.target.kind, spec.target.name, target.series)
-            model = self._fits.model(key, series_key, settings, lead, now)
-            demand = self._fits.demand(model, series_key, settings, lead, now)
-            if demand is not None:
-                replicas.append(proactive_replicas(demand, target.per_pod_target))
-            if first is None or (first[0].fitted.forecast is None and demand is not None):
-                first = (model, demand)
-        assert first is not None
-        model, demand = first
-        proactive = None
-        if replicas:
-            proactive = limit_scale_down(max(replicas), current, settings.scale_down_limit)
-        return dataclasses.replace(
-            base,
-            proactive=proactive,
-            forecast=demand,
-            model=model,
-            reason=model.fitted.reason,
-            message=model.fitted.message,
-        )
 
     # -- writing ----------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """Each PHPA's fitted forecast models, refit on their refresh, and the demand they predict.
 
-``controllers.phpa.controller`` asks ``SeriesModels`` once per sync and forecast series:
+``controllers.phpa.predict`` asks ``SeriesModels`` once per sync and forecast series:
 ``model`` returns the series' last fit (``prediction.Model``) unless its refresh is due or
 what it was fitted on changed, in which case it reads the series' history from the history
 store (``podscale.history``) and fits it (``forecasting.fit_series`` by default); ``demand``

@@ -1,14 +1,15 @@
 """One PHPA sync's prediction as plain values, and the pure reshaping of decisions around it.
 
-``controllers.phpa.controller`` (the shell) builds a ``Prediction`` per sync from the fitted
-``Model`` of each forecast series (``forecasting.fit_series``) and the active schedule window
-(``schedules.active_bounds``), hands it to the HPA engine (``podscale.hpa.decide``), and then
-shapes the engine's ``Decision`` here: ``status_block`` is ``status.prediction``
-(``decisions.prediction_status``), ``invalid_decision`` turns a spec the controller refuses into
-ScalingActive False / InvalidSpec as the HPA reports a spec it cannot act on,
-``previewed_decision`` keeps a Preview-mode decision from writing ``/scale``, and
-``model_document`` is the ``MODEL_STATE`` document stored beside the HPA controller's state.
-Everything here is pure: no clock, no API, no store.
+``controllers.phpa.predict`` builds a ``Prediction`` per sync from the fitted ``Model`` of
+each forecast series (``forecasting.fit_series``) and the active schedule window
+(``schedules.active_bounds``); ``controllers.phpa.controller`` (the shell) hands it to the
+HPA engine (``podscale.hpa.decide``), and then shapes the engine's ``Decision`` here:
+``status_block`` is ``status.prediction`` (``decisions.prediction_status``),
+``invalid_decision`` turns a spec the controller refuses into ScalingActive False /
+InvalidSpec as the HPA reports a spec it cannot act on, ``previewed_decision`` keeps a
+Preview-mode decision from writing ``/scale``, and ``model_document`` is the ``MODEL_STATE``
+document stored beside the HPA controller's state. Everything here is pure: no clock, no
+API, no store.
 """
 
 from __future__ import annotations
