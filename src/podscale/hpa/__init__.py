@@ -9,7 +9,8 @@ events) travels in ``History``. Modules, bottom up:
 - ``metric_status``: the controller's view of one metric (status entry, failure condition).
 - ``normalize`` / ``policies``: stabilization windows, scaling policies, min/max limits.
 - ``conditions``: condition reasons and messages; ``decide``: the whole sync
-  (``combine``, ``normalize_step``, ``sync``, ``status``); ``scale_failures``.
+  (``combine``, ``normalize_step``, ``sync``, ``status``) and ``decision``: its outcome
+  (``Decision``); ``scale_failures``.
 - ``trace``: the decision trace's records and ``trace_to_dict`` (+ ``trace_json``, the
   stored document; ``trace_read``, reading it back; ``trace_render``, its text);
   ``static_source`` and ``scenario``: fixed inputs.
@@ -19,7 +20,8 @@ events) travels in ``History``. Modules, bottom up:
 
 from podscale.hpa.calculator import calculate_replicas
 from podscale.hpa.conditions import set_condition
-from podscale.hpa.decide import Decision, decide
+from podscale.hpa.decide import decide
+from podscale.hpa.decision import Decision
 from podscale.hpa.normalize import (
     LIMIT_MESSAGES,
     STABILIZATION_MESSAGES,

@@ -29,7 +29,7 @@ from typing import Final
 from podscale.api.timestamps import parse_time_or_none
 from podscale.hpa.conditions import get_condition, set_condition
 from podscale.hpa.contest import SCALE_SUBRESOURCE, ContestState, ContestTrace, ReplicasWrite
-from podscale.hpa.decide import Decision
+from podscale.hpa.decision import Decision
 from podscale.hpa.types import Event
 
 __all__ = [

@@ -2,25 +2,25 @@
 
 ``decide`` takes what the controller gathered (the HPA, its target's ``Scale``, the
 target's pods, a ``MetricsSource``, the remembered ``History`` and ``now``) and returns a
-``Decision``: the replica count to write through ``/scale`` (if any), the new HPA
+``decision.Decision``: the replica count to write through ``/scale`` (if any), the new HPA
 status with upstream's conditions, the events upstream would emit, the updated history,
 and a ``DecisionTrace`` explaining every step. It combines the per-metric outcomes of
-``metric_status`` (which wraps ``calculator``) and the normalization of ``normalize``.
+``metric_status`` (which wraps ``calculator``) and the normalization of ``normalize``;
+when no metric is usable, ``decision.blocked_decision`` builds the outcome.
 The controller shell (a later layer) writes the results; if the ``/scale`` update
 fails it calls ``scale_failures.apply_rescale_failure`` for upstream's failure status.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
 import podscale.hpa.conditions as c
 from podscale.api.defaults_hpa import default_scale_down_rules, default_scale_up_rules
 from podscale.hpa.combine import combine_metrics
+from podscale.hpa.decision import Decision, blocked_decision
 from podscale.hpa.normalize_step import normalize_desired_replicas
 from podscale.hpa.policies import record_scale_event, seed_history
 from podscale.hpa.predictive import (
@@ -29,13 +29,13 @@ from podscale.hpa.predictive import (
     Predictive,
     decided_by,
 )
-from podscale.hpa.status import build_status, target_reference
+from podscale.hpa.status import build_status
 from podscale.hpa.sync import SyncRecorder
 from podscale.hpa.tolerance import tolerances_for
 from podscale.hpa.trace import DecisionTrace
-from podscale.hpa.types import Config, Event, History, MetricsSource, PodReader
+from podscale.hpa.types import Config, History, MetricsSource, PodReader
 
-__all__ = ["Decision", "decide"]
+__all__ = ["decide"]
 
 DEFAULT_METRICS: Final = (
     {
@@ -43,35 +43,6 @@ DEFAULT_METRICS: Final = (
         "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}},
     },
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """The outcome of one sync.
-
-    ``rescale`` says whether to write ``desired_replicas`` to the target's ``/scale``;
-    ``reason`` is upstream's rescale reason (``"cpu resource utilization (percentage of
-    request) above target"``, ``"All metrics below target"``, ...). ``status`` is the
-    complete new autoscaling/v2 HPA status; ``error`` the error upstream's reconcile
-    would return (logged, and the HPA is retried on the next sync), if any.
-    """
-
-    current_replicas: int
-    desired_replicas: int
-    rescale: bool
-    reason: str
-    status: dict[str, Any]
-    history: History
-    events: tuple[Event, ...]
-    trace: DecisionTrace
-    error: str | None = None
-    metric_statuses: tuple[dict[str, Any], ...] | None = None
-    history_without_rescale: History | None = dataclasses.field(default=None, repr=False)
-    # Which part set desired_replicas (``predictive.decided_by``) and the two proposals
-    # (passive: the metrics'; proactive: the forecast's, None without one).
-    decided_by: str = DECIDED_BY_PASSIVE
-    passive_replicas: int | None = None
-    proactive_replicas: int | None = None
 
 
 def _defaulted_behavior(behavior: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -202,38 +173,18 @@ def decide(
             tolerances=tolerances, metrics=result.traces, invalid_metrics=result.invalid
         )
         if result.replicas == -1:
-            # Nothing usable: report current replicas and metrics, keep desiredReplicas.
-            message = result.error or ""
-            sync.event("Warning", "FailedComputeMetricsReplicas", message)
-            status = build_status(
+            return blocked_decision(
+                hpa,
+                sync,
+                result,
+                old_status=old_status,
                 current_replicas=current_replicas,
-                desired_replicas=int(old_status.get("desiredReplicas") or 0),
                 metric_statuses=metric_statuses,
                 last_scale_time=last_scale_time,
-                conditions=sync.final_conditions(),
-            )
-            trace = DecisionTrace(
-                branch=_blocked_branch(result.invalid, len(result.traces)),
-                desired_replicas=current_replicas,
-                rescale=False,
-                reason="",
-                notes=(message,),
-                decided_by=decision_by,
-                **trace_fields,
-            )
-            return Decision(
-                current_replicas=current_replicas,
-                desired_replicas=current_replicas,
-                rescale=False,
-                reason="",
-                status=status,
-                history=working,
-                events=tuple(sync.events),
-                trace=trace,
-                error="failed to compute desired number of replicas based on listed metrics "
-                f"for {target_reference(hpa)}: {message}",
-                metric_statuses=None if metric_statuses is None else tuple(metric_statuses),
-                proactive_replicas=proactive,
+                working=working,
+                decision_by=decision_by,
+                proactive=proactive,
+                trace_fields=trace_fields,
             )
         error = result.error  # some metrics failed but scaling goes on (upstream's retErr)
         rescale_metric = ""
@@ -329,16 +280,4 @@ def decide(
         decided_by=decision_by,
         passive_replicas=passive,
         proactive_replicas=proactive,
-    )
-
-
-def _blocked_branch(invalid: int, computed: int) -> str:
-    """Why the metrics gave nothing to act on, for the trace."""
-    if computed == 0:
-        return "metrics: the target's selector is unusable, no scaling"
-    if invalid >= computed:
-        return "metrics: every metric failed, no scaling"
-    return (
-        "metrics: a metric failed and the valid ones point below the current count; "
-        "upstream does not scale down on partial metrics"
     )

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 import podscale.hpa.conditions as c
-from podscale.hpa.decide import Decision
+from podscale.hpa.decision import Decision
 from podscale.hpa.status import build_status, target_reference
 from podscale.hpa.trace import DecisionTrace
 from podscale.hpa.types import Event, History

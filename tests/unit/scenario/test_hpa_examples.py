@@ -33,7 +33,7 @@ from podscale.apiserver.metricsapis.push import decode_external_push
 from podscale.apiserver.printing.hpa import format_hpa_metrics
 from podscale.controllers.hpa.metrics_values import external_values
 from podscale.hpa import StaticMetricsSource, decide
-from podscale.hpa.decide import Decision
+from podscale.hpa.decision import Decision
 from podscale.hpa.types import History
 from podscale.metrics.push import PushMetricsProvider
 from podscale.runtime.load import WorkloadDemand, compute_usage, pod_load

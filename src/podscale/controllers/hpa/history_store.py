@@ -43,7 +43,7 @@ import orjson
 
 from podscale.api.defaults_hpa import default_scale_down_rules, default_scale_up_rules
 from podscale.api.timestamps import format_micro_time, parse_time
-from podscale.hpa.decide import Decision
+from podscale.hpa.decision import Decision
 from podscale.hpa.policies import longest_policy_period
 from podscale.hpa.trace import LAST_DECISION_STATE, DecisionTrace, StabilizationTrace
 from podscale.hpa.trace_json import trace_document

@@ -30,7 +30,7 @@ from prometheus_client.metrics_core import Metric
 
 from podscale.api.exposition import render_text
 from podscale.controllers.hpa.prefetch import RecordedMetrics
-from podscale.hpa.decide import Decision
+from podscale.hpa.decision import Decision
 
 __all__ = [
     "ACTION_NONE",

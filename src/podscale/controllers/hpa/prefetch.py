@@ -29,7 +29,7 @@ from typing import Any, Final
 import orjson
 
 from podscale.controllers.hpa.metrics_client import MetricsClient
-from podscale.hpa.decide import Decision
+from podscale.hpa.decision import Decision
 from podscale.hpa.types import MetricsUnavailable, PodMetric
 
 __all__ = ["MetricQuery", "QueryMemory", "QueryRecorder", "RecordedMetrics", "fetch_answers"]
