@@ -4,7 +4,7 @@ Each workload is a Deployment whose pods request 200m CPU (limit 500m), driven b
 request rate over one day (trough 10 req/s at midnight, peak 150 req/s at noon, 20m of CPU
 per request plus 1m baseline, 5% noise) and scaled by an autoscaling/v2 HPA (CPU 50%, min 1,
 max 100, no behavior): about 30 pods needed at the peak, 3 at the trough. The scenario runs
-on ``podscale.scenario.run.run_scenario`` (the embedded control plane on virtual time: store,
+on ``podscale.scenario.play.run_scenario`` (the embedded control plane on virtual time: store,
 in-process API, controllers, scheduler, kubelets, simulated usage, metrics server, HPA), with
 a snapshot every ``--tick`` (default 1 min) read as ``kubectl`` would.
 
@@ -52,7 +52,7 @@ from typing import Any
 from engine import machine  # bench/ is on sys.path when run as a script
 from podscale.scenario.loader import parse_scenario
 from podscale.scenario.model import Scenario
-from podscale.scenario.run import run_scenario
+from podscale.scenario.play import run_scenario
 from podscale.scenario.snapshot import ScenarioSnapshot
 
 JSON = dict[str, Any]

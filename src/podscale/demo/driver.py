@@ -1,6 +1,6 @@
 """``podscale demo``: a scenario played on the embedded control plane, shown as it happens.
 
-The driver between ``podscale.scenario.run`` (which applies a scenario to an
+The driver between ``podscale.scenario.play`` (which plays a scenario on an
 ``EmbeddedControlPlane`` and hands back a ``ScenarioSnapshot`` every tick) and the demo's
 presentation: each snapshot of the scenario's first HPA becomes a ``Sample`` of the
 ``Timeline`` (``demo.timeline``) and its new Events become ``TimelineEvent``s; ``LiveView``
@@ -29,7 +29,8 @@ from podscale.demo.timeline_json import write_timeline
 from podscale.demo.view import LiveView
 from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.scenario.model import Scenario
-from podscale.scenario.run import ScenarioRun, play, run_scenario
+from podscale.scenario.play import play, run_scenario
+from podscale.scenario.run import ScenarioRun
 from podscale.scenario.snapshot import ScenarioSnapshot
 
 __all__ = ["DEFAULT_TICK", "DemoOutputs", "DemoRecorder", "finish_demo", "run_demo"]

@@ -45,7 +45,8 @@ from podscale.runtime.simulated.usage_loads import built_in_workload
 from podscale.runtime.virtual_time import DEFAULT_START
 from podscale.scenario.hpa_metrics import read_metrics
 from podscale.scenario.model import Scenario, WorkloadTarget
-from podscale.scenario.run import ScenarioRun, beside_plane, plane_for
+from podscale.scenario.play import beside_plane
+from podscale.scenario.run import ScenarioRun, plane_for
 from podscale.scenario.snapshot_values import DEFAULT_DOWNSCALE_WINDOW
 
 __all__ = ["PROGRESS_EVERY", "Recorder", "Recording", "record_run"]

@@ -9,7 +9,7 @@ into the permanent generation (``gc.freeze``, which ``freeze_built`` repeats onc
 done) and raises the young generation's threshold; on exit both are undone. Reference
 counting still frees acyclic garbage at once; only cycles wait longer.
 
-Used by ``podscale.scenario.run.run_scenario`` and ``podscale.plane.serve`` (``podscale
+Used by ``podscale.scenario.play.run_scenario`` and ``podscale.plane.serve`` (``podscale
 up``); bench/hpa_controller.py measures the gain.
 """
 

@@ -5,7 +5,7 @@ would: through the API (workloads, pods, HPAs, Events) and the metrics server's 
 (``kubectl top``), never from the controllers' memory; the Events, after a first LIST, as
 ``kubectl get events -w`` follows them (``scenario.event_feed``). The values it returns and the
 ``EventCursor`` that keeps each snapshot to new Events are in ``scenario.snapshot_values``
-(re-exported here). ``podscale.scenario.run`` takes a snapshot every tick; the demo driver
+(re-exported here). ``podscale.scenario.play`` takes a snapshot every tick; the demo driver
 (``podscale demo``) renders them.
 
 A Deployment, ReplicaSet or StatefulSet is read from its spec (``spec.replicas``, its pods

@@ -6,7 +6,7 @@ Upstream (reconcileAutoscaler in pkg/controller/podautoscaler/horizontal.go), wi
 ``ScalingActive=False`` ``ScalingDisabled`` "scaling is disabled since the replica count of
 the target is zero", with current and desired replicas 0. Scaling the target back up ends
 maintenance: the HPA takes over again on its own. The two ``kubectl scale`` steps are the
-scenario's timeline events (``podscale.scenario.run``).
+scenario's timeline events (``podscale.scenario.timeline``).
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ from podscale.controllers.hpa import HISTORY_STATE, LAST_DECISION_STATE
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual
 from podscale.scenario.loader import load_scenario
-from podscale.scenario.run import ScenarioResult, ScenarioRun, plane_for, play, run_scenario
+from podscale.scenario.play import ScenarioResult, play, run_scenario
+from podscale.scenario.run import ScenarioRun, plane_for
 from podscale.scenario.snapshot import SeenEvent
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "external-metric"

@@ -19,7 +19,8 @@ from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual
 from podscale.runtime.virtual_time import DEFAULT_START
 from podscale.scenario.loader import load_scenario
-from podscale.scenario.run import ScenarioResult, ScenarioRun, plane_for, play, run_scenario
+from podscale.scenario.play import ScenarioResult, play, run_scenario
+from podscale.scenario.run import ScenarioRun, plane_for
 from podscale.scenario.snapshot import ScenarioSnapshot
 
 SCENARIO = (

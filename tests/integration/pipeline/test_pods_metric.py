@@ -13,7 +13,8 @@ import pytest
 from podscale.api.quantity import parse_quantity
 from podscale.api.selectors import parse_selector
 from podscale.apiserver.metricsapis.providers import CustomMetricInfo
-from podscale.scenario.run import ScenarioResult, ScenarioRun, run_scenario
+from podscale.scenario.play import ScenarioResult, run_scenario
+from podscale.scenario.run import ScenarioRun
 
 from .pipeline import deployment, hpa_v2, on_plane, scenario, sleep_until
 

@@ -1,4 +1,4 @@
-"""A scenario's timeline on the plane (podscale.scenario.run): ``scale``, ``crash``,
+"""A scenario's timeline on the plane (podscale.scenario.timeline): ``scale``, ``crash``,
 ``loseNode`` and ``restoreNode`` fire at their offsets, and the snapshots show it; an
 autoscaling/v1 HPA manifest is created through its own version and scales like a v2 one."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from podscale.scenario.run import ScenarioResult, run_scenario
+from podscale.scenario.play import ScenarioResult, run_scenario
 from podscale.scenario.snapshot import ScenarioSnapshot, SeenEvent
 
 from .pipeline import deployment, scenario

@@ -19,7 +19,8 @@ from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual
 from podscale.runtime.virtual_time import DEFAULT_START
 from podscale.scenario.loader import ScenarioError, load_scenario, parse_scenario
-from podscale.scenario.run import ScenarioRun, beside_plane, plane_for
+from podscale.scenario.play import beside_plane
+from podscale.scenario.run import ScenarioRun, plane_for
 
 ROOT = Path(__file__).parents[3]
 EXAMPLE = ROOT / "examples" / "webapp-operator" / "scenario.yaml"

@@ -18,7 +18,7 @@ from podscale.controllers.webapp.kind import CRD_NAME, definition
 from podscale.demo.driver import DemoRecorder
 from podscale.scenario.loader import ScenarioError, load_scenario, parse_scenario
 from podscale.scenario.model import WorkloadTarget
-from podscale.scenario.run import run_scenario
+from podscale.scenario.play import run_scenario
 
 ROOT = Path(__file__).parents[3]
 EXAMPLE = ROOT / "examples" / "webapp-operator" / "scenario.yaml"

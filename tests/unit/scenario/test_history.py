@@ -29,7 +29,8 @@ from podscale.runtime.load import (
 from podscale.runtime.virtual_time import DEFAULT_START
 from podscale.scenario.history_prefill import history_points, minute_points, prefill
 from podscale.scenario.loader import ScenarioError, parse_scenario
-from podscale.scenario.run import ScenarioRun, beside_plane, plane_for
+from podscale.scenario.play import beside_plane
+from podscale.scenario.run import ScenarioRun, plane_for
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 BASE: dict[str, Any] = {

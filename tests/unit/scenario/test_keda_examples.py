@@ -31,7 +31,8 @@ from podscale.runtime.kernel import run_virtual
 from podscale.runtime.virtual_time import DEFAULT_START
 from podscale.scenario.loader import load_scenario
 from podscale.scenario.model import Scenario
-from podscale.scenario.run import ScenarioRun, beside_plane, plane_for
+from podscale.scenario.play import beside_plane
+from podscale.scenario.run import ScenarioRun, plane_for
 
 EXAMPLE: Final = Path(__file__).resolve().parents[3] / "examples" / "keda"
 DEPLOYMENT: Final = kind_for("apps/v1", "Deployment")

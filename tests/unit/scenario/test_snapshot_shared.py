@@ -12,7 +12,8 @@ from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual
 from podscale.runtime.virtual_time import DEFAULT_START
 from podscale.scenario.loader import load_scenario
-from podscale.scenario.run import ScenarioRun, beside_plane, plane_for, play
+from podscale.scenario.play import beside_plane, play
+from podscale.scenario.run import ScenarioRun, plane_for
 from podscale.scenario.snapshot import (
     EVENT,
     HPA,

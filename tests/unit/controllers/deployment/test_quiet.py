@@ -12,7 +12,7 @@ import pytest
 import podscale.demo
 from podscale.controllers.deployment.quiet import CallCounter, QuietSyncs, quiet_outcome
 from podscale.scenario.loader import load_scenario
-from podscale.scenario.run import run_scenario
+from podscale.scenario.play import run_scenario
 
 STEP = Path(podscale.demo.__file__).parent / "scenarios" / "php-apache-step.yaml"
 
