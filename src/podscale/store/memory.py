@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from podscale.store.engine import LoadedState, VersionedStore, new_uid
+from podscale.store.committed import LoadedState, new_uid
+from podscale.store.engine import VersionedStore
 from podscale.store.interface import Clock
 from podscale.store.watchhub import EventRecord
 

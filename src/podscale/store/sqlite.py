@@ -27,7 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
-from podscale.store.engine import LoadedState, VersionedStore, new_uid
+from podscale.store.committed import LoadedState, new_uid
+from podscale.store.engine import VersionedStore
 from podscale.store.errors import BackendError
 from podscale.store.interface import Clock, EventType
 from podscale.store.watchhub import EventRecord

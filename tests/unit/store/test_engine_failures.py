@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from podscale.store.engine import LoadedState, VersionedStore
+from podscale.store.committed import LoadedState
+from podscale.store.engine import VersionedStore
 from podscale.store.errors import BackendError
 from podscale.store.interface import NotFoundError
 from podscale.store.watchhub import EventRecord
