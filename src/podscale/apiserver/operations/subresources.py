@@ -40,7 +40,7 @@ from podscale.apiserver.operations.verbs import (
     check_write_options,
     get_object,
 )
-from podscale.apiserver.registry import admission, namespace_lifecycle, strategy
+from podscale.apiserver.registry import admission, generation, namespace_lifecycle, strategy
 from podscale.apiserver.resources import storage_resource, to_served, to_storage
 from podscale.apiserver.state import ServerState
 from podscale.store.interface import StoreError
@@ -257,7 +257,7 @@ def write_scale(
         )
     else:
         parent.setdefault("spec", {})["replicas"] = replicas
-        strategy.update_generation(parent, old_parent)
+        generation.update_generation(parent, old_parent)
     if parent_entries is None:
         manager = field_owners.writer(options)
         scale_owners.record_scale(state, info, old_parent, parent, old_scale, scale, manager)
