@@ -19,7 +19,8 @@ from typing import Protocol
 
 from podscale.store.freshness import RevisionWaiters
 from podscale.store.interface import Clock, StoreError
-from podscale.store.watchhub import EventRecord, WatchHub
+from podscale.store.records import EventRecord
+from podscale.store.watchhub import WatchHub
 
 __all__ = ["CommittedState", "Entry", "Key", "LoadedState", "Persistence", "new_uid"]
 

@@ -35,7 +35,8 @@ from podscale.store.interface import (
     Preconditions,
     StoreError,
 )
-from podscale.store.watchhub import EventRecord, HubWatch, Replay
+from podscale.store.records import EventRecord, Replay
+from podscale.store.watchhub import HubWatch
 
 __all__ = ["VersionedStore"]
 

@@ -12,7 +12,7 @@ from podscale.store.committed import LoadedState
 from podscale.store.engine import VersionedStore
 from podscale.store.errors import BackendError
 from podscale.store.interface import NotFoundError
-from podscale.store.watchhub import EventRecord
+from podscale.store.records import EventRecord
 
 Pod = Callable[..., dict[str, Any]]
 
