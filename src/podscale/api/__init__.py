@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from podscale.api.defaults import apply_defaults
     from podscale.api.feature_gates import DEFAULT_FEATURE_GATES, parse_feature_gates
     from podscale.api.field_errors import FieldError, invalid_status
-    from podscale.api.kinds import KindInfo, all_kinds, find_resource, kind_for, resource_for
+    from podscale.api.kind_discovery import find_resource
+    from podscale.api.kinds import KindInfo, all_kinds, kind_for, resource_for
     from podscale.api.quantity import Quantity, QuantityError, format_milli, parse_quantity
     from podscale.api.selectors import (
         Selector,
@@ -45,7 +46,7 @@ _EXPORTS: dict[str, str] = {
     "all_kinds": "podscale.api.kinds",
     "apply_defaults": "podscale.api.defaults",
     "convert_hpa": "podscale.api.conversion",
-    "find_resource": "podscale.api.kinds",
+    "find_resource": "podscale.api.kind_discovery",
     "format_milli": "podscale.api.quantity",
     "hpa_v1_to_v2": "podscale.api.conversion",
     "hpa_v2_to_v1": "podscale.api.conversion",

@@ -6,6 +6,9 @@ short-name resolution and the CLI are generated from; its neighbours ``podscale.
 ``kubectl api-resources -o wide`` prints against a v1.35 cluster, restricted to the resources and
 subresources podscale actually serves (pods there also have ``exec``, ``log``... which we do not).
 
+``KINDS`` is the table, in discovery order; what discovery and kubectl derive from it (group
+versions, a typed resource name resolved) is in ``podscale.api.kind_discovery``.
+
 ``Scale`` (autoscaling/v1) is registered as a kind but is not a top-level resource: it only
 exists as the ``/scale`` subresource of the workload kinds, so resource lookups never return it.
 ``Binding`` (v1) likewise only exists as ``pods/binding`` (create only), the way a scheduler
@@ -19,14 +22,12 @@ from typing import Final
 
 __all__ = [
     "ALL_VERBS",
+    "KINDS",
     "KindInfo",
     "Subresource",
     "all_kinds",
-    "find_resource",
     "kind_for",
-    "preferred_version",
     "resource_for",
-    "served_group_versions",
 ]
 
 # Verbs as discovery lists them: alphabetical, exactly the strings kubectl prints.
@@ -208,7 +209,7 @@ def _app_kind(
 
 # Discovery order: the core group first, then named groups in the apiserver's priority order
 # (apps before autoscaling); within a group the preferred version comes first.
-_KINDS: Final[tuple[KindInfo, ...]] = (
+KINDS: Final[tuple[KindInfo, ...]] = (
     _kind("", "v1", "Event", "events", short_names=("ev",)),
     _kind(
         "",
@@ -270,15 +271,15 @@ _KINDS: Final[tuple[KindInfo, ...]] = (
     _kind("events.k8s.io", "v1", "Event", "events", short_names=("ev",)),
 )
 
-_BY_KIND: Final = {(info.api_version, info.kind): info for info in _KINDS}
+_BY_KIND: Final = {(info.api_version, info.kind): info for info in KINDS}
 _BY_RESOURCE: Final = {
-    (info.group, info.version, info.plural): info for info in _KINDS if info.top_level
+    (info.group, info.version, info.plural): info for info in KINDS if info.top_level
 }
 
 
 def all_kinds() -> list[KindInfo]:
     """Every registered kind in discovery order, Scale included."""
-    return list(_KINDS)
+    return list(KINDS)
 
 
 def kind_for(api_version: str, kind: str) -> KindInfo:
@@ -302,52 +303,3 @@ def resource_for(group: str, version: str, plural: str) -> KindInfo:
     except KeyError:
         gv = version if not group else f"{group}/{version}"
         raise KeyError(f'the server doesn\'t have a resource type "{plural}" in "{gv}"') from None
-
-
-def find_resource(name: str) -> list[KindInfo]:
-    """Resolve a user-typed resource name the way kubectl does.
-
-    Matches plural, singular, short name or kind case-insensitively; ``name`` may be qualified
-    with a version and/or group (``hpa.v1.autoscaling``, ``deployments.apps``). The preferred
-    version of a group comes first, so ``result[0]`` is what kubectl would pick.
-    """
-    lowered = name.strip().lower()
-    base, _, qualifier = lowered.partition(".")
-    version, group = _split_qualifier(qualifier)
-    matches = [
-        info
-        for info in _KINDS
-        if info.top_level
-        and base in (info.plural, info.singular, info.kind.lower(), *info.short_names)
-        and (group is None or info.group == group)
-        and (version is None or info.version == version)
-    ]
-    return sorted(matches, key=lambda info: not info.preferred)
-
-
-def _split_qualifier(qualifier: str) -> tuple[str | None, str | None]:
-    """Split "v1.autoscaling" / "apps" / "" into (version, group); None means "any"."""
-    if not qualifier:
-        return None, None
-    head, _, rest = qualifier.partition(".")
-    served_versions = {info.version for info in _KINDS}
-    if head in served_versions and rest:
-        return head, rest
-    return None, qualifier
-
-
-def served_group_versions() -> list[tuple[str, str]]:
-    """(group, version) pairs in discovery order; each group's preferred version first."""
-    seen: list[tuple[str, str]] = []
-    for info in _KINDS:
-        if info.group_version not in seen:
-            seen.append(info.group_version)
-    return seen
-
-
-def preferred_version(group: str) -> str:
-    """The preferred (and storage) version of ``group``; KeyError if the group is not served."""
-    for info in _KINDS:
-        if info.group == group and info.preferred:
-            return info.version
-    raise KeyError(f'the server could not find the requested group "{group}"')

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from podscale.api.kinds import KindInfo, all_kinds, served_group_versions
+from podscale.api.kind_discovery import served_group_versions
+from podscale.api.kinds import KindInfo, all_kinds
 from podscale.api.version import KUBERNETES_VERSION
 
 __all__ = [

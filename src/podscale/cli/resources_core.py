@@ -3,7 +3,7 @@
 ``podscale.cli.resources`` (the click layer) builds a ``Target`` from ``--kubeconfig``,
 ``--context`` and ``-n``; the cores (``resources_get``, ``resources_write``, ``describe``,
 ``apply``) open an ``HttpApi`` on it, resolve user-typed resource names through
-``podscale.api.kinds.find_resource`` and report failures as ``CommandError`` whose text is
+``podscale.api.kind_discovery.find_resource`` and report failures as ``CommandError`` whose text is
 what kubectl prints (``Error from server (NotFound): ...``, ``The ReplicaSet "x" is
 invalid: ...``), as built by kubectl's ``cmdutil.CheckErr``.
 """
@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from podscale.api.kinds import KindInfo, find_resource
+from podscale.api.kind_discovery import find_resource
+from podscale.api.kinds import KindInfo
 from podscale.client.connection import Connection
 from podscale.client.http import ApiError, HttpApi
 from podscale.client.kubeconfig import load_kubeconfig

@@ -2,25 +2,22 @@
 
 ``EmbeddedControlPlane`` is the whole of a simulated Kubernetes in one process: a store
 (``MemoryStore`` by default), the API server's operations through ``InProcessApi``, a
-``ControllerManager`` with the controllers of ``default_controllers`` (workload controllers,
-garbage collector and the HPA controller, built by ``podscale.controllers.registry`` from a
-``ControllerContext``), and the simulated nodes, scheduler and kubelets of
-``podscale.runtime.simulated``. With KEDA's operator among the controllers, the server's
-admission hooks get KEDA's validating webhook (``controllers.keda.webhook``), as KEDA's
-install brings it.
+``ControllerManager`` with the controllers of ``plane.controller_sets.default_controllers``
+(workload controllers, garbage collector and the HPA controller, built by
+``podscale.controllers.registry`` from a ``ControllerContext``), and the simulated nodes,
+scheduler and kubelets of ``podscale.runtime.simulated``. ``controller_sets`` also registers
+them with what they bring to the server: with KEDA's operator among the controllers, the
+server's admission hooks get KEDA's validating webhook (``controllers.keda.webhook``), as
+KEDA's install brings it.
 
-The metrics pipeline (``metrics=True``, the default with the simulated cluster): the
-kubelets' stats (``SimulatedUsage``, driven by the loads ``plane.usage.set_load`` sets) are
-scraped by a ``MetricsServer`` every ``metric_resolution``, and request rates are pushed into
-a ``PushMetricsProvider``; both are installed on the API's ``ServerState`` (metrics.k8s.io,
-custom.metrics.k8s.io and external.metrics.k8s.io), also when the plane runs over a server's
-own API (``podscale up``), so ``kubectl top`` and the HPA controller (through an
-``InProcessMetricsClient`` on that state) read them. Externally supplied custom or external
-metrics providers (``podscale up --prometheus-url``: the Prometheus adapter) take the push
-provider's place on the state for their group; the caller runs their loops. Every part reads
-the one injected clock and waits through asyncio, so on ``podscale.runtime``'s virtual-time
-loop (a ``VirtualClock``) a simulated hour passes in seconds, and on a normal loop (a
-``SystemClock``) the same code runs at wall speed. ``podscale up``/``podscale demo`` build on it.
+The metrics pipeline (``metrics=True``, the default with the simulated cluster: a
+``MetricsServer`` scraping the kubelets' stats, request rates pushed into a
+``PushMetricsProvider``) is installed on the API's ``ServerState`` by
+``plane.metrics_pipeline``, where supplied providers (the Prometheus adapter) take the push
+provider's place. Every part reads the one injected clock and waits through asyncio, so on
+``podscale.runtime``'s virtual-time loop (a ``VirtualClock``) a simulated hour passes in
+seconds, and on a normal loop (a ``SystemClock``) the same code runs at wall speed.
+``podscale up``/``podscale demo`` build on it.
 
 Supervision: one ``Supervisor`` (``podscale.client.supervisor``) on the plane's clock runs
 the controller manager's informers and workers, the node heartbeats, the metrics scrapes
@@ -46,25 +43,24 @@ from zoneinfo import ZoneInfo
 
 from podscale.api.feature_gates import DEFAULT_FEATURE_GATES
 from podscale.apiserver.metricsapis.providers import CustomMetricsProvider, ExternalMetricsProvider
-from podscale.apiserver.metricsapis.router import ExternalMetricsRouter
 from podscale.apiserver.registry.event_ttl import expire_events
 from podscale.client.inprocess import CONTROLLER_MANAGER, InProcessApi
 from podscale.client.supervisor import Supervisor
-from podscale.controllers.hpa import (
-    DEFAULT_SYNC_PERIOD,
-    HorizontalPodAutoscalerController,
-    InProcessMetricsClient,
-)
-from podscale.controllers.keda.controller import ScaledObjectController
-from podscale.controllers.keda.webhook import scaled_object_hook
-from podscale.controllers.manager import Controller, ControllerManager
-from podscale.controllers.registry import ControllerContext, build_controllers, select_controllers
+from podscale.controllers.hpa import DEFAULT_SYNC_PERIOD, InProcessMetricsClient
+from podscale.controllers.manager import ControllerManager
+from podscale.controllers.registry import ControllerContext
 from podscale.history import HistoryStore, MemoryHistory
 from podscale.hpa import Config
 from podscale.metrics.object_labels import StoreObjectLabels
 from podscale.metrics.push import PushMetricsProvider
 from podscale.metrics.push_journal import PushJournal
 from podscale.metrics.server import DEFAULT_RESOLUTION, MetricsServer
+from podscale.plane.controller_sets import (
+    ControllerFactory,
+    default_controllers,
+    register_controllers,
+)
+from podscale.plane.metrics_pipeline import external_routes, install_metrics
 from podscale.runtime.simulated.cluster import SimulatedCluster
 from podscale.runtime.simulated.kubelet_state import DEFAULT_PROFILE, StartupProfile
 from podscale.runtime.simulated.kubelets import DEFAULT_EVICTION_TIMEOUT
@@ -82,39 +78,13 @@ from podscale.runtime.simulated.usage import (
 from podscale.store.interface import Clock, Store
 from podscale.store.memory import MemoryStore
 
-__all__ = [
-    "ControllerFactory",
-    "EmbeddedControlPlane",
-    "controllers_from_flag",
-    "default_controllers",
-    "seeded_uids",
-]
+__all__ = ["EmbeddedControlPlane", "seeded_uids"]
 
-ControllerFactory = Callable[[ControllerContext], list[Controller]]
 # The supervised parts' names, as /readyz lists them.
 _NODE_HEARTBEATS = "simulated/node-heartbeats"
 _METRICS_SERVER = "metrics-server/scrapes"
 _SIMULATED_USAGE = "simulated/request-rates"
 _EVENT_TTL = "apiserver/event-ttl"
-
-
-def default_controllers(context: ControllerContext) -> list[Controller]:
-    """The controllers of the embedded control plane: every controller of
-    ``podscale.controllers.registry`` (ReplicaSet, Deployment, StatefulSet, garbage
-    collector, HPA, namespace). ``controllers_from_flag`` selects a subset as
-    ``--controllers`` does."""
-    return build_controllers(context)
-
-
-def controllers_from_flag(flag: str) -> ControllerFactory:
-    """A factory for the controllers ``--controllers`` (e.g. ``*,-garbagecollector``)
-    enables; raises ``ValueError`` for an unknown name."""
-    enabled = select_controllers(flag)
-
-    def factory(context: ControllerContext) -> list[Controller]:
-        return build_controllers(context, enabled)
-
-    return factory
 
 
 def seeded_uids(rng: random.Random) -> Callable[[], str]:
@@ -216,16 +186,8 @@ class EmbeddedControlPlane:
         self.manager = ControllerManager(
             controller_api, clock, workers=workers, resync=resync, supervisor=self.supervisor
         )
-        # external.metrics.k8s.io goes through a router: controllers that serve external
-        # metrics themselves (KEDA's metrics server) route their reads; every other read
-        # goes where it went without one (a supplied provider, the push provider, or what
-        # the server already had).
-        fallback = external_metrics_provider
-        if fallback is None:
-            fallback = (
-                self.push if self.push is not None else self.api.state.external_metrics_provider
-            )
-        self.external_routes = ExternalMetricsRouter(fallback)
+        # external.metrics.k8s.io goes through a router (``metrics_pipeline.external_routes``).
+        self.external_routes = external_routes(external_metrics_provider, self.push, self.api.state)
         context = ControllerContext(
             controller_api,
             clock,
@@ -238,16 +200,7 @@ class EmbeddedControlPlane:
             external_metrics_writer=self.push,
             external_metrics_routes=self.external_routes,
         )
-        for controller in controllers(context):
-            self.manager.register(controller)
-            if isinstance(controller, ScaledObjectController):
-                # KEDA's admission webhook comes with its install: with the operator, the
-                # server refuses what KEDA's webhook would (``controllers.keda.webhook``).
-                self.api.state.admission_hooks.register(scaled_object_hook())
-            # Exactly the HPA's: the PHPA controller reuses it but not its metric names.
-            if type(controller) is HorizontalPodAutoscalerController:
-                # Its upstream-named Prometheus metrics, on the server's /metrics.
-                self.api.state.metrics_registry.register(controller.monitor)
+        register_controllers(self.manager, self.api.state, controllers(context))
         self.cluster: SimulatedCluster | None = None
         self.metrics_server: MetricsServer | None = None
         if simulate:
@@ -268,22 +221,11 @@ class EmbeddedControlPlane:
             for controller in self.cluster.controllers(with_usage=with_metrics):
                 self.manager.register(controller)
             self.api.state.pod_logs = self.cluster.kubelets.logs  # pods/log
-        if with_metrics and self.cluster is not None and self.push is not None:
-            self.metrics_server = MetricsServer(
-                self.cluster.usage,
-                clock,
-                resolution=metric_resolution,
-                objects=StoreObjectLabels(self.store),
-            )
-            state = self.api.state
-            state.metrics_provider = self.metrics_server
-            state.custom_metrics_provider = self.push
-            state.external_metrics_provider = self.push
-        # After the pipeline: a supplied provider wins over the push provider for its group.
-        if custom_metrics_provider is not None:
-            self.api.state.custom_metrics_provider = custom_metrics_provider
-        # The router's fallback is the supplied provider or the push provider (above).
-        self.api.state.external_metrics_provider = self.external_routes
+        self.metrics_server = install_metrics(
+            self.api.state, self.store, clock, self.cluster if with_metrics else None, self.push,
+            resolution=metric_resolution, custom_provider=custom_metrics_provider,
+            routes=self.external_routes,
+        )  # fmt: skip
         self._stop = asyncio.Event()
         self._started = asyncio.Event()
 

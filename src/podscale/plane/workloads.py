@@ -51,7 +51,8 @@ from podscale.controllers.registry import select_controllers
 from podscale.controllers.shipped_crds import crds_to_install, shipped_definition
 from podscale.metrics.prometheus import AdapterConfig
 from podscale.metrics.push_journal import SqlitePushJournal
-from podscale.plane.embedded import EmbeddedControlPlane, controllers_from_flag
+from podscale.plane.controller_sets import controllers_from_flag
+from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.plane.history import close_history, open_history
 from podscale.plane.options import ControlPlane
 from podscale.plane.prometheus import prometheus_provider, run_workloads

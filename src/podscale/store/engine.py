@@ -5,7 +5,9 @@ in memory (serialized, so hand-outs are fresh copies) and serves reads from ther
 go through ``Persistence.commit`` first and touch memory only once it returned, so an
 acknowledged write is durable exactly as far as the persistence is (``memory``: not at
 all; ``sqlite``: committed). Metadata rules live in ``objects``, list pages in ``listing``,
-watch fan-out and history in ``watchhub``, waits for a revision in ``freshness``. Lists
+watch fan-out and history in ``watchhub``, waits for a revision in ``freshness``; the
+committed state (current objects, revisions, ``_commit``) and the ``Persistence`` contract
+the backends implement in ``committed``, ``VersionedStore``'s base. Lists
 at a past revision (exact reads, continued pages) undo the kept history on the current
 objects: memory stays bounded by the history size, with no extra snapshots.
 
@@ -17,60 +19,28 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import threading
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
 
 import podscale.store.listing as listing
 import podscale.store.objects as objects
+from podscale.store.committed import CommittedState, Entry, Key
 from podscale.store.errors import TooLargeResourceVersionError
-from podscale.store.freshness import RevisionWaiters
 from podscale.store.interface import (
-    Clock,
     DeleteResult,
     ExpiredError,
     ListResult,
     Preconditions,
     StoreError,
 )
-from podscale.store.watchhub import EventRecord, HubWatch, Replay, WatchHub
+from podscale.store.records import EventRecord, Replay
+from podscale.store.watchhub import HubWatch
 
-__all__ = ["LoadedState", "Persistence", "VersionedStore", "new_uid"]
+__all__ = ["VersionedStore"]
 
 JSON = dict[str, Any]
-Key = tuple[str, str]
-Entry = tuple[int, bytes]  # (revision, serialized object)
-
-
-def new_uid() -> str:
-    return str(uuid.uuid4())
-
-
-@dataclass(frozen=True, slots=True)
-class LoadedState:
-    """What a persistence holds at open: the revision, current objects (as records), and
-    the kept events (ascending) with the revision they start after (``floor``)."""
-
-    revision: int = 0
-    objects: list[EventRecord] = field(default_factory=list)
-    events: list[EventRecord] = field(default_factory=list)
-    floor: int = 0
-
-
-class Persistence(Protocol):
-    """Where committed writes go. ``commit`` must be atomic and durable when it returns,
-    storing the record, the object change it implies and the revision together; on
-    failure it raises a ``StoreError`` and nothing was applied."""
-
-    def load(self) -> LoadedState: ...
-
-    def commit(self, record: EventRecord) -> None: ...
-
-    def close(self) -> None: ...
 
 
 def _encode(obj: JSON) -> bytes:
@@ -80,49 +50,9 @@ def _encode(obj: JSON) -> bytes:
         raise StoreError("object is not JSON-serializable") from None
 
 
-class VersionedStore:
-    """``interface.Store`` over ``persistence``. See ``memory`` and ``sqlite``."""
-
-    def __init__(
-        self,
-        persistence: Persistence,
-        clock: Clock,
-        *,
-        history: int,
-        watch_buffer: int,
-        new_uid: Callable[[], str] = new_uid,
-    ) -> None:
-        self._persistence = persistence
-        self._clock = clock
-        self._new_uid = new_uid
-        self._lock = threading.Lock()
-        self._closed = False
-        self._hub = WatchHub(history=history, buffer=watch_buffer)
-        self._waiters = RevisionWaiters()
-        state = persistence.load()
-        self._revision = state.revision
-        self._objects: dict[str, dict[Key, Entry]] = {}
-        # The latest write per resource (``resource_revision``).
-        self._resource_revisions: dict[str, int] = {}
-        for record in [*state.objects, *state.events]:
-            latest = self._resource_revisions.get(record.resource, 0)
-            self._resource_revisions[record.resource] = max(latest, record.revision)
-        for record in state.objects:
-            bucket = self._objects.setdefault(record.resource, {})
-            bucket[(record.namespace, record.name)] = (record.revision, record.data)
-        self._hub.seed(state.events, state.floor)
-
-    @property
-    def revision(self) -> int:
-        return self._revision
-
-    def resource_revision(self, resource: str) -> int:
-        return self._resource_revisions.get(resource, 0)
-
-    @property
-    def oldest_watchable(self) -> int:
-        """The oldest revision a watch can start from (older ones are expired)."""
-        return self._hub.floor
+class VersionedStore(CommittedState):
+    """``interface.Store`` over ``persistence`` (``committed.CommittedState`` loads it and
+    commits to it). See ``memory`` and ``sqlite``."""
 
     # -- reads ---------------------------------------------------------------------------
     def get(self, resource: str, namespace: str, name: str) -> JSON:
@@ -227,10 +157,6 @@ class VersionedStore:
             return self._revision
 
     # -- writes --------------------------------------------------------------------------
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreError("store is closed")
-
     def _timestamp(self) -> str:
         return objects.format_timestamp(self._clock.now())
 
@@ -239,20 +165,6 @@ class VersionedStore:
         if entry is None:
             raise objects.error_not_found(resource, key[1])
         return entry
-
-    def _commit(self, record: EventRecord) -> None:
-        """Persist, then apply to memory and publish. Caller holds the lock."""
-        self._persistence.commit(record)
-        self._revision = record.revision
-        self._resource_revisions[record.resource] = record.revision
-        bucket = self._objects.setdefault(record.resource, {})
-        key = (record.namespace, record.name)
-        if record.type == "DELETED":
-            bucket.pop(key, None)
-        else:
-            bucket[key] = (record.revision, record.data)
-        self._hub.publish(record)
-        self._waiters.release(record.revision)
 
     def create(self, resource: str, obj: JSON) -> JSON:
         namespace, name = objects.key_of(obj)
@@ -360,12 +272,3 @@ class VersionedStore:
         if namespace is None:
             return Replay(resource, builtins.list(bucket.items()))
         return Replay(resource, [item for item in bucket.items() if item[0][0] == namespace])
-
-    def close(self) -> None:
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-            self._hub.close()
-            self._waiters.close()
-            self._persistence.close()

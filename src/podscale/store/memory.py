@@ -1,16 +1,17 @@
 """The in-memory backend: ``engine.VersionedStore`` with nothing behind it.
 
 For simulation and tests: same semantics as ``sqlite`` (shared engine, ``objects``,
-``listing``, ``watchhub``), nothing survives the process.
+``listing``, ``watchhub``, ``records``), nothing survives the process.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from podscale.store.engine import LoadedState, VersionedStore, new_uid
+from podscale.store.committed import LoadedState, new_uid
+from podscale.store.engine import VersionedStore
 from podscale.store.interface import Clock
-from podscale.store.watchhub import EventRecord
+from podscale.store.records import EventRecord
 
 __all__ = ["MemoryStore"]
 

@@ -27,10 +27,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
-from podscale.store.engine import LoadedState, VersionedStore, new_uid
+from podscale.store.committed import LoadedState, new_uid
+from podscale.store.engine import VersionedStore
 from podscale.store.errors import BackendError
 from podscale.store.interface import Clock, EventType
-from podscale.store.watchhub import EventRecord
+from podscale.store.records import EventRecord
 
 __all__ = ["SqliteStore", "prepare_database_file"]
 

@@ -37,7 +37,8 @@ from podscale.controllers.phpa.kind import PHPA
 from podscale.controllers.registry import ControllerContext, build_controllers
 from podscale.controllers.shipped_crds import shipped_definition
 from podscale.history import MemoryHistory
-from podscale.plane.embedded import EmbeddedControlPlane, controllers_from_flag, seeded_uids
+from podscale.plane.controller_sets import controllers_from_flag
+from podscale.plane.embedded import EmbeddedControlPlane, seeded_uids
 from podscale.runtime import VirtualClock, run_virtual
 from podscale.runtime.simulated.kubelet_state import StartupProfile
 from podscale.store.memory import MemoryStore

@@ -24,7 +24,8 @@ from podscale.client.http import ApiError
 from podscale.client.inprocess import InProcessApi
 from podscale.controllers.keda.kind import SCALED_OBJECT, definition
 from podscale.controllers.keda.validation import WEBHOOK_NAME, denial
-from podscale.plane.embedded import EmbeddedControlPlane, controllers_from_flag
+from podscale.plane.controller_sets import controllers_from_flag
+from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.store.memory import MemoryStore
 from podscale.testing.clock import FakeClock
 

@@ -28,7 +28,8 @@ from typing import Any, Final, TypeVar
 from podscale.api.kinds import KindInfo, kind_for
 from podscale.controllers.hpa import HorizontalPodAutoscalerController, InProcessMetricsClient
 from podscale.controllers.manager import ControllerManager
-from podscale.plane.embedded import EmbeddedControlPlane, controllers_from_flag
+from podscale.plane.controller_sets import controllers_from_flag
+from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual
 from podscale.runtime.load import ConstantRate

@@ -22,7 +22,8 @@ from podscale.controllers.keda.generated import SCALED_OBJECT_LABEL
 from podscale.controllers.manager import Controller
 from podscale.controllers.registry import ControllerContext
 from podscale.hpa import Config
-from podscale.plane.embedded import EmbeddedControlPlane, controllers_from_flag
+from podscale.plane.controller_sets import controllers_from_flag
+from podscale.plane.embedded import EmbeddedControlPlane
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.simulated import SimulatedUsage
 from podscale.testing.clock import FakeClock

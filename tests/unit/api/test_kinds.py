@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from podscale.api.kind_discovery import find_resource, preferred_version, served_group_versions
 from podscale.api.kinds import (
     ALL_VERBS,
     KindInfo,
     all_kinds,
-    find_resource,
     is_built_in,
     kind_for,
-    preferred_version,
     resource_for,
-    served_group_versions,
 )
 
 # (apiVersion, kind, plural, short names, namespaced, categories)

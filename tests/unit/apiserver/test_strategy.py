@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from podscale.apiserver.registry.pod_qos import pod_qos_class
 from podscale.apiserver.registry.strategy import (
     keep_equal_timestamps,
-    pod_qos_class,
     prepare_for_create,
     prepare_for_update,
 )

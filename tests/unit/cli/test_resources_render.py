@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podscale.api.kinds import find_resource
+from podscale.api.kind_discovery import find_resource
 from podscale.cli.describe_hpa import describe_hpa
 from podscale.cli.printer import align_columns, render_json, render_table, render_yaml
 from podscale.cli.resources_core import describe_api_error, qualified_name

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from podscale.store.engine import LoadedState, VersionedStore
+from podscale.store.committed import LoadedState
+from podscale.store.engine import VersionedStore
 from podscale.store.errors import BackendError
 from podscale.store.interface import NotFoundError
-from podscale.store.watchhub import EventRecord
+from podscale.store.records import EventRecord
 
 Pod = Callable[..., dict[str, Any]]
 

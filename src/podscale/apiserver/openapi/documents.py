@@ -17,7 +17,8 @@ import json
 from functools import cache
 from typing import Any, Final
 
-from podscale.api.kinds import all_kinds, served_group_versions
+from podscale.api.kind_discovery import served_group_versions
+from podscale.api.kinds import all_kinds
 from podscale.apiserver.openapi.dsl import meta
 from podscale.apiserver.openapi.fields import unknown_fields
 from podscale.apiserver.openapi.paths import api_prefix, group_version_paths, schema_name

@@ -19,7 +19,7 @@ import json
 from functools import cache
 from typing import Any, Final
 
-from podscale.api.kinds import served_group_versions
+from podscale.api.kind_discovery import served_group_versions
 from podscale.api.version import KUBERNETES_VERSION
 from podscale.apiserver.openapi.documents import openapi_v3_document
 from podscale.apiserver.openapi.dsl import REF_PREFIX

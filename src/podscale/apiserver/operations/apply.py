@@ -12,7 +12,7 @@ merge formats to ``operations.write_verbs`` and ``operations.subresources`` unch
   builds, unless ``force`` moves them to the applier;
 - an absent object is created (201), on the main resource only; ``/status`` applies to the
   object through the status strategy, ``/scale`` to its Scale (the parent's entries go
-  through ``field_owners.to_scale_entries``/``to_parent_entries``);
+  through ``scale_owners.to_scale_entries``/``to_parent_entries``);
 - fields the endpoint's strategy resets are not applied (``status`` on the main resource of
   a kind with a status subresource; all but ``status`` on ``/status``), so the applier never
   owns what it cannot set;
@@ -36,7 +36,13 @@ from podscale.apiserver.fieldmanager.managers import (
 from podscale.apiserver.fieldmanager.merge import ConflictError
 from podscale.apiserver.fieldmanager.merge import apply as apply_entries
 from podscale.apiserver.fieldmanager.walk import MergeError
-from podscale.apiserver.operations import field_owners, subresources, verbs, write_verbs
+from podscale.apiserver.operations import (
+    field_owners,
+    scale_owners,
+    subresources,
+    verbs,
+    write_verbs,
+)
 from podscale.apiserver.operations.types import EncodedBody, Written
 from podscale.apiserver.registry import admission
 from podscale.apiserver.state import ServerState
@@ -98,7 +104,7 @@ def patch_scale(
     live = subresources.scale_view(info, parent)
     try:
         scale, entries = apply_entries(
-            live, request.obj, request.field_manager, field_owners.to_scale_entries(info, parent),
+            live, request.obj, request.field_manager, scale_owners.to_scale_entries(info, parent),
             field_owners.merge_type(state, info, "scale"), api_version="autoscaling/v1",
             force=request.force, now=field_owners.now_text(state), subresource="scale",
         )  # fmt: skip
@@ -107,7 +113,7 @@ def patch_scale(
     except MergeError as err:
         raise _typed_error("autoscaling/v1", "Scale", namespace, name, err) from None
     meta: JSON = {}
-    field_owners.store_entries(meta, field_owners.to_parent_entries(info, parent, entries))
+    field_owners.store_entries(meta, scale_owners.to_parent_entries(info, parent, entries))
     return subresources.write_scale(
         state, info, name, parent, scale, options, parent_entries=meta.get("managedFields", [])
     )

@@ -11,8 +11,8 @@ types from ``types.schema_for_kind``):
 - ``decode_entries`` / ``store_entries`` read and write the entries of an object; a request
   that sends ``managedFields`` keeps them (what kubectl's client-side to server-side apply
   migration patches), ``[]`` or ``[{}]`` resets them, and a subresource write ignores them.
-- ``to_scale_entries`` / ``to_parent_entries``: the ``/scale`` subresource records on the
-  parent, its ``spec.replicas`` standing for the Scale's (apimachinery's ``ScaleHandler``).
+- ``log_failure``: the once-a-second error log of a failed recording, shared with
+  ``operations.scale_owners`` (the ``/scale`` subresource's recording on the parent).
 
 Decoded and encoded entries are memoized by their JSON bytes: the simulation's hot paths
 (pod and HPA status writes) keep writing objects whose entries rarely change; a new field
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -31,8 +30,6 @@ import orjson
 
 from podscale.api.kinds import KindInfo
 from podscale.api.timestamps import format_time
-from podscale.apiserver.customresources.definitions import CustomKind
-from podscale.apiserver.fieldmanager.fieldpath import Path, PathElement
 from podscale.apiserver.fieldmanager.fieldset import FieldSet
 from podscale.apiserver.fieldmanager.managed import (
     ManagedEntry,
@@ -49,16 +46,12 @@ from podscale.apiserver.registry.admission import WriteOptions
 from podscale.apiserver.state import ServerState
 
 __all__ = [
-    "SCALE_REPLICAS",
     "decode_entries",
+    "log_failure",
     "merge_type",
     "now_text",
-    "record_scale",
     "record_update",
-    "replicas_path",
     "store_entries",
-    "to_parent_entries",
-    "to_scale_entries",
     "writer",
 ]
 
@@ -67,7 +60,6 @@ _LOG = logging.getLogger(__name__)
 _MEMO_LIMIT: Final = 4096
 # Subtrees of field sets: many per entry, shared between objects of a kind.
 _FIELDS_MEMO_LIMIT: Final = 16384
-SCALE_REPLICAS: Final[Path] = (PathElement.field("spec"), PathElement.field("replicas"))
 
 _types: dict[int, tuple[Any, TypeInfo]] = {}
 _decoded: dict[bytes, tuple[ManagedEntry, ...]] = {}
@@ -230,9 +222,9 @@ def _entries_for(
         return ()
 
 
-def _log_failure(
-    state: ServerState, info: KindInfo, new: Mapping[str, Any], err: Exception
-) -> None:
+def log_failure(state: ServerState, info: KindInfo, new: Mapping[str, Any], err: Exception) -> None:
+    """Log a failed recording of ``new``'s entries, at most once a second (upstream's
+    ``UpdateNoErrors`` throttle); the caller keeps the live object's entries."""
     now = state.clock.now()
     if _last_failure and now - _last_failure[0] < timedelta(seconds=1):
         return
@@ -284,99 +276,10 @@ def record_update(
             kept = tuple(sort_entries(e for e in result if not e.fields.empty()))
             encoded = b"[" + b",".join(_entry_bytes(e) for e in kept) + b"]"
     except Exception as err:
-        _log_failure(state, info, new, err)
+        log_failure(state, info, new, err)
         if live_raw:
             meta["managedFields"] = live_raw
         else:
             meta.pop("managedFields", None)
         return
     _file(meta, kept, encoded, docs)
-
-
-# --- the scale subresource -----------------------------------------------------------------
-
-
-def replicas_path(info: KindInfo) -> Path:
-    """Where the parent keeps what its Scale calls ``spec.replicas``."""
-    if isinstance(info, CustomKind) and info.scale is not None:
-        dotted = info.scale.spec_replicas.lstrip(".")
-        return tuple(PathElement.field(part) for part in dotted.split("."))
-    return SCALE_REPLICAS
-
-
-def to_scale_entries(info: KindInfo, parent: Mapping[str, Any]) -> list[ManagedEntry]:
-    """The parent's entries that own its replicas, as entries of its Scale: the Scale's
-    ``spec.replicas``, apiVersion autoscaling/v1 (upstream's ToSubresource)."""
-    try:
-        entries = decode_entries((parent.get("metadata") or {}).get("managedFields"))
-    except ValueError:
-        return []
-    path = replicas_path(info)
-    only = FieldSet.of([SCALE_REPLICAS])
-    return [
-        replace(e, api_version="autoscaling/v1", fields=only) for e in entries if e.fields.has(path)
-    ]
-
-
-def to_parent_entries(
-    info: KindInfo, parent: Mapping[str, Any], scale_entries: Sequence[ManagedEntry]
-) -> list[ManagedEntry]:
-    """The parent's entries after a Scale write left ``scale_entries`` (upstream's
-    ToParent): a parent entry whose Scale counterpart lost ``spec.replicas`` loses the
-    replicas path; a Scale entry new to the parent owns the replicas path, apiVersion the
-    parent's and, as upstream's conversion does, no time."""
-    try:
-        entries = decode_entries((parent.get("metadata") or {}).get("managedFields"))
-    except ValueError:
-        entries = []
-    path = replicas_path(info)
-    on_scale = {
-        (e.manager, e.operation, e.subresource): e
-        for e in scale_entries
-        if e.fields.has(SCALE_REPLICAS)
-    }
-    out: list[ManagedEntry] = []
-    for entry in entries:
-        if not entry.fields.has(path):
-            out.append(entry)
-            continue
-        identity = (entry.manager, entry.operation, entry.subresource)
-        if on_scale.pop(identity, None) is not None:
-            out.append(entry)  # it still owns the replicas: kept as it was
-            continue
-        rest = entry.fields.difference(FieldSet.of([path]))
-        if not rest.empty():
-            out.append(replace(entry, fields=rest))
-    own = FieldSet.of([path])
-    out.extend(
-        ManagedEntry(e.manager, e.operation, info.api_version, None, e.subresource, own)
-        for e in on_scale.values()
-    )
-    return out
-
-
-def record_scale(
-    state: ServerState,
-    info: KindInfo,
-    old_parent: Mapping[str, Any],
-    parent: JSON,
-    old_scale: Mapping[str, Any],
-    new_scale: Mapping[str, Any],
-    manager: str,
-) -> None:
-    """Set ``parent``'s managedFields for a Scale write by ``manager`` (an Update entry with
-    subresource ``scale`` owning the replicas), as the workloads' scale storage does."""
-    try:
-        entries = update_entries(
-            old_scale, new_scale, manager, to_scale_entries(info, old_parent),
-            merge_type(state, info, "scale"), api_version="autoscaling/v1",
-            now=now_text(state), subresource="scale",
-        )  # fmt: skip
-        store_entries(parent["metadata"], to_parent_entries(info, old_parent, entries))
-    except Exception as err:
-        _log_failure(state, info, parent, err)
-        live_raw = (old_parent.get("metadata") or {}).get("managedFields")
-        if live_raw:
-            parent["metadata"]["managedFields"] = live_raw
-        else:
-            parent["metadata"].pop("managedFields", None)

@@ -25,7 +25,7 @@ from podscale.apiserver.customresources.definitions import CustomKind
 from podscale.apiserver.customresources.scale import ScaleError, scale_from, set_spec_replicas
 from podscale.apiserver.errors import ApiError, bad_request, from_store_error
 from podscale.apiserver.openapi.types import type_mismatches
-from podscale.apiserver.operations import field_owners
+from podscale.apiserver.operations import field_owners, scale_owners
 from podscale.apiserver.operations.current import read_current
 from podscale.apiserver.operations.types import (
     EncodedBody,
@@ -40,7 +40,7 @@ from podscale.apiserver.operations.verbs import (
     check_write_options,
     get_object,
 )
-from podscale.apiserver.registry import admission, namespace_lifecycle, strategy
+from podscale.apiserver.registry import admission, generation, namespace_lifecycle, strategy
 from podscale.apiserver.resources import storage_resource, to_served, to_storage
 from podscale.apiserver.state import ServerState
 from podscale.store.interface import StoreError
@@ -257,10 +257,10 @@ def write_scale(
         )
     else:
         parent.setdefault("spec", {})["replicas"] = replicas
-        strategy.update_generation(parent, old_parent)
+        generation.update_generation(parent, old_parent)
     if parent_entries is None:
         manager = field_owners.writer(options)
-        field_owners.record_scale(state, info, old_parent, parent, old_scale, scale, manager)
+        scale_owners.record_scale(state, info, old_parent, parent, old_scale, scale, manager)
     elif parent_entries:
         parent["metadata"]["managedFields"] = parent_entries
     else:

@@ -3,15 +3,14 @@
 kube-apiserver's per-kind ``PrepareForCreate``/``PrepareForUpdate`` of the main and the
 ``status`` strategies, with the generic registry's ``BeforeUpdate`` around them:
 
-- generation is the server's. The workload and Pod strategies start it at 1 and bump it when
-  the spec changes (Deployments also when annotations change, since those are copied to
-  their ReplicaSets); every other kind keeps whatever it has (HPA generation tracking came
-  after v1.35). The store persists the value decided here.
+- generation is the server's: the kinds of ``generation.GENERATION_ON_SPEC`` start it at
+  1 here, ``generation.update_generation`` bumps it; every other kind keeps whatever it has.
+  The store persists the value decided here.
 - status is owned by the status subresource (reset on create for workloads and HPAs; a new
-  Pod starts ``Pending`` with its QoS class, a new Namespace ``Active`` with the
-  ``kubernetes`` finalizer, which only ``namespaces/finalize`` changes later); a status
-  write keeps the stored spec, and per kind some metadata (Deployment labels; Pod owner
-  references and deletion timestamp).
+  Pod starts ``Pending`` with its QoS class (``pod_qos.pod_qos_class``), a new Namespace
+  ``Active`` with the ``kubernetes`` finalizer, which only ``namespaces/finalize`` changes
+  later); a status write keeps the stored spec, and per kind some metadata (Deployment
+  labels; Pod owner references and deletion timestamp).
 - uid (when left out), creationTimestamp and a set deletionTimestamp or grace period are
   the stored ones; a deletionTimestamp set by an update is refused by validation (pods/status
   drops it). ``keep_equal_timestamps`` treats a re-rendered instant (``+00:00`` for ``Z``)
@@ -27,18 +26,17 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Final
 
-from podscale.api import QuantityError, apply_defaults, parse_quantity
 from podscale.api.json_copy import copy_json
 from podscale.api.service_fields import prepare_service_create, prepare_service_update
+from podscale.apiserver.registry.generation import GENERATION_ON_SPEC, update_generation
+from podscale.apiserver.registry.pod_qos import pod_qos_class
 
 __all__ = [
     "keep_equal_timestamps",
-    "pod_qos_class",
     "prepare_for_create",
     "prepare_for_finalize",
     "prepare_for_status_update",
     "prepare_for_update",
-    "update_generation",
 ]
 
 JSON = dict[str, Any]
@@ -62,13 +60,6 @@ _STATUS_KEPT_ON_UPDATE: Final = frozenset(
         "CustomResourceDefinition",
     }
 )
-# Strategies that manage generation: 1 on create, +1 on a spec change (Pod since v1.33).
-_GENERATION_ON_SPEC: Final = frozenset(
-    {"Deployment", "ReplicaSet", "StatefulSet", "Pod", "PodDisruptionBudget"}
-    | {"CustomResourceDefinition"}
-)
-# ... and also on an annotation change of the main resource.
-_GENERATION_ON_ANNOTATIONS: Final = frozenset({"Deployment"})
 # The finalizer the namespace controller removes once a namespace's content is gone.
 _KUBERNETES_FINALIZER: Final = "kubernetes"
 # Metadata a status write takes from the stored object (besides the generic BeforeUpdate
@@ -94,7 +85,7 @@ def prepare_for_create(obj: JSON) -> None:
     # Server-owned metadata is never taken from a create request.
     for key in ("uid", "creationTimestamp", "deletionTimestamp", "selfLink"):
         metadata.pop(key, None)
-    if obj.get("kind") in _GENERATION_ON_SPEC:
+    if obj.get("kind") in GENERATION_ON_SPEC:
         metadata["generation"] = 1
     if obj.get("kind") == "Service":
         prepare_service_create(obj)
@@ -149,48 +140,6 @@ def _before_update(metadata: JSON, old_metadata: Mapping[str, Any]) -> None:
     grace = old_metadata.get("deletionGracePeriodSeconds")
     if grace is not None and metadata.get("deletionGracePeriodSeconds") is None:
         metadata["deletionGracePeriodSeconds"] = grace
-
-
-def _semantic(value: Any) -> Any:
-    """``value`` as Go's semantic equality sees it: null, empty maps and empty lists are the
-    same as absent (``annotations: {}`` is no change from no annotations)."""
-    if isinstance(value, dict):
-        normalized = {key: _semantic(item) for key, item in value.items()}
-        return {key: item for key, item in normalized.items() if item not in (None, {}, [])}
-    if isinstance(value, list):
-        return [_semantic(item) for item in value]
-    return value
-
-
-def _semantically_equal(left: Any, right: Any) -> bool:
-    # Wrapped so that an empty or null value at the top is also the same as an absent one.
-    return bool(_semantic({"value": left}) == _semantic({"value": right}))
-
-
-def _defaulted_spec(obj: JSON) -> Any:
-    # The stored spec was defaulted when written; compare like with like. A body of the wrong
-    # shape is compared as sent (admission refuses it right after).
-    try:
-        return apply_defaults(obj).get("spec")
-    except (TypeError, AttributeError, ValueError, KeyError):
-        return obj.get("spec")
-
-
-def update_generation(obj: JSON, old: JSON) -> None:
-    """Bump ``obj``'s generation past ``old``'s when its kind's strategy says so: a spec change
-    of a workload or Pod, or an annotation change of a Deployment. ``obj`` must already carry
-    the stored generation (``prepare_for_update`` does that)."""
-    kind = obj.get("kind")
-    if kind not in _GENERATION_ON_SPEC:
-        return
-    old_metadata = old.get("metadata") or {}
-    changed = not _semantically_equal(_defaulted_spec(obj), old.get("spec"))
-    if kind in _GENERATION_ON_ANNOTATIONS:
-        annotations = obj["metadata"].get("annotations")
-        changed = changed or not _semantically_equal(annotations, old_metadata.get("annotations"))
-    if changed:
-        generation = old_metadata.get("generation")
-        obj["metadata"]["generation"] = (generation if isinstance(generation, int) else 0) + 1
 
 
 def prepare_for_update(obj: JSON, old: JSON) -> None:
@@ -306,56 +255,3 @@ def keep_equal_timestamps(metadata: JSON, old_metadata: JSON) -> None:
         new, old = metadata.get(key), old_metadata.get(key)
         if new != old and _instant(new) is not None and _instant(new) == _instant(old):
             metadata[key] = old
-
-
-_QOS_RESOURCES: Final = ("cpu", "memory")
-
-
-def _nonzero(resources: Any) -> dict[str, Any]:
-    """The cpu/memory entries of a requests/limits map that parse and are not zero."""
-    out: dict[str, Any] = {}
-    if not isinstance(resources, dict):
-        return out
-    for name in _QOS_RESOURCES:
-        try:
-            quantity = parse_quantity(resources[name]) if name in resources else None
-        except (QuantityError, TypeError, ValueError):
-            quantity = None
-        if quantity is not None and not quantity.is_zero():
-            out[name] = quantity
-    return out
-
-
-def pod_qos_class(spec: Any) -> str:
-    """Upstream ``GetPodQOS``: BestEffort without any cpu/memory request or limit,
-    Guaranteed when every container limits both and requests equal limits, else Burstable."""
-    containers: list[JSON] = []
-    if isinstance(spec, dict):
-        for key in ("containers", "initContainers"):
-            containers.extend(c for c in spec.get(key) or [] if isinstance(c, dict))
-    requests: dict[str, Any] = {}
-    limits: dict[str, Any] = {}
-    guaranteed = True
-    for container in containers:
-        resources = container.get("resources") or {}
-        container_requests = _nonzero(
-            resources.get("requests") if isinstance(resources, dict) else None
-        )
-        container_limits = _nonzero(
-            resources.get("limits") if isinstance(resources, dict) else None
-        )
-        for name, quantity in container_requests.items():
-            requests[name] = requests[name] + quantity if name in requests else quantity
-        for name, quantity in container_limits.items():
-            limits[name] = limits[name] + quantity if name in limits else quantity
-        if set(container_limits) != set(_QOS_RESOURCES):
-            guaranteed = False
-    if not requests and not limits:
-        return "BestEffort"
-    if (
-        guaranteed
-        and set(requests) == set(limits)
-        and all(requests[n] == limits[n] for n in limits)
-    ):
-        return "Guaranteed"
-    return "Burstable"

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from podscale.api.kinds import all_kinds, served_group_versions
+from podscale.api.kind_discovery import served_group_versions
+from podscale.api.kinds import all_kinds
 from podscale.apiserver.openapi.documents import (
     document_hash,
     openapi_v3_document,
