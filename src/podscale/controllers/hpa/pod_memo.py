@@ -15,10 +15,13 @@ of the pod's content, so the memo keeps them by the object's identity and resour
 A request that fails (``MetricError``) is not kept: it fails again when asked again.
 ``values`` answers both for a pod with one lookup; ``all_values`` answers it for a whole
 list of pods (the calculator's one-pass scan, at every sync), keeping the list of answers
-with the very objects and versions it was made of: while an HPA's pods are all the same
-objects at the same versions, that is one identity check and one version read per pod,
-not one lookup each (``tests/unit/controllers/hpa/test_pod_memo.py`` holds it equal to
-``values`` of each, including after a pod is replaced or edited).
+with the very objects it was made of: while an HPA's pods are all the same objects, that is
+one identity check per pod, and no pod object is read. That list memo relies on the
+informer's contract alone (an object is replaced on every change, never edited): reading
+each pod's resourceVersion as well touched every cached pod of every HPA at every sync,
+and those reads, each a cache miss into a pod's metadata, cost more than the whole scan
+(``tests/unit/controllers/hpa/test_pod_memo.py`` holds it equal to ``values`` of each,
+including after a pod is replaced).
 The memo is cleared whenever it holds ``limit`` entries (pods come and go all day).
 """
 
@@ -60,11 +63,11 @@ class PodMemo:
         # id(pod) -> (pod, its resourceVersion, container, resource, ``values``' answer):
         # the last pair asked of each pod (an HPA asks one at every sync).
         self._values: dict[int, tuple[Mapping[str, Any], Any, str, str, _Values]] = {}
-        # (id(first pod), count, container, resource) -> (the pods, their resourceVersions,
-        # ``all_values``' answer): the last list asked with that first pod (one per HPA).
+        # (id(first pod), count, container, resource) -> (the pods, ``all_values``' answer):
+        # the last list asked with that first pod (one per HPA).
         self._lists: dict[
             tuple[int, int, str, str],
-            tuple[tuple[Mapping[str, Any], ...], list[Any], tuple[_Values, ...]],
+            tuple[tuple[Mapping[str, Any], ...], tuple[_Values, ...]],
         ] = {}
 
     def __len__(self) -> int:
@@ -120,24 +123,17 @@ class PodMemo:
         self, pods: Sequence[Mapping[str, Any]], container: str, resource: str
     ) -> tuple[_Values, ...]:
         """``values`` of each of ``pods``: the list's answers kept while every pod is the
-        same object at the same resourceVersion (see the module docstring)."""
+        same object (see the module docstring: by identity alone)."""
         if not pods:
             return ()
-        # Each pod's version, as ``values`` reads it (``_version`` for an unusual one).
-        versions = [
-            meta.get("resourceVersion")
-            if type(meta := pod.get("metadata")) is dict
-            else _version(pod)
-            for pod in pods
-        ]
         key = (id(pods[0]), len(pods), container, resource)
         kept = self._lists.get(key)
-        if kept is not None and all(map(operator.is_, kept[0], pods)) and kept[1] == versions:
-            return kept[2]
+        if kept is not None and all(map(operator.is_, kept[0], pods)):
+            return kept[1]
         answers = tuple([self.values(pod, container, resource) for pod in pods])
         if all(answer[1] is not None for answer in answers):  # failures are not kept
             if len(self._lists) >= self._limit:
                 self._lists.clear()
             # The objects themselves held: their ids are never reused while kept.
-            self._lists[key] = (tuple(pods), versions, answers)
+            self._lists[key] = (tuple(pods), answers)
         return answers
