@@ -9,7 +9,8 @@ listers, claim the active pods (``ownership``), create or delete toward ``spec.r
 (``decisions``) only when expectations are satisfied and the RS is not being deleted,
 then write the status (``status``, with ``terminatingReplicas`` under the
 ``DeploymentReplicaSetTerminatingReplicas`` gate) through the ``status`` subresource only
-when it changed, with one retry on a fresh copy (``update_replica_set_status``). A failed
+when it changed, with one retry on a fresh copy. The pods the claim considers, the related
+pods of the deletion ranking and that status write are ``sync_io``'s. A failed
 create/delete is raised after the status write (the manager requeues with backoff);
 otherwise, while ready pods wait out ``minReadySeconds``, the key is re-queued for when
 the next one becomes available. Pod I/O (slow-start creation, parallel deletion, adoption
@@ -27,9 +28,8 @@ from typing import Any, Final
 
 from podscale.api.json_copy import copy_json
 from podscale.api.kinds import KindInfo, kind_for
-from podscale.api.selectors import Selector, selector_from_label_selector
-from podscale.client.cache import CONTROLLER_INDEX, Lister, object_key
-from podscale.client.http import ApiError
+from podscale.api.selectors import selector_from_label_selector
+from podscale.client.cache import Lister, object_key
 from podscale.client.informer import EventHandler
 from podscale.client.workqueue import WorkQueue
 from podscale.controllers.replicaset.decisions import (
@@ -49,20 +49,23 @@ from podscale.controllers.replicaset.podstate import (
     next_availability_check,
 )
 from podscale.controllers.replicaset.status import replica_set_status
+from podscale.controllers.replicaset.sync_io import (
+    claim_candidates,
+    related_pods,
+    update_replica_set_status,
+)
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
 from podscale.controllers.runtime_owners import cached_owner, controller_ref_of, meta, namespace_of
 from podscale.controllers.runtime_pods import PodControl, claim_pods
 from podscale.store.interface import Clock
 
-__all__ = ["COMPONENT", "ReplicaSetController", "update_replica_set_status"]
+__all__ = ["COMPONENT", "ReplicaSetController"]
 
 _LOG = logging.getLogger(__name__)
 REPLICA_SET: Final = kind_for("apps/v1", "ReplicaSet")
 POD: Final = kind_for("v1", "Pod")
 COMPONENT: Final = "replicaset-controller"
-# Upstream's statusUpdateRetries: one retry on a fresh copy after a failed status write.
-_STATUS_UPDATE_RETRIES: Final = 1
 
 JSON = dict[str, Any]
 
@@ -207,7 +210,7 @@ class ReplicaSetController:
         except ValueError as err:
             _LOG.error("invalid selector of ReplicaSet %s: %s", key, err)
             return  # retrying cannot fix the spec; the next update re-enqueues it
-        pods = _claim_candidates(pod_lister, namespace, selector, str(meta(rs).get("uid") or ""))
+        pods = claim_candidates(pod_lister, namespace, selector, str(meta(rs).get("uid") or ""))
         claimed = await claim_pods(self._api, rs, filter_active_pods(pods))
         count_terminating = DEPLOYMENT_REPLICASET_TERMINATING_REPLICAS in self._gates
         # Upstream's FilterClaimedPods: terminating pods are counted, never claimed.
@@ -242,12 +245,13 @@ class ReplicaSetController:
     async def _manage_replicas(self, key: str, rs: JSON, claimed: list[JSON]) -> Exception | None:
         """Create or delete pods toward ``spec.replicas``; the first error, if any."""
         now = self._clock.now()
+        _, rs_lister, pod_lister = self._bound()
         plan = plan_replicas(
             rs,
             claimed,
             now=now,
             burst=self._burst,
-            related_pods=self._related_pods(rs),
+            related_pods=related_pods(rs, rs_lister, pod_lister),
             feature_gates=self._gates,
         )
         if plan.to_create > 0:
@@ -264,64 +268,3 @@ class ReplicaSetController:
                 self.expectations.deletion_observed(key, pod_key)
             return error
         return None
-
-    def _related_pods(self, rs: JSON) -> list[JSON]:
-        """Upstream's ``getIndirectlyRelatedPods``: the pods selected by every ReplicaSet
-        under the same controller (this one included), each once. A ReplicaSet without a
-        controller has none, so the same-node rank is 0 for all its pods, as upstream."""
-        owner = controller_ref_of(rs)
-        if owner is None:
-            return []
-        _, rs_lister, pod_lister = self._bound()
-        namespace = namespace_of(rs)
-        related: dict[str, JSON] = {}
-        for other in rs_lister.list(namespace):
-            ref = controller_ref_of(other)
-            if ref is None or ref.get("uid") != owner.get("uid"):
-                continue
-            try:
-                selector = selector_from_label_selector((other.get("spec") or {}).get("selector"))
-            except ValueError:
-                continue  # an invalid selector matches no pods
-            for pod in pod_lister.list(namespace, selector):
-                related.setdefault(str(meta(pod).get("uid")), pod)
-        return list(related.values())
-
-
-async def update_replica_set_status(api: ControllerApi, rs: JSON, status: JSON) -> JSON:
-    """Upstream's ``updateReplicaSetStatus``: write ``status`` through the status
-    subresource unless ``rs`` already has it; after a failed write, read the ReplicaSet
-    afresh and write once more (``statusUpdateRetries``), without comparing again. Returns
-    the ReplicaSet as written (or ``rs`` when nothing was written); raises the last error.
-    """
-    if (rs.get("status") or {"replicas": 0}) == status:
-        return rs
-    current = rs
-    for attempt in range(_STATUS_UPDATE_RETRIES + 1):
-        body = copy_json(current)
-        body["status"] = status
-        try:
-            return await api.update(REPLICA_SET, namespace_of(current), body, "status")
-        except ApiError:
-            if attempt >= _STATUS_UPDATE_RETRIES:
-                raise
-        # A failed read is the more interesting error; it propagates as is.
-        current = await api.get(REPLICA_SET, namespace_of(rs), str(meta(rs).get("name")))
-    raise AssertionError("unreachable: the last attempt returns or raises")
-
-
-def _claim_candidates(
-    pod_lister: Lister, namespace: str, selector: Selector, uid: str
-) -> list[JSON]:
-    """The pods of ``namespace`` the claim can act on, ordered by key: those the selector
-    matches (adoptable, or already ours) and those this ReplicaSet controls (kept, or
-    released when they no longer match). Every other pod is left alone by the claim, so
-    upstream's list of the whole namespace is narrowed to these through the caches'
-    label and controller indexes (a namespace of many ReplicaSets made each sync scan all
-    their pods)."""
-    found = {object_key(pod): pod for pod in pod_lister.list(namespace, selector)}
-    if uid:
-        for pod in pod_lister.by_index(CONTROLLER_INDEX, uid):
-            if (meta(pod).get("namespace") or "") == namespace:
-                found.setdefault(object_key(pod), pod)
-    return [found[key] for key in sorted(found)]

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from podscale.api.selectors import parse_selector
 from podscale.client.cache import Cache, Lister
-from podscale.controllers.replicaset.controller import _claim_candidates
+from podscale.controllers.replicaset.sync_io import claim_candidates
 
 JSON = dict[str, Any]
 
@@ -51,7 +51,7 @@ def test_candidates_are_the_matching_and_the_controlled_pods(
     for obj in objects:
         cache.upsert(obj)
     selector = parse_selector(text)
-    found = _claim_candidates(Lister(cache), "default", selector, "rs-web")
+    found = claim_candidates(Lister(cache), "default", selector, "rs-web")
     expected = sorted(
         (
             obj

@@ -13,7 +13,7 @@ from typing import Any, cast
 import pytest
 
 from podscale.client.http import ApiError
-from podscale.controllers.replicaset.controller import update_replica_set_status
+from podscale.controllers.replicaset.sync_io import update_replica_set_status
 from podscale.controllers.runtime_api import ControllerApi
 from podscale.controllers.runtime_events import EventRecorder
 from podscale.controllers.runtime_pods import PodControl
