@@ -7,5 +7,6 @@ Pure modules, one concept each (no I/O, ``now`` always a parameter): ``fencepost
 and ``status`` (Deployment status). The shell that reads objects and writes the results:
 ``controller`` (``DeploymentController``: informers, handlers, ``reconcile``), ``claim``
 (adoption/release of ReplicaSets), ``sync`` (one sync's writes and status),
-``new_replica_set`` (find or create the new ReplicaSet), ``strategies`` (step order).
+``new_replica_set`` (find or create the new ReplicaSet), ``strategies`` (the claim, then
+the step order).
 """

@@ -9,7 +9,7 @@ the Deployment still exists with the same uid and is not being deleted. Neither 
 nor release happens while the Deployment is being deleted. The loop, the ownership rules
 and the errors are the ReplicaSet controller's for its pods (``runtime_pods.claim_objects``,
 ``replicaset.ownership.claim_action``); only the ownerReference names a Deployment. Used by
-``deployment.controller``.
+``deployment.strategies.sync_claimed``.
 """
 
 from __future__ import annotations

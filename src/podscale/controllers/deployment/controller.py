@@ -6,15 +6,16 @@ Handlers turn Deployment, ReplicaSet and pod events into the owning Deployment's
 every Deployment whose selector matches it, so it can be adopted); a deleted pod only
 matters to a Recreate Deployment, which waits for its old pods to be gone.
 
-``reconcile`` is ``syncDeployment``: read the Deployment from the lister, claim its
-ReplicaSets (``claim``), then, in upstream's order: a Deployment being deleted only
-reports status; pause/resume records its condition; paused or a scaling event ->
-``strategies.sync_scaling``; otherwise ``rollout_rolling`` or ``rollout_recreate``. The
-steps and writes live in ``strategies`` and ``sync``; the decisions in the pure modules
-of this package. A stalled rollout requeues itself for its progress deadline with
-``add_after`` so the deadline fires on the injected (possibly virtual) clock; a sync
-that only asked for a rate-limited look again is repeated without the work while its
-objects stay the same (``quiet``). Run by ``podscale.controllers.manager.ControllerManager``.
+``reconcile`` is ``syncDeployment``: read the Deployment from the lister, list the
+ReplicaSets it could claim, then ``strategies.sync_claimed`` claims them (``claim``) and, in
+upstream's order: a Deployment being deleted only reports status; pause/resume records its
+condition; paused or a scaling event -> ``strategies.sync_scaling``; otherwise
+``rollout_rolling`` or ``rollout_recreate``. The steps and writes live in ``strategies``
+and ``sync``; the decisions in the pure modules of this package. A stalled rollout
+requeues itself for its progress deadline with ``add_after`` so the deadline fires on the
+injected (possibly virtual) clock; a sync that only asked for a rate-limited look again is
+repeated without the work while its objects stay the same (``quiet``). Run by
+``podscale.controllers.manager.ControllerManager``.
 """
 
 from __future__ import annotations
@@ -31,18 +32,10 @@ from podscale.api.selectors import selector_from_label_selector
 from podscale.client.cache import Lister, object_key
 from podscale.client.informer import EventHandler
 from podscale.client.workqueue import WorkQueue
-from podscale.controllers.deployment import new_replica_set
-from podscale.controllers.deployment.claim import claim_replica_sets
-from podscale.controllers.deployment.fenceposts import RECREATE, ROLLING_UPDATE
-from podscale.controllers.deployment.proportional import is_scaling_event
+from podscale.controllers.deployment.fenceposts import RECREATE
 from podscale.controllers.deployment.quiet import CallCounter, QuietSyncs, quiet_outcome
-from podscale.controllers.deployment.strategies import (
-    rollout_recreate,
-    rollout_rolling,
-    sync_scaling,
-    sync_status_only,
-)
-from podscale.controllers.deployment.sync import DeploymentSync, SyncMemo, wire_status
+from podscale.controllers.deployment.strategies import sync_claimed
+from podscale.controllers.deployment.sync import SyncMemo, wire_status
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder
 from podscale.controllers.runtime_owners import (
@@ -211,7 +204,7 @@ class DeploymentController:
 
     async def reconcile(self, key: str) -> None:
         """Upstream's ``syncDeployment`` for ``namespace/name``; raises to be retried."""
-        queue, deployment_lister, rs_lister, _ = self._bound()
+        queue, deployment_lister, rs_lister, pod_lister = self._bound()
         namespace, _, name = key.rpartition("/")
         cached = deployment_lister.get(namespace, name)
         if cached is None:
@@ -249,8 +242,14 @@ class DeploymentController:
             queue.add_rate_limited(key)
             return
         api, recorder = CallCounter(self._api), CallCounter(self._recorder)
-        sync, rolling = await self._sync(
-            cast(ControllerApi, api), cast(EventRecorder, recorder), deployment, candidates
+        sync, rolling = await sync_claimed(
+            cast(ControllerApi, api),
+            cast(EventRecorder, recorder),
+            deployment,
+            candidates,
+            pod_lister=pod_lister,
+            clock=self._clock,
+            memo=self._memo,
         )
         quiet = rolling and sync.requeue == 0.0 and api.calls == 0 and recorder.calls == 0
         if quiet and quiet_outcome(cached):
@@ -262,44 +261,6 @@ class DeploymentController:
                 queue.add_rate_limited(key)
             else:
                 queue.add_after(key, timedelta(seconds=sync.requeue) + _DEADLINE_SLACK)
-
-    async def _sync(
-        self, api: ControllerApi, recorder: EventRecorder, deployment: JSON, candidates: list[JSON]
-    ) -> tuple[DeploymentSync, bool]:
-        """Upstream's steps after the claim, in its order; the sync, and whether it was a
-        RollingUpdate step (the only kind ``quiet`` may repeat)."""
-        *_, pod_lister = self._bound()
-        spec = deployment.get("spec") or {}
-        replica_sets = await claim_replica_sets(api, deployment, candidates)
-        sync = DeploymentSync(
-            api, recorder, deployment, replica_sets, self._clock.now(), memo=self._memo
-        )
-        new_name, old_names = sync.new_and_old_names()
-        if meta(deployment).get("deletionTimestamp"):
-            await sync_status_only(sync, new_name)
-            return sync, False
-        await sync.check_paused_conditions()
-        if new_name is not None:
-            await new_replica_set.sync_existing(sync, new_name, old_names)
-        paused = bool(spec.get("paused"))
-        everything = sync.states([*old_names, *([new_name] if new_name else [])])
-        strategy_type = sync.strategy.type
-        if paused or is_scaling_event(sync.replicas, everything):
-            await sync_scaling(sync, new_name, old_names, paused=paused)
-        elif strategy_type == RECREATE:
-            selector = selector_from_label_selector(spec.get("selector"))
-            uids: dict[str, list[JSON]] = {str(meta(rs).get("uid")): [] for rs in replica_sets}
-            for pod in pod_lister.list(namespace_of(deployment), selector):
-                owner = str((controller_ref_of(pod) or {}).get("uid"))
-                if owner in uids:
-                    uids[owner].append(pod)
-            await rollout_recreate(sync, new_name, old_names, uids)
-        elif strategy_type == ROLLING_UPDATE:
-            await rollout_rolling(sync, new_name, old_names)
-            return sync, True
-        else:
-            raise ValueError(f"unexpected deployment strategy type: {strategy_type}")
-        return sync, False
 
     async def _refuse_selecting_all(self, deployment: JSON) -> None:
         """An empty selector would select every pod: warn, record the generation, stop."""

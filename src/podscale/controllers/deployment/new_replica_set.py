@@ -13,7 +13,7 @@ ReplicaSet (a slow cache); taken by anything else it is a hash collision:
 ``status.collisionCount`` goes up and the error requeues the sync, which then hashes
 differently. Other failures set Progressing False/ReplicaSetCreateError and a Warning
 event, except in a terminating namespace. Works on a ``sync.DeploymentSync``; called by
-``strategies`` and ``controller``.
+``strategies`` only.
 """
 
 from __future__ import annotations

@@ -1,12 +1,14 @@
 """The order of a Deployment sync's steps: scaling, RollingUpdate, Recreate, status only.
 
-Upstream's ``sync`` / ``syncStatusOnly`` (``sync.go``), ``rolloutRolling`` /
-``reconcileNewReplicaSet`` / ``reconcileOldReplicaSets`` (``rolling.go``) and
-``rolloutRecreate`` (``recreate.go``). Each function takes the one ``sync.DeploymentSync``
-of the current reconcile, whose ``new_and_old_names`` was already resolved by the
-controller (and the existing new ReplicaSet's annotations synced), asks the pure
-``rollout`` / ``proportional`` decisions what to do, and performs it. Every path ends in a
-status write. Called from ``deployment.controller``.
+``sync_claimed`` is the part of upstream's ``syncDeployment`` after the listing: it claims
+the candidate ReplicaSets ``deployment.controller`` found (``claim``), creates the one
+``sync.DeploymentSync`` of the current reconcile, resolves ``new_and_old_names`` (and syncs
+the existing new ReplicaSet's annotations, ``new_replica_set``), then picks the step in
+upstream's order. The steps are upstream's ``sync`` / ``syncStatusOnly`` (``sync.go``),
+``rolloutRolling`` / ``reconcileNewReplicaSet`` / ``reconcileOldReplicaSets``
+(``rolling.go``) and ``rolloutRecreate`` (``recreate.go``): each asks the pure ``rollout``
+/ ``proportional`` decisions what to do, and performs it. Every path ends in a status
+write. ``sync_claimed`` is called from ``DeploymentController.reconcile``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from podscale.api.selectors import selector_from_label_selector
+from podscale.client.cache import Lister
 from podscale.controllers.deployment import new_replica_set
+from podscale.controllers.deployment.claim import claim_replica_sets
+from podscale.controllers.deployment.fenceposts import RECREATE, ROLLING_UPDATE
+from podscale.controllers.deployment.proportional import is_scaling_event
 from podscale.controllers.deployment.replicasets import active
 from podscale.controllers.deployment.rollout import (
     StaleScaleDown,
@@ -23,9 +30,64 @@ from podscale.controllers.deployment.rollout import (
     reconcile_new_replica_set,
 )
 from podscale.controllers.deployment.status import deployment_complete
-from podscale.controllers.deployment.sync import DeploymentSync
+from podscale.controllers.deployment.sync import DeploymentSync, SyncMemo
+from podscale.controllers.runtime_api import ControllerApi
+from podscale.controllers.runtime_events import EventRecorder
+from podscale.controllers.runtime_owners import controller_ref_of, meta, namespace_of
+from podscale.store.interface import Clock
 
-__all__ = ["rollout_recreate", "rollout_rolling", "sync_scaling", "sync_status_only"]
+__all__ = [
+    "rollout_recreate",
+    "rollout_rolling",
+    "sync_claimed",
+    "sync_scaling",
+    "sync_status_only",
+]
+
+JSON = dict[str, Any]
+
+
+async def sync_claimed(
+    api: ControllerApi,
+    recorder: EventRecorder,
+    deployment: JSON,
+    candidates: list[JSON],
+    *,
+    pod_lister: Lister,
+    clock: Clock,
+    memo: SyncMemo,
+) -> tuple[DeploymentSync, bool]:
+    """Upstream's steps after the claim, in its order; the sync, and whether it was a
+    RollingUpdate step (the only kind ``quiet`` may repeat)."""
+    spec = deployment.get("spec") or {}
+    replica_sets = await claim_replica_sets(api, deployment, candidates)
+    sync = DeploymentSync(api, recorder, deployment, replica_sets, clock.now(), memo=memo)
+    new_name, old_names = sync.new_and_old_names()
+    if meta(deployment).get("deletionTimestamp"):
+        await sync_status_only(sync, new_name)
+        return sync, False
+    await sync.check_paused_conditions()
+    if new_name is not None:
+        await new_replica_set.sync_existing(sync, new_name, old_names)
+    paused = bool(spec.get("paused"))
+    everything = sync.states([*old_names, *([new_name] if new_name else [])])
+    strategy_type = sync.strategy.type
+    if paused or is_scaling_event(sync.replicas, everything):
+        await sync_scaling(sync, new_name, old_names, paused=paused)
+    elif strategy_type == RECREATE:
+        selector = selector_from_label_selector(spec.get("selector"))
+        uids: dict[str, list[JSON]] = {str(meta(rs).get("uid")): [] for rs in replica_sets}
+        for pod in pod_lister.list(namespace_of(deployment), selector):
+            owner = str((controller_ref_of(pod) or {}).get("uid"))
+            if owner in uids:
+                uids[owner].append(pod)
+        await rollout_recreate(sync, new_name, old_names, uids)
+    elif strategy_type == ROLLING_UPDATE:
+        await rollout_rolling(sync, new_name, old_names)
+        return sync, True
+    else:
+        raise ValueError(f"unexpected deployment strategy type: {strategy_type}")
+    return sync, False
 
 
 async def sync_status_only(sync: DeploymentSync, new_name: str | None) -> None:
