@@ -1,10 +1,11 @@
 """Every OpenAPI schema podscale publishes, in one table, and lookups into it.
 
-Merges the ``openapi_schemas_*`` modules (meta, container, probes, pod, pod_status, volume
-with volume_legacy, claim, core, apps, autoscaling, autoscaling_status, autoscaling_v1, events,
-apiextensions) into ``components.schemas`` form. ``openapi`` cuts per group-version documents
-out of it (``reachable_schemas``); ``openapi.fields`` finds a kind's schema (``schema_for_kind``) to
-check objects against. The table is built once and is read-only.
+Merges the ``openapi_schemas_*`` modules (meta, container, probes, pod with affinity,
+pod_status, volume with volume_legacy, claim, core, apps, autoscaling, autoscaling_status,
+autoscaling_v1, events, apiextensions) into ``components.schemas`` form. ``openapi`` cuts
+per group-version documents out of it (``reachable_schemas``); ``openapi.fields`` finds a
+kind's schema (``schema_for_kind``) to check objects against. The table is built once and
+is read-only.
 """
 
 from __future__ import annotations

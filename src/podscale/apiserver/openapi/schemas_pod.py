@@ -1,7 +1,8 @@
 """OpenAPI schemas of core/v1 PodSpec: scheduling, pod security, DNS and the container lists.
 
 Builds on ``openapi.schemas_container`` (Container) and ``openapi.schemas_volume`` (Volume);
-``openapi.schemas_core`` wraps PodSpec into Pod and PodTemplateSpec.
+the node and pod (anti-)affinity types come from ``openapi.schemas_affinity``, in the same
+table. ``openapi.schemas_core`` wraps PodSpec into Pod and PodTemplateSpec.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from podscale.apiserver.openapi.dsl import (
     string_map,
     struct,
 )
+from podscale.apiserver.openapi.schemas_affinity import affinity_schemas
 from podscale.apiserver.openapi.schemas_meta import QUANTITY
 
 __all__ = ["pod_spec_schemas"]
@@ -125,107 +127,6 @@ def _pod_security_context() -> Schema:
     )
 
 
-def _node_affinity_schemas() -> dict[str, Schema]:
-    node_selector = struct(
-        "Node selector terms; a node matches if any term matches.",
-        {"nodeSelectorTerms": atomic_array(ref(core("NodeSelectorTerm")), "ORed terms.")},
-        required=("nodeSelectorTerms",),
-    )
-    node_selector["x-kubernetes-map-type"] = "atomic"
-    term = struct(
-        "Node requirements that are ANDed.",
-        {
-            "matchExpressions": atomic_array(
-                ref(core("NodeSelectorRequirement")), "Requirements on node labels."
-            ),
-            "matchFields": atomic_array(
-                ref(core("NodeSelectorRequirement")), "Requirements on node fields."
-            ),
-        },
-    )
-    term["x-kubernetes-map-type"] = "atomic"
-    return {
-        core("NodeAffinity"): struct(
-            "Node affinity scheduling rules.",
-            {
-                "requiredDuringSchedulingIgnoredDuringExecution": ref(
-                    core("NodeSelector"), "Hard requirement checked at scheduling time."
-                ),
-                "preferredDuringSchedulingIgnoredDuringExecution": atomic_array(
-                    ref(core("PreferredSchedulingTerm")), "Weighted soft preferences."
-                ),
-            },
-        ),
-        core("NodeSelector"): node_selector,
-        core("NodeSelectorTerm"): term,
-        core("NodeSelectorRequirement"): struct(
-            "A key, an operator (In, NotIn, Exists, DoesNotExist, Gt, Lt) and values.",
-            {
-                "key": string("Label key."),
-                "operator": string("The operator."),
-                "values": atomic_array(string(), "Values to compare with."),
-            },
-            required=("key", "operator"),
-        ),
-        core("PreferredSchedulingTerm"): struct(
-            "A weighted node preference.",
-            {
-                "weight": integer("Weight, 1-100."),
-                "preference": ref(core("NodeSelectorTerm"), "The preferred node term."),
-            },
-            required=("weight", "preference"),
-        ),
-    }
-
-
-def _pod_affinity_schemas() -> dict[str, Schema]:
-    def rules(description: str) -> Schema:
-        return struct(
-            description,
-            {
-                "requiredDuringSchedulingIgnoredDuringExecution": atomic_array(
-                    ref(core("PodAffinityTerm")), "Hard requirements."
-                ),
-                "preferredDuringSchedulingIgnoredDuringExecution": atomic_array(
-                    ref(core("WeightedPodAffinityTerm")), "Weighted soft preferences."
-                ),
-            },
-        )
-
-    return {
-        core("Affinity"): struct(
-            "Scheduling constraints relative to nodes and other pods.",
-            {
-                "nodeAffinity": ref(core("NodeAffinity"), "Rules on node labels."),
-                "podAffinity": ref(core("PodAffinity"), "Co-locate with matching pods."),
-                "podAntiAffinity": ref(core("PodAntiAffinity"), "Avoid matching pods."),
-            },
-        ),
-        core("PodAffinity"): rules("Rules to place the pod near matching pods."),
-        core("PodAntiAffinity"): rules("Rules to keep the pod away from matching pods."),
-        core("PodAffinityTerm"): struct(
-            "Pods (selected by labels and namespaces) sharing a topology domain.",
-            {
-                "labelSelector": ref(meta("LabelSelector"), "Selects the other pods."),
-                "namespaces": atomic_array(string(), "Namespaces the selector applies to."),
-                "topologyKey": string("Node label naming the topology domain."),
-                "namespaceSelector": ref(meta("LabelSelector"), "Selects namespaces."),
-                "matchLabelKeys": atomic_array(string(), "Pod label keys added to the selector."),
-                "mismatchLabelKeys": atomic_array(string(), "Pod label keys excluded by value."),
-            },
-            required=("topologyKey",),
-        ),
-        core("WeightedPodAffinityTerm"): struct(
-            "A weighted pod affinity term.",
-            {
-                "weight": integer("Weight, 1-100."),
-                "podAffinityTerm": ref(core("PodAffinityTerm"), "The term."),
-            },
-            required=("weight", "podAffinityTerm"),
-        ),
-    }
-
-
 def _misc_schemas() -> dict[str, Schema]:
     return {
         core("Toleration"): struct(
@@ -313,7 +214,6 @@ def pod_spec_schemas() -> dict[str, Schema]:
     return {
         core("PodSpec"): _pod_spec(),
         core("PodSecurityContext"): _pod_security_context(),
-        **_node_affinity_schemas(),
-        **_pod_affinity_schemas(),
+        **affinity_schemas(),
         **_misc_schemas(),
     }
