@@ -27,8 +27,9 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from podscale.apiserver.customresources.jsonpath import JsonPathError, parse
+from podscale.apiserver.customresources.jsonpath import parse
 from podscale.apiserver.customresources.jsonpath_find import find_results
+from podscale.apiserver.customresources.jsonpath_nodes import JsonPathError
 from podscale.apiserver.customresources.jsonpath_text import print_value
 from podscale.apiserver.printing.columns import AGE, NAME, ColumnDefinition
 from podscale.apiserver.printing.format import UNKNOWN, since

@@ -1,4 +1,4 @@
-"""Kubernetes JSONPath templates (client-go ``util/jsonpath``): the syntax tree and its parser.
+"""Kubernetes JSONPath templates (client-go ``util/jsonpath``): the parser.
 
 The language kube-apiserver evaluates a CRD's ``additionalPrinterColumns[].jsonPath`` in
 (wrapped as ``{<path>}``) and ``kubectl -o jsonpath`` prints with: text outside ``{...}``,
@@ -10,107 +10,36 @@ table convertor sets it). ``range``/``end`` loops are parsed but not evaluated (
 only the first result). No Python JSONPath library fits: jsonpath-ng speaks Goessner's
 ``$``-rooted dialect, with other filter syntax, no templates and other missing-key rules.
 
-``customresources.columns`` compiles each column with ``parse`` and reads cells with
-``customresources.jsonpath_find.find_results``; ``customresources.jsonpath_text`` renders a
-result as Go prints it. Values
-are plain decoded JSON (dicts, lists, str, int, float, bool, None). Pure.
+``parse`` builds the syntax tree of ``customresources.jsonpath_nodes`` (whose
+``JsonPathError`` it raises). ``customresources.columns`` compiles each column with ``parse``
+and reads cells with ``customresources.jsonpath_find.find_results``;
+``customresources.jsonpath_text`` renders a result as Go prints it. Values are plain decoded
+JSON (dicts, lists, str, int, float, bool, None). Pure.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
-__all__ = [
-    "Action",
-    "Field",
-    "Filter",
-    "JsonPathError",
-    "Literal",
-    "Node",
-    "Recursive",
-    "Slice",
-    "Template",
-    "Text",
-    "Union",
-    "Wildcard",
-    "parse",
-]
+from podscale.apiserver.customresources.jsonpath_nodes import (
+    Action,
+    Field,
+    Filter,
+    Identifier,
+    JsonPathError,
+    Literal,
+    Node,
+    Recursive,
+    Slice,
+    Template,
+    Text,
+    Union,
+    Wildcard,
+)
 
-
-class JsonPathError(ValueError):
-    """A template that does not parse, or an evaluation error (wrong types, bad index)."""
-
-
-@dataclass(frozen=True)
-class Text:
-    text: str
-
-
-@dataclass(frozen=True)
-class Field:
-    name: str
-
-
-@dataclass(frozen=True)
-class Wildcard:
-    pass
-
-
-@dataclass(frozen=True)
-class Recursive:
-    pass
-
-
-@dataclass(frozen=True)
-class Literal:
-    """An int, float or bool literal: evaluates to itself once per input value."""
-
-    value: int | float | bool
-
-
-@dataclass(frozen=True)
-class Identifier:
-    name: str
-
-
-@dataclass(frozen=True)
-class Slice:
-    """``[start:end:cap]``; None for an omitted bound. ``derived`` marks a single index."""
-
-    start: int | None
-    end: int | None
-    cap: int | None
-    derived: bool
-
-
-@dataclass(frozen=True)
-class Union:
-    branches: tuple[tuple[Node, ...], ...]
-
-
-@dataclass(frozen=True)
-class Filter:
-    left: tuple[Node, ...]
-    right: tuple[Node, ...]
-    operator: str  # "exists" for a bare [?(@.x)]
-
-
-@dataclass(frozen=True)
-class Action:
-    """One ``{...}``: its nodes apply in sequence."""
-
-    nodes: tuple[Node, ...]
-
-
-Node = Text | Field | Wildcard | Recursive | Literal | Identifier | Slice | Union | Filter | Action
-
-
-@dataclass(frozen=True)
-class Template:
-    parts: tuple[Text | Action, ...]
+__all__ = ["parse"]
 
 
 _DICT_KEY: Final = re.compile(r"'([^']*)'")

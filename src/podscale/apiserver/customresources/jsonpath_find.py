@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from podscale.apiserver.customresources.jsonpath import (
+from podscale.apiserver.customresources.jsonpath_nodes import (
     Action,
     Field,
     Filter,

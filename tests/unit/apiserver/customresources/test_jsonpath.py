@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from podscale.apiserver.customresources.jsonpath import JsonPathError, parse
+from podscale.apiserver.customresources.jsonpath import parse
 from podscale.apiserver.customresources.jsonpath_find import find_results
+from podscale.apiserver.customresources.jsonpath_nodes import JsonPathError
 from podscale.apiserver.customresources.jsonpath_text import go_float, go_json, print_value
 
 GADGET: dict[str, Any] = {
