@@ -21,7 +21,7 @@ from podscale.api.field_errors import (
     not_supported,
     required,
 )
-from podscale.api.validation.crd_structural import as_list, as_schema
+from podscale.api.validation.crd_schema_nodes import as_list, as_schema
 
 __all__ = ["extension_errors", "list_key_errors", "rule_shape_errors"]
 

@@ -30,7 +30,8 @@ from podscale.api.validation.crd_extensions import (
     list_key_errors,
     rule_shape_errors,
 )
-from podscale.api.validation.crd_structural import as_list, as_schema, validate_structural
+from podscale.api.validation.crd_schema_nodes import as_list, as_schema
+from podscale.api.validation.crd_structural import validate_structural
 
 __all__ = ["validate_crd_schema"]
 

@@ -18,7 +18,7 @@ from typing import Any, Final
 from podscale.api.field_errors import FieldError, FieldPath, invalid, required
 from podscale.api.names import is_dns1035_label
 from podscale.api.validation.crd_schema import validate_crd_schema
-from podscale.api.validation.crd_structural import as_list
+from podscale.api.validation.crd_schema_nodes import as_list
 
 __all__ = ["validate_simple_json_path", "validate_versions"]
 
