@@ -23,8 +23,8 @@ import yaml
 from podscale.api import apply_defaults, validate
 from podscale.api.kinds import kind_for
 from podscale.controllers.keda.kind import SCALED_OBJECT
+from podscale.controllers.keda.reading import parse_scaled_object
 from podscale.controllers.keda.triggers.registry import parse_trigger
-from podscale.controllers.keda.types import parse_scaled_object
 from podscale.controllers.keda.validation import admission_error
 from podscale.runtime.clocks import VirtualClock
 from podscale.runtime.kernel import run_virtual

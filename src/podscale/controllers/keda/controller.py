@@ -36,11 +36,12 @@ from podscale.controllers.keda.adapter import KedaMetricsAdapter
 from podscale.controllers.keda.generated import SCALED_OBJECT_LABEL
 from podscale.controllers.keda.handler import ScaleHandler
 from podscale.controllers.keda.kind import COMPONENT, CRD_NAME, SCALED_OBJECT
+from podscale.controllers.keda.reading import parse_scaled_object
 from podscale.controllers.keda.reconciler import HPA, ScaledObjectReconciler
 from podscale.controllers.keda.scale_loop import POLL, ScaleLoop
 from podscale.controllers.keda.scalers.base import PodMetricsReader, ScalerEnv
 from podscale.controllers.keda.target import ScaleTargetClient
-from podscale.controllers.keda.types import ScaledObject, ScaledObjectError, parse_scaled_object
+from podscale.controllers.keda.types import ScaledObject, ScaledObjectError
 from podscale.controllers.keda.writes import FINALIZER, ScaledObjectWrites
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_events import EventRecorder

@@ -38,11 +38,12 @@ from podscale.client.workqueue import WorkQueue
 from podscale.controllers.keda.formula import Formula, FormulaError, compile_formula
 from podscale.controllers.keda.handler import ScaleHandler
 from podscale.controllers.keda.kind import CRD_NAME, SCALED_OBJECT
+from podscale.controllers.keda.reading import parse_scaled_object
 from podscale.controllers.keda.scalers.base import PodMetricsReader, ScalerEnv
 from podscale.controllers.keda.target import ScaleTargetClient
 from podscale.controllers.keda.triggers.registry import parse_trigger
 from podscale.controllers.keda.triggers.spec import TriggerError, TriggerSpec
-from podscale.controllers.keda.types import ScaledObject, ScaledObjectError, parse_scaled_object
+from podscale.controllers.keda.types import ScaledObject, ScaledObjectError
 from podscale.controllers.runtime_api import ControllerApi, SharedInformers
 from podscale.controllers.runtime_owners import meta
 from podscale.controllers.webapp.definition_gate import GatedListWatcher, established

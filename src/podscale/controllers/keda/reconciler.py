@@ -28,10 +28,11 @@ from podscale.controllers.keda.generated import GeneratedHpaError, generated_hpa
 from podscale.controllers.keda.handler import ScaleHandler
 from podscale.controllers.keda.kind import SCALED_OBJECT
 from podscale.controllers.keda.metrics_server import trigger_specs
+from podscale.controllers.keda.reading import parse_scaled_object
 from podscale.controllers.keda.scale_loop import ScaleLoop
 from podscale.controllers.keda.target import ScaleTargetClient, TargetError
 from podscale.controllers.keda.triggers.spec import TriggerError, TriggerSpec
-from podscale.controllers.keda.types import ScaledObject, ScaledObjectError, parse_scaled_object
+from podscale.controllers.keda.types import ScaledObject, ScaledObjectError
 from podscale.controllers.keda.validation import admission_error, denial
 from podscale.controllers.keda.writes import FINALIZER, ScaledObjectWrites
 from podscale.controllers.runtime_api import ControllerApi

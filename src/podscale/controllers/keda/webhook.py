@@ -29,11 +29,8 @@ from podscale.apiserver.registry.admission_hooks import (
     ValidatingHook,
 )
 from podscale.controllers.keda.kind import CRD_NAME, GROUP, KIND
-from podscale.controllers.keda.types import (
-    ScaledObject,
-    ScaledObjectError,
-    parse_scaled_object,
-)
+from podscale.controllers.keda.reading import parse_scaled_object
+from podscale.controllers.keda.types import ScaledObject, ScaledObjectError
 from podscale.controllers.keda.validation import WEBHOOK_NAME, admission_error
 
 __all__ = ["scaled_object_hook", "validate"]

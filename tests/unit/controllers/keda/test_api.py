@@ -16,7 +16,8 @@ from starlette.testclient import TestClient
 
 from podscale.apiserver.http.app import create_app
 from podscale.controllers.keda.kind import CRD_NAME, SCALED_OBJECT, definition
-from podscale.controllers.keda.types import ScaledObjectError, parse_scaled_object
+from podscale.controllers.keda.reading import parse_scaled_object
+from podscale.controllers.keda.types import ScaledObjectError
 from podscale.controllers.keda.validation import (
     admission_error,
     check_cpu_memory,

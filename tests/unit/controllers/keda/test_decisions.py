@@ -19,8 +19,8 @@ from podscale.controllers.keda.decisions import (
     format_time,
     poll,
 )
+from podscale.controllers.keda.reading import parse_scaled_object
 from podscale.controllers.keda.status import initial_conditions
-from podscale.controllers.keda.types import parse_scaled_object
 
 NOW = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
 A = "autoscaling.keda.sh/"

@@ -17,8 +17,9 @@ from podscale.controllers.keda.fallback import (
     fallback_value,
     update_health,
 )
+from podscale.controllers.keda.reading import parse_scaled_object
 from podscale.controllers.keda.triggers.spec import TriggerSpec
-from podscale.controllers.keda.types import ScaledObject, parse_scaled_object
+from podscale.controllers.keda.types import ScaledObject
 
 M = "s0-prometheus"
 

@@ -16,8 +16,8 @@ from podscale.controllers.keda.generated import (
     generated_hpa,
     hpa_update,
 )
+from podscale.controllers.keda.reading import parse_scaled_object
 from podscale.controllers.keda.triggers.registry import parse_trigger
-from podscale.controllers.keda.types import parse_scaled_object
 
 JSON = dict[str, Any]
 PROM = {"serverAddress": "http://prometheus:9090", "query": "sum(queue)", "threshold": "5"}

@@ -20,10 +20,11 @@ from podscale.controllers.keda.adapter import MetricUnavailable
 from podscale.controllers.keda.formula import compile_formula
 from podscale.controllers.keda.generated import COMPOSITE_METRIC_NAME
 from podscale.controllers.keda.handler import ScaleHandler
+from podscale.controllers.keda.reading import parse_scaled_object
 from podscale.controllers.keda.scalers.base import Scaler, ScalerEnv, ScalerError, ScalerReading
 from podscale.controllers.keda.triggers.registry import parse_trigger
 from podscale.controllers.keda.triggers.spec import TriggerSpec
-from podscale.controllers.keda.types import ScaledObject, parse_scaled_object
+from podscale.controllers.keda.types import ScaledObject
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 KEY = "ns/so"

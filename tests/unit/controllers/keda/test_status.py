@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from podscale.controllers.keda.reading import parse_scaled_object
 from podscale.controllers.keda.status import (
     check_failed,
     check_failed_event,
@@ -18,7 +19,7 @@ from podscale.controllers.keda.status import (
     trigger_types,
     with_trigger_types,
 )
-from podscale.controllers.keda.types import ScaledObject, ScaleTarget, parse_scaled_object
+from podscale.controllers.keda.types import ScaledObject, ScaleTarget
 
 GVKR = {"group": "apps", "version": "v1", "kind": "Deployment", "resource": "deployments"}
 
