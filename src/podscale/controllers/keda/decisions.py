@@ -1,14 +1,12 @@
 """One step of KEDA's ScaledObject scale loop, as a pure function of what the step read.
 
-The controller shell polls every trigger's scaler (``TriggerOutcome``), reads the target's
-``/scale`` replicas, and calls ``poll``; it writes ``PollDecision.scale_to`` to ``/scale``,
-``PollDecision.status`` as the whole new ``.status``, and records the events. ``poll`` is
-KEDA's ``getScaledObjectState`` followed by its executor's ``RequestScale``:
+The controller shell polls every trigger's scaler (``activity.TriggerOutcome``), reads the
+target's ``/scale`` replicas, and calls ``poll``; it writes ``PollDecision.scale_to`` to
+``/scale``, ``PollDecision.status`` as the whole new ``.status``, and records the events.
+``poll`` is KEDA's ``getScaledObjectState`` followed by its executor's ``RequestScale``:
 
-* activity: any trigger active; with scalingModifiers the composite formula's value
-  (``formula``) above ``activationTarget`` instead; only cpu/memory triggers: always active
-  unless one failed. Every failed trigger is a ``KEDAScalerFailed`` (``KEDAMetricSourceFailed``
-  with modifiers) event with the scaler's error.
+* activity (``activity.trigger_state``): whether the object is active and errored this
+  poll, and the scaler-failure events.
 * pause (``pause``): ``paused`` stops the step; ``paused-replicas`` scales to its count and
   records ``pausedReplicaCount``; ``paused-scale-out`` blocks activation, ``paused-scale-in``
   deactivation; ``force-activation`` counts as active.
@@ -31,12 +29,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final
+from typing import Any
 
 from podscale.controllers.keda import events as ev
+from podscale.controllers.keda.activity import TriggerOutcome, TriggerState, trigger_state
 from podscale.controllers.keda.events import Event
 from podscale.controllers.keda.fallback import fallback_condition, fallback_enabled
-from podscale.controllers.keda.formula import FormulaError, compile_formula
 from podscale.controllers.keda.pause import (
     Pause,
     condition,
@@ -48,20 +46,8 @@ from podscale.controllers.keda.pause import (
 from podscale.controllers.keda.status import READY_MESSAGE, READY_REASON
 from podscale.controllers.keda.types import ScaledObject
 
-__all__ = [
-    "MODIFIERS_TRIGGER",
-    "Event",
-    "PollDecision",
-    "PollInputs",
-    "TriggerOutcome",
-    "TriggerState",
-    "format_time",
-    "poll",
-    "trigger_state",
-]
+__all__ = ["Event", "PollDecision", "PollInputs", "format_time", "poll"]
 
-# The name KEDA reports as the active trigger when the scalingModifiers formula activates.
-MODIFIERS_TRIGGER: Final = "ModifiersTrigger"
 _ACTIVE = ("True", "ScalerActive", "Scaling is performed because triggers are active")
 _FORCED = (
     "True",
@@ -87,17 +73,6 @@ _TRIGGER_ERROR = (
 
 
 @dataclass(frozen=True)
-class TriggerOutcome:
-    """One trigger at one poll, in ``spec.triggers`` order."""
-
-    name: str  # spec.triggers[i].name ("" if unset)
-    metric_name: str  # TriggerSpec.metric_name (s0-prometheus-..., cpu)
-    value: float | None  # the metric value read (None on error)
-    active: bool
-    error: str | None  # ScalerError text, None when ok
-
-
-@dataclass(frozen=True)
 class PollInputs:
     so: ScaledObject
     current_replicas: int  # the target's /scale spec.replicas
@@ -111,16 +86,6 @@ class PollInputs:
 class PollDecision:
     scale_to: int | None  # write the target's /scale spec.replicas, or None
     status: Mapping[str, Any]  # the WHOLE new .status (keeps fields it does not own)
-    events: tuple[Event, ...]
-
-
-@dataclass(frozen=True)
-class TriggerState:
-    """``getScaledObjectState``'s answer: active, any error, the active triggers' names."""
-
-    active: bool
-    error: bool
-    active_triggers: tuple[str, ...]
     events: tuple[Event, ...]
 
 
@@ -140,47 +105,6 @@ def _parse_time(value: Any) -> datetime | None:
         return _utc(datetime.fromisoformat(value))
     except ValueError:
         return None
-
-
-def _modifiers_activity(so: ScaledObject, outcomes: Sequence[TriggerOutcome]) -> bool | None:
-    """The composite value above ``activationTarget`` (0 when unset); None when the target
-    does not parse, which KEDA reports as an error of the whole object."""
-    mods = so.advanced.scaling_modifiers
-    try:
-        threshold = float(mods.activation_target) if mods.activation_target else 0.0
-    except ValueError:
-        return None
-    names = [t.name for t in so.triggers if t.name]
-    values = {o.name: o.value for o in outcomes if o.name and o.value is not None}
-    try:
-        composite = compile_formula(mods.formula, names).evaluate(values)
-    except FormulaError:
-        # The webhook admitted the formula; a run-time failure leaves the object inactive.
-        return False
-    return composite > threshold
-
-
-def trigger_state(so: ScaledObject, outcomes: Sequence[TriggerOutcome]) -> TriggerState:
-    """Whether the object is active and errored this poll, and the scaler-failure events."""
-    modifiers = so.advanced.scaling_modifiers.in_use
-    reason = ev.METRIC_SOURCE_FAILED if modifiers else ev.SCALER_FAILED
-    events = tuple(Event(ev.WARNING, reason, o.error) for o in outcomes if o.error is not None)
-    error = bool(events)
-    names = tuple(o.metric_name for o in outcomes if o.error is None and o.active)
-    active = bool(names)
-    if modifiers:
-        # The formula decides instead of the triggers, and not at all after an error.
-        active, names = False, ()
-        if not error:
-            verdict = _modifiers_activity(so, outcomes)
-            if verdict is None:
-                error = True
-            elif verdict:
-                active, names = True, (MODIFIERS_TRIGGER,)
-    # cpu/memory alone could never wake a target from zero, so KEDA keeps such objects active.
-    if sum(t.is_resource for t in so.triggers) >= len(so.triggers) and not error:
-        active = True
-    return TriggerState(active, error, names, events)
 
 
 def _fallback(so: ScaledObject, status: dict[str, Any]) -> None:

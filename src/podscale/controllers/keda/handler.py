@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from podscale.controllers.keda import fallback
+from podscale.controllers.keda.activity import TriggerOutcome
 from podscale.controllers.keda.adapter import MetricUnavailable
-from podscale.controllers.keda.decisions import TriggerOutcome
 from podscale.controllers.keda.formula import Formula, FormulaError
 from podscale.controllers.keda.generated import COMPOSITE_METRIC_NAME
 from podscale.controllers.keda.scalers.base import Scaler, ScalerEnv, ScalerError

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from podscale.controllers.keda.activity import TriggerOutcome
 from podscale.controllers.keda.decisions import (
     PollDecision,
     PollInputs,
-    TriggerOutcome,
     format_time,
     poll,
 )
