@@ -5,7 +5,8 @@ make a rate with: the one stored last if the new one is newer, else the previous
 still older, else none; a container that restarted (started at or after the stored point)
 has none, and a fresh one (started between ``FRESH_CONTAINER_MIN_AGE`` and one resolution
 before its sample) gets a synthetic point, CPU zero at its start time. ``previous_of`` is
-the rule for one point, ``previous_pods`` the loop over a scrape's pods. Pure functions
+the rule for one point, ``previous_containers`` for one pod's containers, ``previous_pods``
+the loop over a scrape's pods. Pure functions
 over the immutable mappings of the stored snapshot (the steady state shares them: see
 ``previous_pods``).
 """
@@ -19,7 +20,7 @@ from typing import Final
 from podscale.metrics.server.pod_records import Containers
 from podscale.metrics.server.points import MetricsPoint, PodKey
 
-__all__ = ["FRESH_CONTAINER_MIN_AGE", "previous_of", "previous_pods"]
+__all__ = ["FRESH_CONTAINER_MIN_AGE", "previous_containers", "previous_of", "previous_pods"]
 
 FRESH_CONTAINER_MIN_AGE: Final = timedelta(seconds=10)
 """Younger containers give too short a window for the synthetic first point."""
@@ -42,13 +43,44 @@ def previous_of(
     return None
 
 
+def previous_containers(
+    containers: Containers, last: Containers, prev: Containers, resolution: timedelta
+) -> dict[str, MetricsPoint]:
+    """The point each container of one pod's new scrape pairs with, by name (the containers
+    without one left out), given the pod's last and previous stored points: the pairing
+    rules for one pod, spelled plainly; ``previous_pods`` is the same over a scrape's pods,
+    fused and unpacked (the tests hold the two equal)."""
+    chosen: dict[str, MetricsPoint] = {}
+    for name, point in containers.items():
+        start, timestamp = point.start_time, point.timestamp
+        fresh = (
+            start is not None
+            and start < timestamp
+            and FRESH_CONTAINER_MIN_AGE <= timestamp - start < resolution
+        )
+        if fresh:
+            assert start is not None
+            chosen[name] = point._replace(timestamp=start, cumulative_cpu_used=0)
+            continue
+        stored = last.get(name)
+        if stored is None or (start is not None and start >= stored.timestamp):
+            continue  # new, or restarted
+        if timestamp > stored.timestamp:
+            chosen[name] = stored
+            continue
+        earlier = prev.get(name)
+        if earlier is not None and earlier.timestamp < timestamp:
+            chosen[name] = earlier
+    return chosen
+
+
 def previous_pods(
     pods: Mapping[PodKey, Containers],
     last: Mapping[PodKey, Containers],
     prev: Mapping[PodKey, Containers],
     resolution: timedelta,
 ) -> dict[PodKey, Containers]:
-    """Each pod's ``MetricsStorage._previous_containers`` given what was stored as its last
+    """Each pod's ``previous_containers`` given what was stored as its last
     and previous points, in the batch's order, the pods without any left out: ``store``'s
     loop over every container of a scrape, the per-pod method inlined (the same tests in
     the same order) and each point unpacked once rather than read field by field. A pod

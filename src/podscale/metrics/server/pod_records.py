@@ -29,7 +29,7 @@ from podscale.metrics.server.points import MetricsPoint, PodKey
 from podscale.metrics.server.render import earliest_usage
 from podscale.metrics.server.usage import Usage
 
-__all__ = ["Containers", "record_from_points", "record_of", "records_from_points"]
+__all__ = ["Containers", "all_records", "record_from_points", "record_of", "records_from_points"]
 
 # A pod's points of one scrape, by container name.
 Containers = Mapping[str, MetricsPoint]
@@ -210,4 +210,26 @@ def records_from_points(
                 )
         if record is not None:
             append(record)  # type: ignore[arg-type]
+    return records
+
+
+def all_records(
+    last_of: Mapping[PodKey, Containers], prev_of: Mapping[PodKey, Containers]
+) -> dict[PodKey, PodUsage | None]:
+    """The record of every pod of ``last_of`` (None: not served), as ``records_from_points``
+    computes it on a first read: ``MetricsStorage.store`` fills a snapshot's map so right
+    after pairing, while each pod's points are still in the processor's caches, when the
+    previous snapshot's records were read (a reader reads every pod of its target once per
+    scrape; reading them later went back to memory for each pod's points)."""
+    records: dict[PodKey, PodUsage | None] = {}
+    get = prev_of.get
+    for key, last in last_of.items():
+        prev = get(key)
+        records[key] = (
+            None
+            if prev is None
+            else _record_of_one(key, last, prev)
+            if len(last) == 1
+            else record_from_points(key, last, prev)
+        )
     return records

@@ -28,7 +28,9 @@ its pod and node informers, only objects that exist in the API are served, with 
 State is one immutable snapshot swapped on store, so readers on other threads (the API
 server's handlers) always see a consistent pair of scrapes. Each snapshot remembers the pod
 usages computed from it (a pure function of its points), since several readers ask for the
-same pods between two scrapes. No clock, no I/O.
+same pods between two scrapes. Once a snapshot's records were read, the next ones' are all
+computed as each is stored (``pod_records.all_records``, right after pairing, while the
+points are still in the processor's caches) rather than on first read. No clock, no I/O.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from podscale.metrics.server.pairing import (
 )
 from podscale.metrics.server.pod_records import (
     Containers,
+    all_records,
     records_from_points,
 )
 from podscale.metrics.server.points import MetricsBatch, MetricsPoint, PodKey
@@ -117,36 +120,10 @@ class MetricsStorage:
             if previous is not None:
                 nodes_prev[name] = previous
         pods_prev = previous_pods(batch.pods, old.pods_last, old.pods_prev, self._resolution)
-        self._snapshot = _Snapshot(dict(batch.nodes), nodes_prev, dict(batch.pods), pods_prev)
-
-    def _previous_containers(
-        self, containers: Containers, last: Containers, prev: Containers
-    ) -> dict[str, MetricsPoint]:
-        # Hot (every container of every scrape): ``_is_fresh`` and ``previous_of`` inlined,
-        # the same tests in the same order.
-        chosen: dict[str, MetricsPoint] = {}
-        resolution = self._resolution
-        for name, point in containers.items():
-            start, timestamp = point.start_time, point.timestamp
-            fresh = (
-                start is not None
-                and start < timestamp
-                and FRESH_CONTAINER_MIN_AGE <= timestamp - start < resolution
-            )
-            if fresh:
-                assert start is not None
-                chosen[name] = point._replace(timestamp=start, cumulative_cpu_used=0)
-                continue
-            stored = last.get(name)
-            if stored is None or (start is not None and start >= stored.timestamp):
-                continue  # new, or restarted
-            if timestamp > stored.timestamp:
-                chosen[name] = stored
-                continue
-            earlier = prev.get(name)
-            if earlier is not None and earlier.timestamp < timestamp:
-                chosen[name] = earlier
-        return chosen
+        snapshot = _Snapshot(dict(batch.nodes), nodes_prev, dict(batch.pods), pods_prev)
+        if old.records:  # read before: its readers will read this one's (``all_records``)
+            snapshot.records = all_records(snapshot.pods_last, pods_prev)
+        self._snapshot = snapshot
 
     # -- reading ------------------------------------------------------------------------
 

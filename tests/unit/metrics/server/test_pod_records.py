@@ -4,6 +4,7 @@ Whatever the pods' points (one container or several, paired or not, refused pair
 records kept from an earlier read, or the usages a render kept: the records are those of
 ``record_of`` over ``MetricsStorage._compute_pod_usage``, in the order asked, the pods not
 scraped or not served left out, and every record computed is kept for the next read.
+``all_records``, the storage's eager fill of a scrape's records, gives every pod's the same.
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ from hypothesis import strategies as st
 
 from podscale.api.selectors import parse_selector
 from podscale.apiserver.metricsapis.pod_usage import PodUsage
-from podscale.metrics.server.pod_records import Containers, record_of, records_from_points
+from podscale.metrics.server.pod_records import (
+    Containers,
+    all_records,
+    record_of,
+    records_from_points,
+)
 from podscale.metrics.server.points import MetricsBatch, MetricsPoint, PodKey
 from podscale.metrics.server.storage import MetricsStorage, _Snapshot
 
@@ -105,3 +111,44 @@ def test_a_new_snapshot_computes_the_records_again() -> None:
         assert records == [r for r in [_general(storage._snapshot, key)] if r is not None]
         read.append([(r.cpu_milli, r.memory_milli) for r in records])
     assert read == [[], [(1000, 1000)], [(2000, 2000)]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(pods=_pods)
+def test_all_records_are_the_general_paths_of_every_scraped_pod(
+    pods: dict[str, tuple[Containers, Containers | None]],
+) -> None:
+    last = {("ns", name): points for name, (points, _) in pods.items()}
+    prev = {("ns", name): points for name, (_, points) in pods.items() if points is not None}
+    fresh = _Snapshot(pods_last=last, pods_prev=prev)
+    assert all_records(last, prev) == {key: _general(fresh, key) for key in last}
+
+
+def test_records_are_filled_at_a_scrape_only_after_a_read() -> None:
+    # A scrape whose predecessor nobody read keeps nothing in advance; once a reader read
+    # one, each next scrape's records are filled when it is stored, the same as a read
+    # would compute them.
+    key, other = ("ns", "p"), ("ns", "q")
+    everything = parse_selector("")
+    storage = MetricsStorage()
+    for at in (15, 30, 45):
+        points = {
+            k: {"app": MetricsPoint(T0, T0 + timedelta(seconds=at), at * 10**9, 7)}
+            for k in (key, other)
+        }
+        storage.store(MetricsBatch({}, points))
+    assert storage._snapshot.records == {}
+    storage.pod_usage_of("ns", ["p"], everything)
+    for at in (60, 75):
+        points = {
+            k: {"app": MetricsPoint(T0, T0 + timedelta(seconds=at), 2 * at * 10**9, 7)}
+            for k in (key, other)
+        }
+        storage.store(MetricsBatch({}, points))
+        snapshot = storage._snapshot
+        fresh = _Snapshot(pods_last=snapshot.pods_last, pods_prev=snapshot.pods_prev)
+        assert snapshot.records == {k: _general(fresh, k) for k in (key, other)}
+        assert storage.pod_usage_of("ns", ["p", "q"], everything) == [
+            _general(fresh, key),
+            _general(fresh, other),
+        ]

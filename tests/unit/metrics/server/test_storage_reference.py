@@ -1,6 +1,6 @@
 """The storage's write side and the usage arithmetic against plain versions of their rules.
 
-``MetricsStorage._previous_containers`` inlines its helpers (is the container fresh, which
+``pairing.previous_containers`` inlines its helpers (is the container fresh, which
 stored point pairs with it), ``compute_usage`` its start-time test and ``go_seconds`` the
 division of the total microseconds: each must answer exactly what the plain version does,
 for any points (fresh, restarted, repeated, out of order, missing start times).
@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from podscale.metrics.server import FRESH_CONTAINER_MIN_AGE, MetricsStorage
-from podscale.metrics.server.pairing import previous_pods
+from podscale.metrics.server import FRESH_CONTAINER_MIN_AGE
+from podscale.metrics.server.pairing import previous_containers, previous_pods
 from podscale.metrics.server.points import MetricsPoint
 from podscale.metrics.server.usage import UsageError, compute_usage, go_seconds
 
@@ -101,9 +101,8 @@ def test_previous_containers_equal_the_plain_rules(
     last: dict[str, MetricsPoint],
     prev: dict[str, MetricsPoint],
 ) -> None:
-    storage = MetricsStorage(RESOLUTION)
     expected = reference_previous_containers(containers, last, prev)
-    assert storage._previous_containers(containers, last, prev) == expected
+    assert previous_containers(containers, last, prev, RESOLUTION) == expected
 
 
 @settings(max_examples=500, deadline=None)
@@ -148,13 +147,12 @@ def test_previous_pods_equal_each_pods_previous_containers(
     prev: dict[str, dict[str, MetricsPoint]],
 ) -> None:
     """``store``'s fused loop over a scrape's pods chooses, pod by pod and in the batch's
-    order, what ``_previous_containers`` chooses, and leaves out the pods with nothing."""
-    storage = MetricsStorage(RESOLUTION)
+    order, what ``previous_containers`` chooses, and leaves out the pods with nothing."""
     keyed = [{("ns", name): points for name, points in d.items()} for d in (batch, last, prev)]
     expected = {}
     for key, containers in keyed[0].items():
-        chosen = storage._previous_containers(
-            containers, keyed[1].get(key, {}), keyed[2].get(key, {})
+        chosen = previous_containers(
+            containers, keyed[1].get(key, {}), keyed[2].get(key, {}), RESOLUTION
         )
         if chosen:
             expected[key] = chosen
@@ -192,10 +190,10 @@ def test_previous_pods_keep_the_stored_containers_only_when_all_pair_with_them(
     batch: dict[str, MetricsPoint], reused: bool
 ) -> None:
     """The steady state keeps the stored mapping itself; anything else is chosen container
-    by container. Either way the pairs are what ``_previous_containers`` chooses."""
+    by container. Either way the pairs are what ``previous_containers`` chooses."""
     key = ("ns", "p")
     got = previous_pods({key: batch}, {key: _STORED}, {key: _EARLIER}, RESOLUTION)
-    expected = MetricsStorage(RESOLUTION)._previous_containers(batch, _STORED, _EARLIER)
+    expected = previous_containers(batch, _STORED, _EARLIER, RESOLUTION)
     assert got.get(key, {}) == expected
     assert (got.get(key) is _STORED) is reused
 
@@ -222,9 +220,9 @@ def test_previous_pods_of_one_container_as_each_pods_previous_containers(
     batch: dict[str, MetricsPoint], reused: bool
 ) -> None:
     """A pod of one container stored before (the fast path without the loop) pairs as
-    ``_previous_containers`` chooses; the stored mapping itself only in the steady state."""
+    ``previous_containers`` chooses; the stored mapping itself only in the steady state."""
     key = ("ns", "p")
     got = previous_pods({key: batch}, {key: _STORED_ONE}, {key: _EARLIER_ONE}, RESOLUTION)
-    expected = MetricsStorage(RESOLUTION)._previous_containers(batch, _STORED_ONE, _EARLIER_ONE)
+    expected = previous_containers(batch, _STORED_ONE, _EARLIER_ONE, RESOLUTION)
     assert got.get(key, {}) == expected
     assert (got.get(key) is _STORED_ONE) is reused
