@@ -28,8 +28,8 @@ its pod and node informers, only objects that exist in the API are served, with 
 State is one immutable snapshot swapped on store, so readers on other threads (the API
 server's handlers) always see a consistent pair of scrapes. Each snapshot remembers the pod
 usages computed from it (a pure function of its points), since several readers ask for the
-same pods between two scrapes. Once a snapshot's records were read, the next ones' are all
-computed as each is stored (``pod_records.all_records``, right after pairing, while the
+same pods between two scrapes. When a snapshot's records were read, the next one's are all
+computed as it is stored (``pod_records.all_records``, right after pairing, while the
 points are still in the processor's caches) rather than on first read. No clock, no I/O.
 """
 
@@ -75,7 +75,7 @@ class _Snapshot:
     its read caches). A plain class with slots rather than a frozen dataclass: one is built
     per scrape, and a frozen dataclass sets each field through ``object.__setattr__``."""
 
-    __slots__ = ("nodes_last", "nodes_prev", "pods_last", "pods_prev", "records", "usages")
+    __slots__ = ("nodes_last", "nodes_prev", "pods_last", "pods_prev", "read", "records", "usages")
 
     def __init__(
         self,
@@ -94,6 +94,9 @@ class _Snapshot:
         self.usages: dict[PodKey, tuple[tuple[str, Usage], ...] | None] = {}
         # The same as ``pod_usage_of``'s record of the pod (None: not served), filled likewise.
         self.records: dict[PodKey, PodUsage | None] = {}
+        # Whether ``pod_usage_of`` read this snapshot: then the next one's records are all
+        # computed when it is stored (its readers will read them; ``pod_records.all_records``).
+        self.read = False
 
 
 class MetricsStorage:
@@ -121,7 +124,7 @@ class MetricsStorage:
                 nodes_prev[name] = previous
         pods_prev = previous_pods(batch.pods, old.pods_last, old.pods_prev, self._resolution)
         snapshot = _Snapshot(dict(batch.nodes), nodes_prev, dict(batch.pods), pods_prev)
-        if old.records:  # read before: its readers will read this one's (``all_records``)
+        if old.read:  # its readers will read this one's records (see ``_Snapshot.read``)
             snapshot.records = all_records(snapshot.pods_last, pods_prev)
         self._snapshot = snapshot
 
@@ -228,6 +231,7 @@ class MetricsStorage:
         # that filter stand (``selection_memo``, keyed exactly). Without a labels version,
         # the filter runs every time.
         snapshot = self._snapshot
+        snapshot.read = True
         asked = tuple(names)
         version = labels_version(objects)
         if version is None:

@@ -124,9 +124,13 @@ def test_all_records_are_the_general_paths_of_every_scraped_pod(
     assert all_records(last, prev) == {key: _general(fresh, key) for key in last}
 
 
+def _pt_at(at: int) -> MetricsPoint:
+    return MetricsPoint(T0, T0 + timedelta(seconds=at), 2 * at * 10**9, 7)
+
+
 def test_records_are_filled_at_a_scrape_only_after_a_read() -> None:
-    # A scrape whose predecessor nobody read keeps nothing in advance; once a reader read
-    # one, each next scrape's records are filled when it is stored, the same as a read
+    # A scrape whose predecessor nobody read keeps nothing in advance; after a reader read
+    # one, the next scrape's records are filled when it is stored, the same as a read
     # would compute them.
     key, other = ("ns", "p"), ("ns", "q")
     everything = parse_selector("")
@@ -139,16 +143,16 @@ def test_records_are_filled_at_a_scrape_only_after_a_read() -> None:
         storage.store(MetricsBatch({}, points))
     assert storage._snapshot.records == {}
     storage.pod_usage_of("ns", ["p"], everything)
-    for at in (60, 75):
-        points = {
-            k: {"app": MetricsPoint(T0, T0 + timedelta(seconds=at), 2 * at * 10**9, 7)}
-            for k in (key, other)
-        }
-        storage.store(MetricsBatch({}, points))
+    for at in (60, 75, 90):
+        storage.store(MetricsBatch({}, {k: {"app": _pt_at(at)} for k in (key, other)}))
         snapshot = storage._snapshot
         fresh = _Snapshot(pods_last=snapshot.pods_last, pods_prev=snapshot.pods_prev)
         assert snapshot.records == {k: _general(fresh, k) for k in (key, other)}
-        assert storage.pod_usage_of("ns", ["p", "q"], everything) == [
-            _general(fresh, key),
-            _general(fresh, other),
-        ]
+        if at < 90:
+            assert storage.pod_usage_of("ns", ["p", "q"], everything) == [
+                _general(fresh, key),
+                _general(fresh, other),
+            ]
+    # The last one read was the one before: the next is left to its first read again.
+    storage.store(MetricsBatch({}, {k: {"app": _pt_at(105)} for k in (key, other)}))
+    assert storage._snapshot.records == {}
