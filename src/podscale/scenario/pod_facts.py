@@ -24,14 +24,14 @@ from typing import Any
 from podscale.api.quantity import parse_quantity
 from podscale.runtime.load import is_pod_ready
 
-__all__ = ["PodFacts", "cpu_request", "pod_facts"]
+__all__ = ["PodFacts", "cpu_request", "pod_facts", "pod_name"]
 
 JSON = dict[str, Any]
 # (namespace, name) -> (resourceVersion, ready, CPU request in millicores)
 _Facts = dict[tuple[str, str], tuple[str, bool, int]]
-# id(pods) -> (pods, its ready pods with their CPU requests); the list is held, so its id
-# is not reused while kept.
-_Ready = dict[int, tuple[list[JSON], list[tuple[JSON, int]]]]
+# id(pods) -> (pods, the names of its ready pods with their CPU requests); the list is held,
+# so its id is not reused while kept.
+_Ready = dict[int, tuple[list[JSON], list[tuple[str, int]]]]
 
 
 def cpu_request(pod: JSON) -> int:
@@ -42,6 +42,10 @@ def cpu_request(pod: JSON) -> int:
         if value is not None:
             total += parse_quantity(value).milli_value()
     return total
+
+
+def pod_name(pod: JSON) -> str:
+    return str((pod.get("metadata") or {}).get("name") or "")
 
 
 def pod_facts(pod: JSON) -> tuple[bool, int]:
@@ -65,9 +69,11 @@ class PodFacts:
         self._previous, self._current = self._current, {}
         self._ready_previous, self._ready = self._ready, {}
 
-    def ready(self, pods: list[JSON]) -> list[tuple[JSON, int]]:
-        """The ready ones of ``pods`` (in order) with their CPU requests, as ``of`` tells;
-        the same answer again for the same list object (callers do not mutate either)."""
+    def ready(self, pods: list[JSON]) -> list[tuple[str, int]]:
+        """The names of the ready ones of ``pods`` (in order) with their CPU requests, as
+        ``of`` tells; the same answer again for the same list object (callers do not mutate
+        either). Names, not the pods: a kept answer is read without touching a pod object
+        (each a cache miss in a fleet's snapshot)."""
         key = id(pods)
         known = self._ready.get(key) or self._ready_previous.get(key)
         if known is None or known[0] is not pods:
@@ -75,7 +81,7 @@ class PodFacts:
             for pod in pods:
                 is_ready, request = self.of(pod)
                 if is_ready:
-                    found.append((pod, request))
+                    found.append((pod_name(pod), request))
             known = (pods, found)
         self._ready[key] = known
         return known[1]

@@ -38,7 +38,7 @@ from podscale.runtime.simulated.scale_follower import scale_selector
 from podscale.runtime.simulated.usage_loads import built_in_workload
 from podscale.scenario.event_feed import EventFeed
 from podscale.scenario.hpa_metrics import read_metrics, targets_cell
-from podscale.scenario.pod_facts import PodFacts, pod_facts
+from podscale.scenario.pod_facts import PodFacts, pod_facts, pod_name
 from podscale.scenario.pod_index import KeptReads, PodIndex
 from podscale.scenario.snapshot_values import (
     DEFAULT_DOWNSCALE_WINDOW,
@@ -71,11 +71,10 @@ def _milli(value: Any) -> int:
     return parse_quantity(value).milli_value() if value is not None else 0
 
 
-def _utilization(ready: Sequence[tuple[JSON, int]], usage: Mapping[str, int]) -> float | None:
-    """Over the ready pods, each with its CPU request in millicores."""
+def _utilization(ready: Sequence[tuple[str, int]], usage: Mapping[str, int]) -> float | None:
+    """Over the ready pods (by name), each with its CPU request in millicores."""
     used = requested = 0
-    for pod, request in ready:
-        name = str((pod.get("metadata") or {}).get("name") or "")
+    for name, request in ready:
         if name in usage and request > 0:
             used += usage[name]
             requested += request
@@ -167,7 +166,10 @@ async def _workload(
         pods = await pods_index.select(target.namespace, selector)
     if facts is None:
         ready = [
-            (pod, request) for pod in pods for is_ready, request in [pod_facts(pod)] if is_ready
+            (pod_name(pod), request)
+            for pod in pods
+            for is_ready, request in [pod_facts(pod)]
+            if is_ready
         ]
     else:
         ready = facts.ready(pods)

@@ -83,8 +83,10 @@ def test_cpu_request_sums_the_containers() -> None:
     assert cpu_request({"spec": {}}) == 0
 
 
-def _fresh_ready(pods: list[JSON]) -> list[tuple[JSON, int]]:
-    return [(p, request) for p in pods for ready, request in [pod_facts(p)] if ready]
+def _fresh_ready(pods: list[JSON]) -> list[tuple[str, int]]:
+    return [
+        (p["metadata"]["name"], request) for p in pods for ready, request in [pod_facts(p)] if ready
+    ]
 
 
 @given(st.dictionaries(st.integers(1, 6), contents, min_size=6), snapshots, st.data())
