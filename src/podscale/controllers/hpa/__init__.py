@@ -7,9 +7,9 @@ implementations) over ``metrics_values`` (API answers to engine values), ``prefe
 ``scale_target`` (``scaleTargetRef`` and ``/scale``), ``writes`` (the ``/scale`` and status
 writes), ``selector_index`` (``AmbiguousSelector``, the target's pods), ``state_keeper``
 (what the controller remembers of each HPA, loaded from and stored in the state store),
-``history_store`` (history and last decision as state documents), ``contest_target`` (the
-target's managedFields and the replicas writes of other managers) and ``monitor``
-(upstream's controller metrics as Prometheus text).
+``history_store`` (history and last decision as state documents; the history's values in
+``history_key``), ``contest_target`` (the target's managedFields and the replicas writes
+of other managers) and ``monitor`` (upstream's controller metrics as Prometheus text).
 """
 
 from __future__ import annotations

@@ -17,8 +17,9 @@ HPA object carries only what its users wrote and its status:
 - ``hpa/last-decision`` (``LAST_DECISION_STATE``): ``trace_to_dict`` of the last decision.
 
 Writes happen only on change (``state_changes`` compares against the documents last
-stored; a caller that knows the stored trace already matches, ``trace_signature`` equal to
-the one it last stored, passes ``trace_unchanged`` to skip encoding it), and a change that
+stored; a caller that knows the stored trace or history already matches, its
+``trace_signature`` or ``history_key`` equal to the one it last stored or compared, passes
+``trace_unchanged`` or ``history_unchanged`` to skip encoding it), and a change that
 only refreshes the latest recommendation's time does not count, nor does a new trace that
 differs only in its time or in the recommendations it looked at: a quiet HPA is never
 written. In exchange the stored time of the latest recommendation may lag;
@@ -34,7 +35,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, Final
@@ -43,6 +43,7 @@ import orjson
 
 from podscale.api.defaults_hpa import default_scale_down_rules, default_scale_up_rules
 from podscale.api.timestamps import format_micro_time, parse_time
+from podscale.controllers.hpa.history_key import Retention, kept_events, kept_recommendations
 from podscale.hpa.decision import Decision
 from podscale.hpa.policies import longest_policy_period
 from podscale.hpa.trace import LAST_DECISION_STATE, DecisionTrace, StabilizationTrace
@@ -74,15 +75,6 @@ LEGACY_ANNOTATIONS: Final = {
     HISTORY_ANNOTATION: HISTORY_STATE,
     LAST_DECISION_ANNOTATION: LAST_DECISION_STATE,
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Retention:
-    """How far back each part of the history still matters to a decision."""
-
-    recommendations: timedelta
-    scale_up_events: timedelta
-    scale_down_events: timedelta
 
 
 def retention_for(spec: Mapping[str, Any], config: Config) -> Retention:
@@ -121,37 +113,17 @@ def _parse(text: Any) -> datetime:
     return parse_time(str(text))
 
 
-def _events(events: list[ScaleEvent], cutoff: datetime) -> list[JSON]:
-    if not events:  # the usual case: no rescale inside the period (or none kept at all)
-        return []
-    kept = sorted((e for e in events if e.timestamp > cutoff), key=lambda e: e.timestamp)
-    return [{"change": e.replica_change, "time": _format(e.timestamp)} for e in kept]
-
-
 def encode_history(history: History, *, now: datetime, retention: Retention) -> JSON:
     """The annotation document of ``history`` at ``now``, bounded by ``retention``."""
-    cutoff = now - retention.recommendations
-    # Per count its latest time; among equal times the later list position is the later
-    # recommendation (a first sync stores the seed, then appends its own). Positions only
-    # grow, so a later one replaces the kept one exactly when its time is not earlier.
-    latest: dict[int, tuple[datetime, int]] = {}
-    get = latest.get
-    for position, (replicas, timestamp) in enumerate(history.recommendations):
-        # Upstream's windows drop only recommendations strictly before the cutoff.
-        if timestamp >= cutoff:
-            kept = get(replicas)
-            if kept is None or timestamp >= kept[0]:
-                latest[replicas] = (timestamp, position)
-    if len(latest) == 1:
-        ((replicas, (timestamp, _)),) = latest.items()
-        recommendations = [{"replicas": replicas, "time": _format(timestamp)}]
-    else:
-        ordered = sorted(latest.items(), key=lambda item: item[1])
-        recommendations = [{"replicas": r, "time": _format(t)} for r, (t, _) in ordered]
+    recommendations = kept_recommendations(history, now - retention.recommendations)
+    up = kept_events(history.scale_up_events, now - retention.scale_up_events)
+    down = kept_events(history.scale_down_events, now - retention.scale_down_events)
     return {
-        "recommendations": recommendations,
-        "scaleUpEvents": _events(history.scale_up_events, now - retention.scale_up_events),
-        "scaleDownEvents": _events(history.scale_down_events, now - retention.scale_down_events),
+        "recommendations": [{"replicas": r, "time": _format(t)} for r, t in recommendations],
+        "scaleUpEvents": [{"change": e.replica_change, "time": _format(e.timestamp)} for e in up],
+        "scaleDownEvents": [
+            {"change": e.replica_change, "time": _format(e.timestamp)} for e in down
+        ],
     }
 
 
@@ -268,15 +240,18 @@ def state_changes(
     now: datetime,
     config: Config,
     trace_unchanged: bool = False,
+    history_unchanged: bool = False,
 ) -> dict[str, JSON]:
     """The documents to store after ``decision`` (empty when nothing meaningful changed).
 
     ``stored``: the documents as last stored, by name. ``history`` is what the controller
     keeps for the next sync (None: nothing yet). ``trace_unchanged``: the caller vouches
-    that the stored last decision is a trace with ``decision.trace``'s ``trace_signature``.
+    that the stored last decision is a trace with ``decision.trace``'s ``trace_signature``;
+    ``history_unchanged``, that the stored history is a document the same as that of a
+    history with ``history``'s ``history_key``.
     """
     changes: dict[str, JSON] = {}
-    if history is not None:
+    if history is not None and not history_unchanged:
         document = encode_history(history, now=now, retention=retention_for(spec, config))
         old = stored.get(HISTORY_STATE)
         if not isinstance(old, Mapping) or not _same_history(old, document):

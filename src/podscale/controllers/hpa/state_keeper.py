@@ -2,8 +2,10 @@
 
 ``StateKeeper`` holds, per HPA key: the engine's ``History`` (``histories``, upstream's
 recommendations/scaleUpEvents/scaleDownEvents maps), the uid whose stored state was
-loaded, its documents as last stored, the signature of the trace last stored, and who
-else wrote the target's replicas (``contests``, ``contest_target.ContestMemory``).
+loaded, its documents as last stored, the signature of the trace and the key of the
+history last stored (``history_key``: while they stay equal, nothing is encoded to be
+compared), and who else wrote the target's replicas (``contests``,
+``contest_target.ContestMemory``).
 
 Beyond upstream, given a ``StateStore`` (``ControllerContext.history``) the engine's
 history survives a controller restart: it is stored under the HPA's uid, read at the first
@@ -19,7 +21,7 @@ stays in memory, as upstream does. Neighbours: ``controller`` (the caller: ``loa
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from datetime import datetime
 from typing import Any, Final
 
@@ -27,12 +29,14 @@ from podscale.api.kinds import KindInfo
 from podscale.client.cache import object_key
 from podscale.client.http import ApiError
 from podscale.controllers.hpa.contest_target import ContestMemory
+from podscale.controllers.hpa.history_key import history_key
 from podscale.controllers.hpa.history_store import (
     HISTORY_STATE,
     LAST_DECISION_STATE,
     LEGACY_ANNOTATIONS,
     legacy_state,
     load_history,
+    retention_for,
     state_changes,
     trace_signature,
 )
@@ -74,6 +78,9 @@ class StateKeeper:
         # Per key: the signature of the trace last stored, so an unchanged trace is not
         # encoded again on every sync.
         self._stored_traces: dict[str, DecisionTrace] = {}
+        # Per key: the ``history_key`` of the history document last stored or found the same
+        # as the stored one, so an unchanged history is not encoded again on every sync.
+        self._stored_histories: dict[str, Hashable] = {}
         # Per key: who else wrote the target's replicas (podscale.hpa.contest).
         self.contests = ContestMemory(store)
 
@@ -83,6 +90,7 @@ class StateKeeper:
         self._loaded.pop(key, None)
         self._stored.pop(key, None)
         self._stored_traces.pop(key, None)
+        self._stored_histories.pop(key, None)
         self.contests.forget(key)
 
     def delete(self, key: str, hpa: JSON) -> None:
@@ -107,6 +115,7 @@ class StateKeeper:
             self._stored_traces.pop(key, None)
         self._loaded[key] = uid
         self._stored[key] = {}
+        self._stored_histories.pop(key, None)
         self.contests.load(key, None)
         if self._store is None or not uid:
             return hpa
@@ -155,15 +164,21 @@ class StateKeeper:
             return
         key = object_key(hpa)
         signature = trace_signature(decision.trace)
+        spec = hpa.get("spec") or {}
+        kept = None
+        if history is not None:
+            retention = retention_for(spec, self._config)
+            kept = history_key(history, now=now, retention=retention)
         stored = self._stored.setdefault(key, {})
         changes = state_changes(
             stored,
             decision,
             history,
-            spec=hpa.get("spec") or {},
+            spec=spec,
             now=now,
             config=self._config,
             trace_unchanged=self._stored_traces.get(key) == signature,
+            history_unchanged=kept is not None and self._stored_histories.get(key) == kept,
         )
         try:
             for name, document in changes.items():
@@ -172,5 +187,10 @@ class StateKeeper:
         except Exception:  # a store failure must not stop scaling; compared afresh next time
             _LOG.exception("could not store the history of %s", key)
             self._stored_traces.pop(key, None)
+            self._stored_histories.pop(key, None)
             return
         self._stored_traces[key] = signature
+        if kept is None:
+            self._stored_histories.pop(key, None)
+        else:
+            self._stored_histories[key] = kept
