@@ -1,264 +1,201 @@
-"""The hot loops of ``usage_ledger.UsageLedger`` over bindings it keeps between pod changes.
+"""The crediting hot loop of ``usage_ledger.UsageLedger`` as numpy over bound slots.
 
-Every advance of ``usage.SimulatedUsage`` credits every pod (``UsageLedger.credit_laid``) and
-every scrape reads every pod's points (``UsageLedger.pods_points``); in between, the pods
-rarely change. What those loops looked up per pod each time (its key, its workload's index
-and readiness, the ledger's counter and gauge maps of the pod, its containers' counter keys
-and starts) is answered once here, as a binding of a ``credit_layout.CreditLayout`` or of a
-tuple of ``running_pod.RunningPod`` views to the ledger's per-pod maps:
+Every advance of ``usage.SimulatedUsage`` credits every pod (``UsageLedger.credit_laid``);
+in between, the pods rarely change. Which slots of the ledger's arrays
+(``ledger_slots.LedgerSlots``) each pod and container of a ``credit_layout.CreditLayout``
+writes, and which row of the draw it reads, is answered once (``bind_credit``, index
+arrays), and ``credit_bound`` credits a whole draw in a few array operations, each the same
+IEEE operation on the same operands as the loop over the containers it replaced:
+``floor(cpu) * seconds`` added to each counter, ``floor(memory)`` as each working set,
+``share * span`` added to each pod's requests (``np.add.at``, which adds one index after the
+other, where a binding has a slot twice: a pod laid twice, a repeated container name).
+Each node's sum of the interval is its system usage then each container's product in
+layout order: ``np.bincount`` adds its weights one by one in order into zeros
+(``0.0 + x == x``), so it sums exactly as that loop did. (``ledger_points`` is the same for
+reading the points at a scrape.)
 
-* ``bind_credit`` / ``credit_bound``: ``credit_laid``'s loop, the same steps on the same
-  values in the same order (the per-pod requests first, then the containers; the two touch
-  different maps, and each map sees its updates in the order it always did).
-* ``bind_points`` / ``points_bound``: ``pods_points``' loop for pods whose containers all
-  have a start time (``RunningPod.counters``, the usual case); a tuple with any other pod
-  is left whole to the general path, ``points_walked`` (``BoundPoints.laid`` is None),
-  which ``pods_points`` also is.
-
-Binding fetches the pod's maps from the ledger's per-pod dicts, creating an empty one where
-there is none yet (which reads as no entry does: every reader takes a missing map as empty).
-A binding holds those very maps, so it is good only while the ledger drops none of them: the
-ledger stamps each binding with a generation it bumps whenever it drops a pod's maps
-(``UsageLedger.forget`` of a whole pod) and binds again when the stamp is old.
+Binding takes the slots it needs (zero: as no entry reads). A binding holds slot numbers,
+so it is good only while the ledger gives none back: the ledger stamps each binding with a
+generation it bumps whenever it does (``UsageLedger.forget``) and binds again when the
+stamp is old.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final
+from typing import Any, Final
 
-from podscale.metrics.server.points import MetricsPoint
+import numpy as np
+import numpy.typing as npt
+
 from podscale.runtime.load import DrawnRows
 from podscale.runtime.simulated.credit_layout import CreditLayout
-from podscale.runtime.simulated.running_pod import PodKey, RunningPod
+from podscale.runtime.simulated.ledger_slots import LedgerSlots
 
 __all__ = [
+    "NODE_SYSTEM_MEMORY",
+    "NODE_SYSTEM_MILLI_CPU",
     "BoundCredit",
-    "BoundPoints",
     "bind_credit",
-    "bind_points",
     "credit_bound",
-    "points_bound",
-    "points_walked",
 ]
 
-_CORE_NANOS_PER_MILLI_SECOND: Final = 1_000_000  # 1 millicore for 1 s, in core-ns
-Counters = dict[tuple[str, datetime], float]
-Gauges = dict[str, int]
-# What a pod with nothing credited yet reads from (never written).
-_NO_COUNTERS: Final[Mapping[tuple[str, datetime], float]] = {}
-_NO_GAUGES: Final[Mapping[str, int]] = {}
-_PointCell = tuple[str, tuple[str, datetime], datetime]
-# A laid pod: its key, counter and gauge maps, its cells and its one cell when it has one.
-_PointPod = tuple[PodKey, Counters, Gauges, tuple[_PointCell, ...], _PointCell | None]
-_CreditCell = tuple[int, str, datetime, tuple[str, datetime], Counters, Gauges, str | None]
+# What a node's system daemons (kubelet, runtime, OS) use on their own.
+NODE_SYSTEM_MILLI_CPU: Final = 50
+NODE_SYSTEM_MEMORY: Final = 256 * 1024 * 1024
+Index = npt.NDArray[np.intp]
+
+
+def _index(values: list[int]) -> Index:
+    return np.array(values, dtype=np.intp)
+
+
+def _unique(slots: list[int]) -> bool:
+    return len(set(slots)) == len(slots)
 
 
 @dataclass(frozen=True, slots=True)
 class BoundCredit:
-    """``layout`` bound at ``generation``: per pod its key and its workload's index (-1 when
-    not ready: it serves nothing); per container with a start time, in layout order, its
-    row in the draw (-1 on standby: it uses nothing), name, start, counter key, its pod's
-    counter and gauge maps and its node (None when the ledger keeps no sums for it)."""
+    """``layout`` bound at ``generation``: per laid pod its requests slot and its
+    workload's index (-1 when not ready: it serves nothing); per container with a start
+    time, in layout order, its row in the draw (-1 on standby: it uses nothing), counter
+    and working set slots, start and node index (into ``nodes``, ``len(nodes)`` when the
+    ledger keeps no sums for it). ``*_unique``: no slot twice; ``last_gauge``: per
+    working set slot the index of the last cell setting it (None when each has one)."""
 
     layout: CreditLayout
     generation: int
-    pods: tuple[tuple[PodKey, int], ...]
-    cells: tuple[_CreditCell, ...]
+    requests: Index
+    workloads: Index
+    requests_unique: bool
+    rows: Index
+    counters: Index
+    counters_unique: bool
+    gauges: Index
+    last_gauge: Index | None
+    nodes: tuple[str, ...]  # the layout's, each once, in order
+    node_of: Index  # ``range(len(nodes))`` (their system usage) then each cell's node
+    starts: tuple[datetime, ...]
+    latest: datetime | None  # the latest start (None without a cell)
 
 
-@dataclass(frozen=True, slots=True)
-class BoundPoints:
-    """``pods`` bound at ``generation``: per pod with a container, in order, its key, its
-    counter and gauge maps and per container (name, counter key, start); None when a pod
-    has a container without a start time (no counter plan: the general path reads it)."""
-
-    pods: tuple[RunningPod, ...]
-    generation: int
-    laid: tuple[_PointPod, ...] | None
-
-
-def _maps(
-    key: PodKey, cpu_of: dict[PodKey, Counters], memory_of: dict[PodKey, Gauges]
-) -> tuple[Counters, Gauges]:
-    """The pod's counter and gauge maps in the ledger's dicts, made empty where missing."""
-    counters = cpu_of.get(key)
-    if counters is None:
-        counters = cpu_of[key] = {}
-    gauges = memory_of.get(key)
-    if gauges is None:
-        gauges = memory_of[key] = {}
-    return counters, gauges
-
-
-def bind_credit(
-    layout: CreditLayout,
-    generation: int,
-    cpu_of: dict[PodKey, Counters],
-    memory_of: dict[PodKey, Gauges],
-) -> BoundCredit:
-    """``layout`` bound to the ledger's maps ``cpu_of`` and ``memory_of`` (see above)."""
-    pods: list[tuple[PodKey, int]] = []
-    cells: list[_CreditCell] = []
+def bind_credit(layout: CreditLayout, generation: int, slots: LedgerSlots) -> BoundCredit:
+    """``layout`` bound to the slots of ``slots``, taken where missing (see above)."""
+    nodes = tuple(dict.fromkeys(layout.nodes))
+    node_index = {name: index for index, name in enumerate(nodes)}
+    none = len(nodes)
+    requests: list[int] = []
+    workloads: list[int] = []
+    rows: list[int] = []
+    counters: list[int] = []
+    gauges: list[int] = []
+    node_of = list(range(len(nodes)))
+    starts: list[datetime] = []
+    # Once per pod change, over every container: lookups and appends hoisted, each pod's
+    # maps of slots fetched once (``LedgerSlots.pod_slots`` and ``request_slot`` inlined).
+    request_of, cpu_of_pod, memory_of_pod = slots.request_of, slots.cpu_of, slots.memory_of
+    take_request, take_cpu, take_memory = slots.requests.take, slots.cpu.take, slots.memory.take
+    add_counter, add_gauge, add_row = counters.append, gauges.append, rows.append
+    add_node, add_start = node_of.append, starts.append
     for key, workload, ready, standby, node, laid in layout.pods:
-        pods.append((key, workload if ready else -1))
+        slot = request_of.get(key)
+        requests.append(request_of.setdefault(key, take_request()) if slot is None else slot)
+        workloads.append(workload if ready else -1)
         if not laid:
-            continue  # ``credit_laid`` fetched no maps for a pod without a started container
-        counters, gauges = _maps(key, cpu_of, memory_of)
+            continue
+        cpu_of = cpu_of_pod.get(key)
+        if cpu_of is None:
+            cpu_of = cpu_of_pod[key] = {}
+        memory_of = memory_of_pod.get(key)
+        if memory_of is None:
+            memory_of = memory_of_pod[key] = {}
+        at = none if node is None else node_index[node]
         for row, name, began, counter in laid:
-            cells.append((-1 if standby else row, name, began, counter, counters, gauges, node))
-    return BoundCredit(layout, generation, tuple(pods), tuple(cells))
+            slot = cpu_of.get(counter)
+            add_counter(cpu_of.setdefault(counter, take_cpu()) if slot is None else slot)
+            slot = memory_of.get(name)
+            add_gauge(memory_of.setdefault(name, take_memory()) if slot is None else slot)
+            add_row(-1 if standby else row)
+            add_node(at)
+            add_start(began)
+    last_gauge = None
+    if not _unique(gauges):
+        last = {slot: cell for cell, slot in enumerate(gauges)}
+        last_gauge = _index(list(last.values()))
+        gauges = list(last)
+    return BoundCredit(
+        layout,
+        generation,
+        _index(requests),
+        _index(workloads),
+        _unique(requests),
+        _index(rows),
+        _index(counters),
+        _unique(counters),
+        _index(gauges),
+        last_gauge,
+        nodes,
+        _index(node_of),
+        tuple(starts),
+        max(starts, default=None),
+    )
+
+
+def _with_zero(values: list[float]) -> npt.NDArray[np.float64]:
+    """``values`` and a 0.0 after them (what index -1 reads)."""
+    array = np.empty(len(values) + 1)
+    array[:-1] = values
+    array[-1] = 0.0
+    return array
+
+
+def _since(began: datetime, end: datetime) -> float:
+    """``max((end - began).total_seconds(), 0.0)``, spelled as the test it makes."""
+    seconds = (end - began).total_seconds()
+    return 0.0 if seconds < 0.0 else seconds
+
+
+def _add(values: npt.NDArray[Any], slots: Index, unique: bool, amounts: npt.NDArray[Any]) -> None:
+    """``values[slot] += amount`` for each pair, in order."""
+    if unique:
+        values[slots] += amounts
+    else:
+        np.add.at(values, slots, amounts)
 
 
 def credit_bound(
     bound: BoundCredit,
+    slots: LedgerSlots,
     drawn: DrawnRows,
-    requests: dict[PodKey, float],
-    node_cpu: dict[str, float],
-    node_memory: dict[str, int],
     start: datetime,
     end: datetime,
     span: float,
-) -> None:
-    """``UsageLedger.credit_laid``'s loop over ``bound``: requests served into
-    ``requests``, the containers into their maps and their nodes' sums of the interval."""
+) -> tuple[list[float], list[int]]:
+    """``UsageLedger.credit_laid`` of ``drawn`` over ``bound``: requests served and the
+    containers' counters and working sets into their slots; answers each node of
+    ``bound.nodes``' CPU and memory sums of the interval, system usage included."""
     shares, cpu_rows, memory_rows = drawn
-    # ``request_rate * span`` per workload, once: the same product for each of its pods;
-    # the last entry (index -1) is a pod not ready (rate 0.0).
-    served = [share * span for share in shares]
-    served.append(0.0 * span)
-    for key, workload in bound.pods:
-        requests[key] = requests.get(key, 0.0) + served[workload]
-    floor = math.floor
-    for row, name, began, counter, counters, gauges, node in bound.cells:
-        # ``end - max(start, began)``: a container running since before the interval (the
-        # usual case) is credited the whole span.
-        if began <= start:
-            seconds = span
-        else:
-            seconds = (end - began).total_seconds()
-            if seconds < 0.0:
-                seconds = 0.0
-        if row < 0:
-            milli_cpu = memory = 0
-        else:
-            milli_cpu, memory = floor(cpu_rows[row]), floor(memory_rows[row])
-        used = milli_cpu * seconds  # the same product for the pod and its node
-        counters[counter] = counters.get(counter, 0.0) + used
-        gauges[name] = memory
-        if node is not None:
-            node_cpu[node] += used
-            node_memory[node] += memory
-
-
-def bind_points(
-    pods: tuple[RunningPod, ...],
-    generation: int,
-    cpu_of: dict[PodKey, Counters],
-    memory_of: dict[PodKey, Gauges],
-) -> BoundPoints:
-    """``pods`` bound to the ledger's maps ``cpu_of`` and ``memory_of`` (see above)."""
-    laid: list[_PointPod] = []
-    for pod in pods:
-        plan = pod.counters
-        if plan is None:
-            return BoundPoints(pods, generation, None)
-        if not plan:
-            continue  # no container: no point, no pod
-        load = pod.load
-        key = (load.namespace, load.name)
-        counters, gauges = _maps(key, cpu_of, memory_of)
-        cells = tuple([(n, c, c[1]) for n, c in plan])
-        # A pod of one container (the usual case) also as that container's cell.
-        laid.append((key, counters, gauges, cells, cells[0] if len(cells) == 1 else None))
-    return BoundPoints(pods, generation, tuple(laid))
-
-
-def points_bound(
-    laid: tuple[_PointPod, ...], now: datetime
-) -> dict[PodKey, dict[str, MetricsPoint]]:
-    """``UsageLedger.pods_points`` of the pods ``laid`` (a ``BoundPoints``'; each has a
-    point)."""
-    # A MetricsPoint built by ``tuple.__new__``, as its generated ``__new__`` does, without
-    # that Python-level call (one per container and scrape).
-    new = tuple.__new__
-    found: dict[PodKey, dict[str, MetricsPoint]] = {}
-    for key, counters, gauges, plan, one in laid:
-        if one is not None:  # the loop below over one container, without the loop
-            name, counter, began = one
-            core_ns = int(counters.get(counter, 0.0) * _CORE_NANOS_PER_MILLI_SECOND)
-            memory = gauges.get(name, 0)
-            found[key] = {
-                name: new(
-                    MetricsPoint,
-                    (began, now, core_ns if core_ns > 0 else 1, memory if memory > 1 else 1),
-                )
-            }
-            continue
-        points: dict[str, MetricsPoint] = {}
-        for name, counter, began in plan:
-            core_ns = int(counters.get(counter, 0.0) * _CORE_NANOS_PER_MILLI_SECOND)
-            memory = gauges.get(name, 0)
-            points[name] = new(
-                MetricsPoint,
-                (began, now, core_ns if core_ns > 0 else 1, memory if memory > 1 else 1),
-            )
-        found[key] = points
-    return found
-
-
-def points_walked(
-    pods: Iterable[RunningPod],
-    cpu_of: Mapping[PodKey, Mapping[tuple[str, datetime], float]],
-    memory_of: Mapping[PodKey, Mapping[str, int]],
-    now: datetime,
-) -> dict[PodKey, dict[str, MetricsPoint]]:
-    """``UsageLedger.pods_points`` of ``pods`` read from the ledger's maps ``cpu_of`` and
-    ``memory_of`` without a binding: the general path (any pod, lookups hoisted)."""
-    no_counters = _NO_COUNTERS
-    # A MetricsPoint built by ``tuple.__new__``, as its generated ``__new__`` does,
-    # without that Python-level call (one per container and scrape).
-    new = tuple.__new__
-    found: dict[PodKey, dict[str, MetricsPoint]] = {}
-    for pod in pods:
-        load = pod.load
-        key = (load.namespace, load.name)
-        counters = cpu_of.get(key) or no_counters
-        gauges = memory_of.get(key) or _NO_GAUGES
-        points: dict[str, MetricsPoint] = {}
-        plan = pod.counters
-        if plan is not None:
-            # The loop below, over the containers as the pod's view named them once.
-            for name, counter in plan:
-                core_ns = int(counters.get(counter, 0.0) * _CORE_NANOS_PER_MILLI_SECOND)
-                memory = gauges.get(name, 0)
-                points[name] = new(
-                    MetricsPoint,
-                    (
-                        counter[1],
-                        now,
-                        core_ns if core_ns > 0 else 1,
-                        memory if memory > 1 else 1,
-                    ),
-                )
-            if points:
-                found[key] = points
-            continue
-        started = pod.started
-        for container in load.containers:
-            name = container.name
-            if name in points:
-                continue
-            began = started[name]
-            core_ns = int(counters.get((name, began), 0.0) * _CORE_NANOS_PER_MILLI_SECOND)
-            memory = gauges.get(name, 0)
-            points[name] = new(
-                MetricsPoint,
-                (began, now, core_ns if core_ns > 0 else 1, memory if memory > 1 else 1),
-            )
-        if points:
-            found[key] = points
-    return found
+    # ``request_rate * span`` per workload; the last entry (index -1) is a pod not ready.
+    served = _with_zero(shares)
+    served[:-1] *= span
+    served[-1] = 0.0 * span
+    _add(slots.requests.values, bound.requests, bound.requests_unique, served[bound.workloads])
+    rows = bound.rows
+    # ``end - max(start, began)``: a container running since before the interval (the
+    # usual case, and every one when the latest start is) is credited the whole span.
+    seconds: float | npt.NDArray[np.float64] = span
+    if bound.latest is not None and bound.latest > start:
+        starts = bound.starts
+        seconds = np.array([span if began <= start else _since(began, end) for began in starts])
+    used = np.floor(_with_zero(cpu_rows)[rows]) * seconds  # the same product as the node's
+    _add(slots.cpu.values, bound.counters, bound.counters_unique, used)
+    memory = np.floor(_with_zero(memory_rows)[rows]).astype(np.int64)
+    last = bound.last_gauge
+    slots.memory.values[bound.gauges] = memory if last is None else memory[last]
+    count = len(bound.nodes)
+    system = np.full(count, NODE_SYSTEM_MILLI_CPU * span)
+    node_cpu = np.bincount(bound.node_of, np.concatenate((system, used)), count + 1)
+    node_memory = np.full(count + 1, NODE_SYSTEM_MEMORY, np.int64)
+    np.add.at(node_memory, bound.node_of[count:], memory)
+    return node_cpu[:count].tolist(), node_memory[:count].tolist()

@@ -44,7 +44,7 @@ from podscale.metrics.push import PushMetricsProvider
 from podscale.metrics.server.points import MetricsBatch, MetricsPoint
 from podscale.metrics.server.summary import NodeSummary
 from podscale.runtime.simulated.cluster_api import NODE, POD
-from podscale.runtime.simulated.ledger_bindings import BoundPoints
+from podscale.runtime.simulated.ledger_points import BoundPoints
 from podscale.runtime.simulated.nodes import SimulatedNodes
 from podscale.runtime.simulated.pod_names import NameSelection
 from podscale.runtime.simulated.rate_marks import RateTable, publish_rates, rate_table

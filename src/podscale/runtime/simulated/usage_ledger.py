@@ -24,16 +24,19 @@ No clock and no I/O: ``usage.SimulatedUsage`` decides the intervals and calls
 ``credit_laid`` (``credit`` of the usages ``draw_usage`` would build, read straight from
 the draw, ``podscale.runtime.load.usage.draw_rows``, through a ``credit_layout.CreditLayout``
 it keeps between pod changes; ``credit_drawn`` is the same with the layout made afresh).
-Both hot loops, crediting and reading every pod's points, run in ``ledger_bindings`` over
-bindings of the layout or the pod views to the ledger's per-pod maps, kept between calls
-(``points_binding`` and ``bound_points`` for a caller that keeps the pods it reads).
+The numbers per container and pod live in the slots of numpy arrays (``ledger_slots``), so
+that both hot loops, crediting a draw and reading every pod's points, are a few array
+operations (``ledger_bindings``, ``ledger_points``) over bindings of the layout or of the pod
+views to those slots, kept between calls (``points_binding`` and ``bound_points`` for a
+caller that keeps the pods it reads); ``credit`` and ``pods_points`` are the general paths,
+one slot at a time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import Final
+from typing import Any, Final
 
 from podscale.metrics.server.points import MetricsPoint
 from podscale.metrics.server.summary import (
@@ -46,21 +49,23 @@ from podscale.metrics.server.summary import (
 from podscale.runtime.load import DrawnRows, PodUsage, UsagePlan
 from podscale.runtime.simulated.credit_layout import CreditLayout, credit_layout
 from podscale.runtime.simulated.ledger_bindings import (
+    NODE_SYSTEM_MEMORY,
+    NODE_SYSTEM_MILLI_CPU,
     BoundCredit,
-    BoundPoints,
     bind_credit,
-    bind_points,
     credit_bound,
+)
+from podscale.runtime.simulated.ledger_points import (
+    BoundPoints,
+    bind_points,
     points_bound,
     points_walked,
 )
+from podscale.runtime.simulated.ledger_slots import LedgerSlots
 from podscale.runtime.simulated.running_pod import PodKey, RunningPod
 
 __all__ = ["NODE_SYSTEM_MEMORY", "NODE_SYSTEM_MILLI_CPU", "UsageLedger"]
 
-# What a node's system daemons (kubelet, runtime, OS) use on their own.
-NODE_SYSTEM_MILLI_CPU: Final = 50
-NODE_SYSTEM_MEMORY: Final = 256 * 1024 * 1024
 _CORE_NANOS_PER_MILLI_SECOND: Final = 1_000_000  # 1 millicore for 1 s, in core-ns
 
 
@@ -74,15 +79,13 @@ class UsageLedger:
     """Cumulative usage per container, node and pod; see the module docstring."""
 
     def __init__(self) -> None:
-        # Per pod, so that forgetting a pod costs only its own entries.
-        self._cpu: dict[PodKey, dict[tuple[str, datetime], float]] = {}
-        self._memory: dict[PodKey, dict[str, int]] = {}
-        self._requests: dict[PodKey, float] = {}
+        # Per container and pod, in the slots of numpy arrays (``ledger_slots``).
+        self._slots = LedgerSlots()
         self._node_cpu: dict[str, float] = {}
         self._node_memory: dict[str, int] = {}
         self._node_started: dict[str, datetime] = {}
-        # Bumped whenever a pod's maps are dropped: the bindings (``ledger_bindings``) hold
-        # those maps, and one made before a drop is made again.
+        # Bumped whenever slots are given back: the bindings (``ledger_bindings``,
+        # ``ledger_points``) hold slot numbers, and one made before is made again.
         self._generation = 0
         self._bound_credit: BoundCredit | None = None
 
@@ -98,20 +101,19 @@ class UsageLedger:
         keep counters for (each also runs its system usage)."""
         span = _seconds(end - start)
         node_cpu, node_memory = self._open_nodes(nodes, start, span)
-        # Hot (every advance, every pod): lookups hoisted, the pod's counter dicts fetched once,
-        # the usage tuples unpacked rather than read field by field.
-        requests, cpu_of, memory_of = self._requests, self._cpu, self._memory
+        # The general path (idle pods): one slot at a time. Each array is read after its
+        # slot is taken (taking one may grow it).
+        slots = self._slots
         for namespace, pod_name, usage_node, request_rate, containers in usages:
             key = (namespace, pod_name)
             pod = pods.get(key)
             if pod is None:
                 continue
-            requests[key] = requests.get(key, 0.0) + request_rate * span
+            slot = slots.request_slot(key)
+            slots.requests.values[slot] += request_rate * span
             standby = pod.standby
             started = pod.started
             node = usage_node if usage_node in node_cpu else None
-            counters: dict[tuple[str, datetime], float] | None = None
-            gauges: dict[str, int] | None = None
             for name, milli_cpu, memory in containers:
                 began = started.get(name)
                 if began is None:
@@ -121,18 +123,13 @@ class UsageLedger:
                 seconds = span if began <= start else _seconds(end - began)
                 if standby:
                     milli_cpu = memory = 0
-                if counters is None or gauges is None:
-                    counters = cpu_of.get(key)
-                    if counters is None:
-                        counters = cpu_of[key] = {}
-                    gauges = memory_of.get(key)
-                    if gauges is None:
-                        gauges = memory_of[key] = {}
-                counter = (name, began)
-                counters[counter] = counters.get(counter, 0.0) + milli_cpu * seconds
-                gauges[name] = memory
+                used = milli_cpu * seconds
+                slot = slots.cpu_slot(key, (name, began))
+                slots.cpu.values[slot] += used
+                slot = slots.memory_slot(key, name)
+                slots.memory.values[slot] = memory
                 if node is not None:
-                    node_cpu[node] += milli_cpu * seconds
+                    node_cpu[node] += used
                     node_memory[node] += memory
         self._close_nodes(node_cpu, node_memory)
 
@@ -154,26 +151,29 @@ class UsageLedger:
     ) -> None:
         """``credit_drawn`` of the plan, pods and nodes ``layout`` was made of: every advance
         of ``SimulatedUsage`` credits one draw, and building a tuple per container and pod
-        only for this loop to take them apart again cost more than crediting. The same steps
-        as ``credit``, in the same order, with each usage read from the drawn rows where
-        ``usages_of`` would have put it, and what does not change between draws (which
-        pod, its containers' starts and counter keys, standby, node) read from the layout."""
+        only for this loop to take them apart again cost more than crediting. The same
+        arithmetic as ``credit`` on the same values, with each usage read from the drawn
+        rows where ``usages_of`` would have put it, and what does not change between draws
+        (which pod and slots, its containers' starts, standby, node) read from the layout
+        bound to the ledger's slots (``ledger_bindings``: numpy over the whole draw)."""
         span = _seconds(end - start)
-        node_cpu, node_memory = self._open_nodes(layout.nodes, start, span)
-        # The layout bound to this ledger's per-pod maps, kept while the layout is the same
-        # and no pod's maps were dropped (``ledger_bindings``).
+        started = self._node_started
+        for name in layout.nodes:
+            started.setdefault(name, start)
+        # The binding is kept while the layout is the same and no slot was given back.
         bound = self._bound_credit
         if bound is None or bound.layout is not layout or bound.generation != self._generation:
-            bound = bind_credit(layout, self._generation, self._cpu, self._memory)
+            bound = bind_credit(layout, self._generation, self._slots)
             self._bound_credit = bound
-        credit_bound(bound, drawn, self._requests, node_cpu, node_memory, start, end, span)
-        self._close_nodes(node_cpu, node_memory)
+        cpu, memory = credit_bound(bound, self._slots, drawn, start, end, span)
+        nodes = bound.nodes
+        self._close_nodes(dict(zip(nodes, cpu, strict=True)), dict(zip(nodes, memory, strict=True)))
 
     def _open_nodes(
         self, nodes: Iterable[str], start: datetime, span: float
     ) -> tuple[dict[str, float], dict[str, int]]:
-        """The interval's per-node sums (``credit``, ``credit_drawn``) opened with each
-        node's system usage; a node seen for the first time started at ``start``."""
+        """The interval's per-node sums (``credit``) opened with each node's system usage;
+        a node seen for the first time started at ``start``."""
         node_cpu: dict[str, float] = {}
         node_memory: dict[str, int] = {}
         for name in nodes:
@@ -190,43 +190,43 @@ class UsageLedger:
 
     def requests_served(self, key: PodKey) -> float:
         """Requests the pod has served so far (its share of the traffic, integrated)."""
-        return self._requests.get(key, 0.0)
+        return self._slots.served(key)
 
     @property
     def requests_by_pod(self) -> Mapping[PodKey, float]:
-        """``requests_served`` of every pod that served any, by key: the ledger's own map,
-        read-only and live (a publish reads every pod's through it, without a call each)."""
-        return self._requests
+        """``requests_served`` of every pod that served any (or was credited), by key, as
+        of now: one map read out of the slots per call (a publish reads every pod's
+        through it, without a call each)."""
+        return self._slots.served_by_pod()
 
     def forget(self, key: PodKey, keep: RunningPod | None = None) -> None:
         """Drop the pod's counters (all of them, or those of containers that ``keep`` no
         longer runs under the same start time)."""
         if keep is None:
+            self._slots.drop(key)
             self._generation += 1
-            self._cpu.pop(key, None)
-            self._memory.pop(key, None)
-            self._requests.pop(key, None)
-            return
-        counters = self._cpu.get(key, {})
-        for name, began in [c for c in counters if keep.started.get(c[0]) != c[1]]:
-            del counters[(name, began)]
-        gauges = self._memory.get(key, {})
-        for name in [g for g in gauges if g not in keep.started]:
-            del gauges[name]
+        elif self._slots.drop_stale(key, keep):
+            self._generation += 1
+
+    def contents(self) -> dict[str, Mapping[Any, Any]]:
+        """Every number the ledger keeps, as plain maps (tests compare ledgers by it)."""
+        contents = self._slots.maps()
+        contents["node_cpu"] = self._node_cpu
+        contents["node_memory"] = self._node_memory
+        contents["node_started"] = self._node_started
+        return contents
 
     def pod_stats(self, pod: RunningPod, now: datetime) -> PodStats:
         """The pod as the Summary API reports it at ``now``."""
-        # Hot: every scrape builds every pod's stats, so lookups are hoisted.
         key = pod.key
-        counters = self._cpu.get(key) or {}
-        gauges = self._memory.get(key) or {}
+        counter, working_set = self._slots.counter, self._slots.working_set
         containers = []
         for container in pod.load.containers:
             name = container.name
             began = pod.started[name]
-            core_ns = int(counters.get((name, began), 0.0) * _CORE_NANOS_PER_MILLI_SECOND)
+            core_ns = int(counter(key, (name, began)) * _CORE_NANOS_PER_MILLI_SECOND)
             cpu = CPUStats(now, core_ns if core_ns > 0 else 1)
-            memory = MemoryStats(now, max(1, gauges.get(name, 0)))
+            memory = MemoryStats(now, max(1, working_set(key, name)))
             containers.append(ContainerStats(name, began, cpu, memory))
         load = pod.load
         return PodStats(load.namespace, load.name, pod.uid, pod.start_time, tuple(containers))
@@ -251,29 +251,29 @@ class UsageLedger:
     def pods_points(
         self, pods: Iterable[RunningPod], now: datetime
     ) -> dict[PodKey, dict[str, MetricsPoint]]:
-        """``pod_points`` of each pod, by key, leaving out the pods without a point: one
-        call per node and scrape (a scrape reads every pod; ``ledger_bindings.points_walked``)."""
-        return points_walked(pods, self._cpu, self._memory, now)
+        """``pod_points`` of each pod, by key, leaving out the pods without a point
+        (``ledger_points.points_walked``; a scrape reads through ``bound_points``)."""
+        return points_walked(pods, self._slots, now)
 
     def points_binding(
         self, pods: tuple[RunningPod, ...], bound: BoundPoints | None = None
     ) -> BoundPoints:
-        """``bound`` when it is ``pods`` bound to this ledger's maps and still good, else
-        ``pods`` bound afresh (``ledger_bindings.bind_points``): a caller that reads the
+        """``bound`` when it is ``pods`` bound to this ledger's slots and still good, else
+        ``pods`` bound afresh (``ledger_points.bind_points``): a caller that reads the
         same pods at every scrape keeps the answer and passes it back."""
         if bound is not None and bound.pods is pods and bound.generation == self._generation:
             return bound
-        return bind_points(pods, self._generation, self._cpu, self._memory)
+        return bind_points(pods, self._generation, self._slots)
 
     def bound_points(
         self, bound: BoundPoints, now: datetime
     ) -> dict[PodKey, dict[str, MetricsPoint]]:
         """``pods_points(bound.pods, now)`` through the binding ``points_binding`` answered
-        (made again here if a pod's maps were dropped since)."""
+        (made again here if slots were given back since)."""
         bound = self.points_binding(bound.pods, bound)
         if bound.laid is None:
             return self.pods_points(bound.pods, now)
-        return points_bound(bound.laid, now)
+        return points_bound(bound.laid, self._slots, now)
 
     def node_point(self, name: str, now: datetime) -> MetricsPoint:
         """``node_stats(name, now)`` as the metrics server decodes it (always usable)."""

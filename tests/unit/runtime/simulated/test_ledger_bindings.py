@@ -33,8 +33,8 @@ NODES = {"node-1": Resources(milli_cpu=900, memory=2 * 1024**3)}
 
 
 def state(ledger: UsageLedger) -> dict[str, Any]:
-    """The ledger's bookkeeping, without the binding it keeps."""
-    return {k: v for k, v in vars(ledger).items() if k != "_bound_credit"}
+    """The ledger's bookkeeping, as plain maps."""
+    return dict(ledger.contents())
 
 
 def running(

@@ -421,5 +421,5 @@ def test_crediting_the_drawn_rows_equals_crediting_their_usages(
 
 
 def state(ledger: UsageLedger) -> dict[str, Any]:
-    """The ledger's bookkeeping, without the binding it keeps (``ledger_bindings``)."""
-    return {k: v for k, v in vars(ledger).items() if k != "_bound_credit"}
+    """The ledger's bookkeeping, as plain maps."""
+    return dict(ledger.contents())
