@@ -17,7 +17,7 @@ binding keeps slot numbers, never an array (read ``SlotArray.values`` at each us
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any, Final
 
@@ -26,10 +26,36 @@ import numpy.typing as npt
 
 from podscale.runtime.simulated.running_pod import PodKey, RunningPod
 
-__all__ = ["LedgerSlots", "SlotArray"]
+__all__ = ["LedgerSlots", "ServedSnapshot", "SlotArray"]
 
 _FIRST_SIZE: Final = 256
 Counter = tuple[str, datetime]
+
+
+class ServedSnapshot(Mapping[PodKey, float]):
+    """The requests each pod had served at one instant (``LedgerSlots.served_by_pod``),
+    never changed afterwards. A publish takes one every period and reads it per pod only
+    when its rates are read (often never): two C-level copies (the slot map, the array)
+    instead of a float object and a dict entry per pod."""
+
+    __slots__ = ("_floats", "_slots", "_values")
+
+    def __init__(self, slots: dict[PodKey, int], values: npt.NDArray[np.float64]) -> None:
+        self._slots = slots
+        self._values = values
+        self._floats: list[float] | None = None  # ``_values`` as floats, on first read
+
+    def __getitem__(self, key: PodKey) -> float:
+        floats = self._floats
+        if floats is None:
+            floats = self._floats = self._values.tolist()
+        return floats[self._slots[key]]
+
+    def __iter__(self) -> Iterator[PodKey]:
+        return iter(self._slots)
+
+    def __len__(self) -> int:
+        return len(self._slots)
 
 
 class SlotArray:
@@ -119,11 +145,10 @@ class LedgerSlots:
         slot = self.request_of.get(key)
         return 0.0 if slot is None else float(self.requests.values[slot])
 
-    def served_by_pod(self) -> dict[PodKey, float]:
-        """``served`` of every pod with a slot, by key, in the order the slots were taken."""
-        keys = self.request_of
-        values = self.requests.values[list(keys.values())].tolist()
-        return dict(zip(keys, values, strict=True))
+    def served_by_pod(self) -> ServedSnapshot:
+        """``served`` of every pod with a slot as of now, by key, in the order the slots
+        were taken: the slot map and the array copied whole, read per pod only when asked."""
+        return ServedSnapshot(dict(self.request_of), self.requests.values.copy())
 
     def drop(self, key: PodKey) -> None:
         """Give back every slot of the pod."""

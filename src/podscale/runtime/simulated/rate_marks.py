@@ -5,8 +5,9 @@
 scale on CPU reads none). ``publish_rates`` is ``request_rates.rates_of_rows`` whose work
 per pod is done only when the rates are read: while the members stay the same
 (``RateTable``, kept per assignment), every member pod was last published at the last
-publish, so the last publish is kept whole (``LastPublish``: its table, instant and a copy
-of the cumulative requests served per pod, one C-level dict copy) instead of writing each
+publish, so the last publish is kept whole (``LastPublish``: its table, instant and the
+cumulative requests served per pod as of then, a snapshot ``requests_served`` hands over and
+nobody changes: ``UsageLedger.requests_by_pod``) instead of writing each
 pod's mark into ``published``, and each namespace's rates are a function
 (``PodRates.values``) of the two copies, which the push provider calls when someone reads
 (``PushMetricsProvider.refresh_pod_metrics``). A new table, or a pod gone
@@ -63,7 +64,7 @@ class LastPublish(NamedTuple):
 
     table: RateTable
     at: datetime
-    served: dict[PodKey, float]
+    served: Mapping[PodKey, float]
 
 
 class PodRates(NamedTuple):
@@ -128,11 +129,14 @@ def publish_rates(
     pushing: bool,
 ) -> tuple[LastPublish | None, list[PodRates]]:
     """``rates_of_rows(table.rows, ...)`` as ``PodRates`` per namespace (none when not
-    ``pushing``), and what to keep as the last publish. With ``last`` of the same table
+    ``pushing``), and what to keep as the last publish. ``requests_served`` is kept as it
+    is: the caller hands over a snapshot it never changes. With ``last`` of the same table
     nothing is done per pod: the rates are computed when ``PodRates.values`` is called.
     Otherwise ``last`` is settled into ``published`` and the general path runs."""
     if last is not None and last.table is table:
-        served = dict(requests_served)  # the counters go on; the rates read them as of now
+        # A snapshot the caller never changes (``UsageLedger.requests_by_pod``): kept as
+        # it is, the rates read it as of now.
+        served = requests_served
         kept = LastPublish(table, now, served)
         if not pushing:
             return kept, []
@@ -143,7 +147,7 @@ def publish_rates(
         ]
     settle_marks(published, last)
     by_namespace = rates_of_rows(table.rows, requests_served, published, now, pushing)
-    marks = LastPublish(table, now, dict(requests_served)) if table.unique else None
+    marks = LastPublish(table, now, requests_served) if table.unique else None
     return marks, [
         PodRates(namespace, tuple(sorted(values)), _given(values))
         for namespace, values in by_namespace.items()
@@ -157,8 +161,8 @@ def _given(values: Values) -> Callable[[], Values]:
 def _rates_later(
     keys: tuple[PodKey, ...],
     names: tuple[str, ...],
-    before: dict[PodKey, float],
-    after: dict[PodKey, float],
+    before: Mapping[PodKey, float],
+    after: Mapping[PodKey, float],
     since: datetime,
     now: datetime,
 ) -> Callable[[], Values]:

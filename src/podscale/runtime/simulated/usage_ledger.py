@@ -195,8 +195,8 @@ class UsageLedger:
     @property
     def requests_by_pod(self) -> Mapping[PodKey, float]:
         """``requests_served`` of every pod that served any (or was credited), by key, as
-        of now: one map read out of the slots per call (a publish reads every pod's
-        through it, without a call each)."""
+        of now, never changed afterwards (``ledger_slots.ServedSnapshot``: a publish keeps
+        it as it is, and reads a pod's through it only when its rates are read)."""
         return self._slots.served_by_pod()
 
     def forget(self, key: PodKey, keep: RunningPod | None = None) -> None:

@@ -266,6 +266,25 @@ def test_slots_grow_keep_their_numbers_and_are_taken_again_zeroed() -> None:
     assert array.in_use() == 600
 
 
+def test_a_served_snapshot_keeps_its_instant() -> None:
+    # What a publish keeps: the requests served as of the call, in slot order, whatever
+    # is credited, dropped or taken again afterwards.
+    slots = LedgerSlots()
+    a, b, c = ("ns", "a"), ("ns", "b"), ("ns", "c")
+    for key, served in [(a, 1.5), (b, 2.25)]:
+        slots.requests.values[slots.request_slot(key)] = served
+    snapshot = slots.served_by_pod()
+    slots.requests.values[slots.request_slot(a)] += 10.0
+    slots.drop(b)
+    slots.requests.values[slots.request_slot(c)] = 7.0  # takes b's slot again
+    assert dict(snapshot) == {a: 1.5, b: 2.25}
+    assert list(snapshot) == [a, b]
+    assert len(snapshot) == 2
+    assert snapshot.get(c) is None
+    assert snapshot.get(b) == 2.25
+    assert dict(slots.served_by_pod()) == {a: 11.5, c: 7.0}
+
+
 def test_a_dropped_pod_gives_back_every_slot() -> None:
     slots = LedgerSlots()
     pod = view("a", ("web", "side"), "node-1", 0, False)

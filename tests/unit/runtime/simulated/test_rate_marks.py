@@ -71,7 +71,8 @@ def test_publish_rates_answers_what_the_general_path_answers(
         for key, extra in zip(POOL, more, strict=True):
             served[key] = served.get(key, 0.0) + extra * 0.37
         expected = rates_of_rows(table.rows, served, eager, now, pushing)
-        last, rates = publish_rates(table, served, published, last, now, pushing)
+        # A snapshot, as the ledger hands over (kept as it is: ``served`` goes on).
+        last, rates = publish_rates(table, dict(served), published, last, now, pushing)
         assert [namespace for namespace, _, _ in rates] == list(expected)
         for namespace, names, values in rates:
             assert names == tuple(sorted(expected[namespace]))
