@@ -9,7 +9,8 @@ change), validated with ``validate(..., subresource="status")``.
 (``spec.replicas``; ``status.replicas``; ``status.selector`` as a selector string).
 Update/patch write ``spec.replicas`` back to the parent under optimistic concurrency on the
 parent's resourceVersion (a stale one is upstream's 409 on the parent resource), after
-validating the Scale (``validate(scale, subresource="scale")``); a changed size bumps the
+validating the Scale (what Go's decoder refuses first: ``scale_decode``; then
+``validate(scale, subresource="scale")``); a changed size bumps the
 parent's generation, as the parent's own update strategy does upstream.
 """
 
@@ -24,9 +25,9 @@ from podscale.api.kinds import KindInfo
 from podscale.apiserver.customresources.definitions import CustomKind
 from podscale.apiserver.customresources.scale import ScaleError, scale_from, set_spec_replicas
 from podscale.apiserver.errors import ApiError, bad_request, from_store_error
-from podscale.apiserver.openapi.types import type_mismatches
 from podscale.apiserver.operations import field_owners, scale_owners
 from podscale.apiserver.operations.current import read_current
+from podscale.apiserver.operations.scale_decode import check_scale_types
 from podscale.apiserver.operations.types import (
     EncodedBody,
     OwnedObject,
@@ -237,7 +238,7 @@ def write_scale(
     scale.update({"apiVersion": "autoscaling/v1", "kind": "Scale"})
     if not isinstance(scale.get("metadata"), dict):
         scale["metadata"] = {}
-    _check_scale_types(scale)
+    check_scale_types(scale)
     check_object_name(scale, name)
     try:
         errors = validate(scale, subresource="scale", feature_gates=state.feature_gates)
@@ -272,44 +273,6 @@ def write_scale(
     if options.dry_run:
         return Written(scale_view(info, parent))
     return Written(scale_view(info, _save(state, info, parent, name)))
-
-
-def _go_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "number"
-
-
-def _check_scale_types(scale: JSON) -> None:
-    """Reject what Go's decoder of ``autoscaling/v1.Scale`` would (400), before validation.
-
-    A Scale body or a patched Scale must have object ``spec``/``status`` and an integer
-    ``spec.replicas``; anything else never reaches validation upstream.
-    """
-    handled = 'Scale in version "v1" cannot be handled as a Scale'
-    prefix = f"{handled}: json: cannot unmarshal"
-    for field, struct in (("spec", "ScaleSpec"), ("status", "ScaleStatus")):
-        value = scale.get(field)
-        if value is not None and not isinstance(value, dict):
-            raise bad_request(
-                f"{prefix} {_go_type(value)} into Go struct field Scale.{field} of type v1.{struct}"
-            )
-    replicas = (scale.get("spec") or {}).get("replicas")
-    if replicas is not None and (isinstance(replicas, bool) or not isinstance(replicas, int)):
-        got = f"number {replicas}" if isinstance(replicas, float) else _go_type(replicas)
-        raise bad_request(
-            f"{prefix} {got} into Go struct field ScaleSpec.spec.replicas of type int32"
-        )
-    # What is left for the decoder to refuse is a value out of its field's range (2^31).
-    mismatches = type_mismatches("autoscaling/v1", "Scale", scale)
-    if mismatches:
-        raise bad_request(f"{handled}: {mismatches[0].message()}")
 
 
 def update_scale(
