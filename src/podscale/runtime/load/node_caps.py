@@ -13,13 +13,19 @@ from collections.abc import Mapping, Sequence
 
 from podscale.runtime.simulated.resources import Resources
 
-__all__ = ["NodeRows", "apply_node_caps", "apply_node_caps_grouped", "node_rows"]
+__all__ = [
+    "NodeRows",
+    "apply_node_caps",
+    "apply_node_caps_grouped",
+    "node_rows",
+    "share_capacity",
+]
 
 # Each node with the rows (containers, in draw order) on it, nodes in order of their first row.
 NodeRows = tuple[tuple[str, tuple[int, ...]], ...]
 
 
-def _share_capacity(demands: list[float], weights: list[float], capacity: float) -> list[float]:
+def share_capacity(demands: list[float], weights: list[float], capacity: float) -> list[float]:
     """Water-filling: weighted fair shares of ``capacity``, surplus redistributed."""
     if sum(demands) <= capacity:
         return demands
@@ -77,16 +83,16 @@ def apply_node_caps_grouped(
         if capacity is None:
             continue
         # Only a node whose containers want more than it has is shared out (what
-        # ``_share_capacity`` answers at once otherwise: the demands unchanged). The sum is
+        # ``share_capacity`` answers at once otherwise: the demands unchanged). The sum is
         # that of the node's demands in row order, read through ``map`` (no list, no frame).
         if not sum(map(cpu.__getitem__, rows)) <= capacity.milli_cpu:
-            granted = _share_capacity(
+            granted = share_capacity(
                 [cpu[r] for r in rows], [cpu_weight[r] for r in rows], capacity.milli_cpu
             )
             for row, value in zip(rows, granted, strict=True):
                 cpu[row] = value
         if not sum(map(memory.__getitem__, rows)) <= capacity.memory:
-            granted = _share_capacity(
+            granted = share_capacity(
                 [memory[r] for r in rows], [memory_weight[r] for r in rows], capacity.memory
             )
             for row, value in zip(rows, granted, strict=True):

@@ -54,10 +54,12 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from podscale.runtime.load.node_caps import NodeRows, apply_node_caps_grouped, node_rows
+from podscale.runtime.load.usage_arrays import ARRAY_ROWS, PlanArrays, draw_arrays, plan_arrays
 from podscale.runtime.load.usage_types import (
     ContainerCost,
     ContainerResources,
     ContainerUsage,
+    DrawnRows,
     LoadProfile,
     PodLoad,
     PodUsage,
@@ -121,9 +123,15 @@ class UsagePlan:
     memory_weight: tuple[float, ...]
     # ``nodes`` grouped by node (``node_caps.node_rows``), which every draw caps by.
     node_rows: NodeRows = field(init=False, compare=False, repr=False)
+    # Per-container constants as arrays, for a plan large enough to draw with numpy.
+    arrays: PlanArrays | None = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "node_rows", node_rows(self.nodes))
+        groups = node_rows(self.nodes)
+        object.__setattr__(self, "node_rows", groups)
+        count = len(self.nodes)
+        large = count >= ARRAY_ROWS
+        object.__setattr__(self, "arrays", plan_arrays(self.pods, groups, count) if large else None)
 
 
 def plan_usage(workloads: Sequence[tuple[Sequence[PodLoad], LoadProfile]]) -> UsagePlan:
@@ -205,18 +213,6 @@ def draw_usage(
     return usages_of(plan, draw_rows(plan, rates, allocatable, rng, samples=samples))
 
 
-class DrawnRows(NamedTuple):
-    """``draw_usage`` before its ``PodUsage``s (``draw_rows``): each workload's share of
-    its rate (per ready pod), and each container's CPU and memory usage, one entry per
-    container of the plan in draw order, capped but not yet rounded down. ``usages_of``
-    makes the ``PodUsage``s of it; ``UsageLedger.credit_drawn`` credits it as they would
-    be credited, without building them."""
-
-    shares: list[float]
-    cpu: list[float]
-    memory: list[float]
-
-
 def draw_rows(
     plan: UsagePlan,
     rates: Sequence[float],
@@ -225,11 +221,18 @@ def draw_rows(
     *,
     samples: float = 1.0,
 ) -> DrawnRows:
-    """The draws and caps of ``draw_usage`` (the same ``rng`` calls in the same order)."""
+    """The draws and caps of ``draw_usage`` (the same ``rng`` calls in the same order);
+    a large plan draws through ``usage_arrays`` (numpy), the same numbers as this loop."""
     # Hot: this runs at every usage advance, so ``spread_rate``, ``cost_of``, ``_noise`` and
     # ``_capped`` are inlined here (the same arithmetic, in the same order).
     shares = [rate / ready if ready else 0.0 for rate, ready in zip(rates, plan.ready, strict=True)]
     cpu_spread = 1.0 / math.sqrt(samples) if samples > 1.0 else 1.0
+    weights = (plan.cpu_weight, plan.memory_weight)
+    if plan.arrays is not None:
+        cpu_rows, memory_rows = draw_arrays(
+            plan.arrays, plan.node_rows, weights, shares, cpu_spread, allocatable, rng
+        )
+        return DrawnRows(shares, cpu_rows, memory_rows)
     gauss = rng.gauss
     # One row per container, pods in order and each pod's containers in spec order (the
     # order of the noise draws), as parallel lists.
@@ -267,15 +270,15 @@ def draw_rows(
             memory.append(
                 demand if memory_limit is None or not memory_limit < demand else memory_limit
             )
-    apply_node_caps_grouped(
-        plan.node_rows, (cpu, memory), (plan.cpu_weight, plan.memory_weight), allocatable
-    )
+    apply_node_caps_grouped(plan.node_rows, (cpu, memory), weights, allocatable)
     return DrawnRows(shares, cpu, memory)
 
 
 def usages_of(plan: UsagePlan, drawn: DrawnRows) -> tuple[PodUsage, ...]:
     """The ``PodUsage``s of ``draw_rows``' answer: usage rounded down to whole units."""
-    shares, cpu, memory = drawn
+    shares, cpu_rows, memory_rows = drawn
+    cpu = cpu_rows if isinstance(cpu_rows, list) else cpu_rows.tolist()
+    memory = memory_rows if isinstance(memory_rows, list) else memory_rows.tolist()
     usages: list[PodUsage] = []
     row = 0
     floor = math.floor

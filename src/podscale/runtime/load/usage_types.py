@@ -3,8 +3,8 @@
 ``ContainerResources`` (requests and limits), ``PodLoad`` (a running pod as the model sees
 it), ``ContainerCost`` and ``LoadProfile`` (what a workload's containers cost), and
 ``WorkloadDemand`` (a workload's rate and pods) are what ``usage.compute_usage`` reads;
-``ContainerUsage`` and ``PodUsage`` are what it answers. ``usage`` re-exports them all, as
-the package does.
+``ContainerUsage`` and ``PodUsage`` are what it answers, ``DrawnRows`` what ``usage.draw_rows``
+answers before them. ``usage`` re-exports them all, as the package does.
 """
 
 from __future__ import annotations
@@ -13,12 +13,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+import numpy as np
+import numpy.typing as npt
+
 from podscale.runtime.simulated.resources import Resources
 
 __all__ = [
     "ContainerCost",
     "ContainerResources",
     "ContainerUsage",
+    "DrawnRows",
     "LoadProfile",
     "PodLoad",
     "PodUsage",
@@ -109,3 +113,16 @@ class PodUsage(NamedTuple):
     @property
     def memory(self) -> int:
         return sum(c.memory for c in self.containers)
+
+
+class DrawnRows(NamedTuple):
+    """``draw_usage`` before its ``PodUsage``s (``draw_rows``): each workload's share of
+    its rate (per ready pod), and each container's CPU and memory usage, one entry per
+    container of the plan in draw order, capped but not yet rounded down (a list, or an
+    array when the plan draws with numpy). ``usages_of`` makes the ``PodUsage``s of it;
+    ``UsageLedger.credit_drawn`` credits it as they would be credited, without building
+    them."""
+
+    shares: list[float]
+    cpu: list[float] | npt.NDArray[np.float64]
+    memory: list[float] | npt.NDArray[np.float64]

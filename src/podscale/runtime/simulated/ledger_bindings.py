@@ -142,7 +142,7 @@ def bind_credit(layout: CreditLayout, generation: int, slots: LedgerSlots) -> Bo
     )
 
 
-def _with_zero(values: list[float]) -> npt.NDArray[np.float64]:
+def _with_zero(values: list[float] | npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """``values`` and a 0.0 after them (what index -1 reads)."""
     array = np.empty(len(values) + 1)
     array[:-1] = values
