@@ -19,11 +19,15 @@ from urllib.parse import urlparse
 
 from podscale.api.field_errors import FieldError, FieldPath, invalid, required
 from podscale.api.names import NameValidator, validate_dns1123_subdomain_name
+from podscale.api.validation.crd_schema_nodes import as_list
 from podscale.api.validation.crd_spec import (
     SPEC,
+    mapping_of,
     schema_presence,
+    text_of,
     validate_names,
     validate_spec,
+    versions_of,
 )
 from podscale.api.validation.objectmeta import (
     validate_immutable_field,
@@ -39,44 +43,27 @@ _APPROVAL: Final = "api-approved.kubernetes.io"
 _APPROVAL_DOC: Final = "see https://github.com/kubernetes/enhancements/pull/1111"
 
 
-def _mapping(value: Any) -> JSON:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def _spec(obj: JSON) -> JSON:
-    return _mapping(obj.get("spec"))
-
-
-def _versions(spec: JSON) -> list[JSON]:
-    versions = spec.get("versions")
-    return [_mapping(v) for v in versions] if isinstance(versions, list) else []
+    return mapping_of(obj.get("spec"))
 
 
 def _validate_status(obj: JSON) -> list[FieldError]:
-    status = _mapping(obj.get("status"))
+    status = mapping_of(obj.get("status"))
     return validate_names(
-        _mapping(status.get("acceptedNames")), FieldPath("status", "acceptedNames")
+        mapping_of(status.get("acceptedNames")), FieldPath("status", "acceptedNames")
     )
 
 
 def _validate_stored_versions(obj: JSON) -> list[FieldError]:
     path = FieldPath("status", "storedVersions")
-    raw = _list(_mapping(obj.get("status")).get("storedVersions"))
-    stored = [_text(v) for v in raw]
+    raw = as_list(mapping_of(obj.get("status")).get("storedVersions"))
+    stored = [text_of(v) for v in raw]
     if not stored:
         return [invalid(path, stored, "must have at least one stored version")]
     errors: list[FieldError] = []
     spec_names = set()
-    for version in _versions(_spec(obj)):
-        name = _text(version.get("name"))
+    for version in versions_of(_spec(obj)):
+        name = text_of(version.get("name"))
         spec_names.add(name)
         if version.get("storage") is True and name not in stored:
             errors.append(invalid(path, stored, f"must have the storage version {name}"))
@@ -100,13 +87,13 @@ def _protected(group: str) -> bool:
 
 
 def _approval_state(obj: JSON) -> tuple[str, str]:
-    annotations = _mapping(_mapping(obj.get("metadata")).get("annotations"))
+    annotations = mapping_of(mapping_of(obj.get("metadata")).get("annotations"))
     if _APPROVAL not in annotations:
         return (
             "missing",
             f'protected groups must have approval annotation "{_APPROVAL}", {_APPROVAL_DOC}',
         )
-    value = _text(annotations[_APPROVAL])
+    value = text_of(annotations[_APPROVAL])
     if value.startswith("unapproved"):
         return "bypassed", ""
     parsed = urlparse(value)
@@ -120,7 +107,7 @@ def _approval_state(obj: JSON) -> tuple[str, str]:
 
 def _validate_approval(obj: JSON, old: JSON | None) -> list[FieldError]:
     """Groups under k8s.io and kubernetes.io need the API-review annotation."""
-    if not _protected(_text(_spec(obj).get("group"))):
+    if not _protected(text_of(_spec(obj).get("group"))):
         return []
     state, reason = _approval_state(obj)
     if old is not None and _approval_state(old)[0] == state:
@@ -129,7 +116,7 @@ def _validate_approval(obj: JSON, old: JSON | None) -> list[FieldError]:
     if state == "missing":
         return [required(path, reason)]
     if state == "invalid":
-        annotations = _mapping(_mapping(obj.get("metadata")).get("annotations"))
+        annotations = mapping_of(mapping_of(obj.get("metadata")).get("annotations"))
         return [invalid(path, annotations.get(_APPROVAL), reason)]
     return []
 
@@ -150,8 +137,8 @@ def _validate_preserve_unknown_fields(obj: JSON, old: JSON | None) -> list[Field
 
 
 def _name_validator(obj: JSON) -> NameValidator:
-    names = _mapping(_spec(obj).get("names"))
-    wanted = f"{_text(names.get('plural'))}.{_text(_spec(obj).get('group'))}"
+    names = mapping_of(_spec(obj).get("names"))
+    wanted = f"{text_of(names.get('plural'))}.{text_of(_spec(obj).get('group'))}"
 
     def validator(name: str, prefix: bool) -> list[str]:
         errors = validate_dns1123_subdomain_name(name, prefix)
@@ -165,7 +152,7 @@ def _name_validator(obj: JSON) -> NameValidator:
 def validate_crd(obj: JSON) -> list[FieldError]:
     """Field errors of a CRD being created."""
     errors = validate_object_meta(
-        _mapping(obj.get("metadata")), namespaced=False, name_validator=_name_validator(obj)
+        mapping_of(obj.get("metadata")), namespaced=False, name_validator=_name_validator(obj)
     )
     errors.extend(validate_spec(_spec(obj), require_schema=True))
     errors.extend(_validate_status(obj))
@@ -176,9 +163,9 @@ def validate_crd(obj: JSON) -> list[FieldError]:
 
 
 def _established(obj: JSON) -> bool:
-    conditions = _list(_mapping(obj.get("status")).get("conditions"))
+    conditions = as_list(mapping_of(obj.get("status")).get("conditions"))
     return any(
-        _mapping(c).get("type") == "Established" and _mapping(c).get("status") == "True"
+        mapping_of(c).get("type") == "Established" and mapping_of(c).get("status") == "True"
         for c in conditions
     )
 
@@ -187,12 +174,12 @@ def validate_crd_update(new: JSON, old: JSON) -> list[FieldError]:
     """Field errors of a CRD update: the create rules (schemas stay optional for a CRD that
     was stored without them) plus the fields that never change."""
     errors = validate_object_meta_update(
-        _mapping(new.get("metadata")), _mapping(old.get("metadata"))
+        mapping_of(new.get("metadata")), mapping_of(old.get("metadata"))
     )
     old_spec, spec = _spec(old), _spec(new)
     old_has_schemas = not schema_presence(old_spec, require_schema=True)
     errors.extend(validate_spec(spec, require_schema=old_has_schemas))
-    names, old_names = _mapping(spec.get("names")), _mapping(old_spec.get("names"))
+    names, old_names = mapping_of(spec.get("names")), mapping_of(old_spec.get("names"))
     if _established(old):
         # Stored objects and their URLs depend on these once the CRD serves.
         errors.extend(
@@ -221,6 +208,6 @@ def validate_crd_update(new: JSON, old: JSON) -> list[FieldError]:
 def validate_crd_status_update(new: JSON, old: JSON) -> list[FieldError]:
     """A status write: metadata update rules and the accepted names."""
     errors = validate_object_meta_update(
-        _mapping(new.get("metadata")), _mapping(old.get("metadata"))
+        mapping_of(new.get("metadata")), mapping_of(old.get("metadata"))
     )
     return errors + _validate_status(new)

@@ -6,7 +6,9 @@ scope, ``spec.names`` (set, DNS-1035 labels, kind and listKind differ), the vers
 names, exactly one storage version, a schema for each: ``schema_presence``, which ``crd``
 also asks of the old object on update), no defaults under ``preserveUnknownFields``, then
 ``crd_versions`` for each version's schema, subresources and printer columns and
-``crd_conversion`` for ``spec.conversion``. Pure.
+``crd_conversion`` for ``spec.conversion``. ``mapping_of``, ``text_of`` and ``versions_of``
+are the lenient readers both modules use (a value of the wrong shape reads as empty; the
+type check refused it before validation). Pure.
 """
 
 from __future__ import annotations
@@ -23,9 +25,18 @@ from podscale.api.field_errors import (
 )
 from podscale.api.names import is_dns1035_label, is_dns1123_subdomain
 from podscale.api.validation.crd_conversion import validate_conversion
+from podscale.api.validation.crd_schema_nodes import as_list
 from podscale.api.validation.crd_versions import validate_versions
 
-__all__ = ["SPEC", "schema_presence", "validate_names", "validate_spec"]
+__all__ = [
+    "SPEC",
+    "mapping_of",
+    "schema_presence",
+    "text_of",
+    "validate_names",
+    "validate_spec",
+    "versions_of",
+]
 
 JSON = Mapping[str, Any]
 
@@ -33,55 +44,54 @@ SPEC: Final = FieldPath("spec")
 _SCOPES: Final = ("Cluster", "Namespaced")
 
 
-def _mapping(value: Any) -> JSON:
+def mapping_of(value: Any) -> JSON:
+    """``value`` when it is an object, else empty (the type check refused the rest)."""
     return value if isinstance(value, Mapping) else {}
 
 
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _text(value: Any) -> str:
+def text_of(value: Any) -> str:
+    """``value`` when it is a string, else empty."""
     return value if isinstance(value, str) else ""
 
 
-def _versions(spec: JSON) -> list[JSON]:
+def versions_of(spec: JSON) -> list[JSON]:
+    """The objects of ``spec.versions`` (each non-object read as empty)."""
     versions = spec.get("versions")
-    return [_mapping(v) for v in versions] if isinstance(versions, list) else []
+    return [mapping_of(v) for v in versions] if isinstance(versions, list) else []
 
 
 def validate_names(names: JSON, path: FieldPath) -> list[FieldError]:
     """The shared rules of ``spec.names`` and ``status.acceptedNames`` (set names only)."""
     errors: list[FieldError] = []
     for key in ("plural", "singular"):
-        value = _text(names.get(key))
+        value = text_of(names.get(key))
         if value and (msgs := is_dns1035_label(value)):
             errors.append(invalid(path.child(key), value, ",".join(msgs)))
     for key in ("kind", "listKind"):
-        value = _text(names.get(key))
+        value = text_of(names.get(key))
         if value and (msgs := is_dns1035_label(value.lower())):
             detail = "may have mixed case, but should otherwise match: " + ",".join(msgs)
             errors.append(invalid(path.child(key), value, detail))
-    for index, short in enumerate(_list(names.get("shortNames"))):
-        if msgs := is_dns1035_label(_text(short)):
+    for index, short in enumerate(as_list(names.get("shortNames"))):
+        if msgs := is_dns1035_label(text_of(short)):
             errors.append(invalid(path.child("shortNames").index(index), short, ",".join(msgs)))
-    kind = _text(names.get("kind"))
+    kind = text_of(names.get("kind"))
     if kind and kind == names.get("listKind"):
         errors.append(
             invalid(path.child("listKind"), kind, "kind and listKind may not be the same")
         )
-    for index, category in enumerate(_list(names.get("categories"))):
-        if msgs := is_dns1035_label(_text(category)):
+    for index, category in enumerate(as_list(names.get("categories"))):
+        if msgs := is_dns1035_label(text_of(category)):
             errors.append(invalid(path.child("categories").index(index), category, ",".join(msgs)))
     return errors
 
 
 def _has_schema(version: JSON) -> bool:
-    return isinstance(_mapping(version.get("schema")).get("openAPIV3Schema"), Mapping)
+    return isinstance(mapping_of(version.get("schema")).get("openAPIV3Schema"), Mapping)
 
 
 def schema_presence(spec: JSON, *, require_schema: bool) -> list[FieldError]:
-    versions = _versions(spec)
+    versions = versions_of(spec)
     schemas = [v.get("schema") for v in versions]
     if versions and all(s == schemas[0] for s in schemas) and _has_schema(versions[0]):
         return []  # the shared (top-level) schema
@@ -109,7 +119,7 @@ def _has_defaults(schema: Any) -> bool:
 
 def _validate_group_and_scope(spec: JSON) -> list[FieldError]:
     errors: list[FieldError] = []
-    group = _text(spec.get("group"))
+    group = text_of(spec.get("group"))
     if not group:
         errors.append(required(SPEC.child("group")))
     elif msgs := is_dns1123_subdomain(group):
@@ -118,7 +128,7 @@ def _validate_group_and_scope(spec: JSON) -> list[FieldError]:
         errors.append(
             invalid(SPEC.child("group"), group, "should be a domain with at least one dot")
         )
-    scope = _text(spec.get("scope"))
+    scope = text_of(spec.get("scope"))
     if not scope:
         errors.append(required(SPEC.child("scope")))
     elif scope not in _SCOPES:
@@ -130,7 +140,7 @@ def validate_spec(spec: JSON, *, require_schema: bool) -> list[FieldError]:
     errors = _validate_group_and_scope(spec)
     errors.extend(schema_presence(spec, require_schema=require_schema))
     preserve = spec.get("preserveUnknownFields") is True
-    if preserve and _has_defaults([v.get("schema") for v in _versions(spec)]):
+    if preserve and _has_defaults([v.get("schema") for v in versions_of(spec)]):
         errors.append(
             invalid(
                 SPEC.child("preserveUnknownFields"),
@@ -140,8 +150,8 @@ def validate_spec(spec: JSON, *, require_schema: bool) -> list[FieldError]:
         )
     per_version, shared = validate_versions(spec, SPEC)
     errors.extend(per_version)
-    versions = _versions(spec)
-    raw_versions = _list(spec.get("versions"))
+    versions = versions_of(spec)
+    raw_versions = as_list(spec.get("versions"))
     names = [v.get("name") for v in versions]
     if len(set(map(str, names))) != len(names):
         errors.append(
@@ -155,9 +165,9 @@ def validate_spec(spec: JSON, *, require_schema: bool) -> list[FieldError]:
                 "must have exactly one version marked as storage version",
             )
         )
-    names_spec = _mapping(spec.get("names"))
+    names_spec = mapping_of(spec.get("names"))
     for key in ("plural", "singular", "kind", "listKind"):
-        if not _text(names_spec.get(key)):
+        if not text_of(names_spec.get(key)):
             errors.append(required(SPEC.child("names", key)))
     errors.extend(validate_names(names_spec, SPEC.child("names")))
     errors.extend(shared)
